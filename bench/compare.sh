@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# Runs the HTTP benchmarks of this package against extenddb (durable SQLite
+# and --in-memory) and against dynalite (in-memory and LevelDB --path) in one
+# session, and prints a table of ops/s with ratios. See docs/performance.md.
+#
+#   bench/compare.sh                       # 3 rounds of 5 s per benchmark
+#   ROUNDS=5 BENCHTIME=10s bench/compare.sh
+#
+# Environment:
+#   ROUNDS        rounds; every target runs once per round, targets interleaved
+#                 so that drift in machine load hits all of them alike (default 3)
+#   BENCHTIME     go test -benchtime per benchmark and round (default 5s)
+#   PARALLELISM   client goroutines per core in the parallel variants (default 8)
+#   PEER_DIR      where dynalite is installed with npm (default /tmp/extenddb-peer)
+#   DYNALITE      dynalite version (default 4.0.0)
+#   OUT           directory for raw results (default: a new temp directory)
+#   TARGETS       subset of: extenddb-disk extenddb-mem dynalite-mem dynalite-disk
+#
+# Needs go, node and npm. Everything listens on 127.0.0.1 only.
+set -euo pipefail
+
+ROUNDS=${ROUNDS:-3}
+BENCHTIME=${BENCHTIME:-5s}
+PARALLELISM=${PARALLELISM:-8}
+PEER_DIR=${PEER_DIR:-/tmp/extenddb-peer}
+DYNALITE=${DYNALITE:-4.0.0}
+OUT=${OUT:-$(mktemp -d -t extenddb-compare.XXXXXX)}
+TARGETS=${TARGETS:-extenddb-disk extenddb-mem dynalite-mem dynalite-disk}
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$OUT"
+work=$(mktemp -d -t extenddb-compare-work.XXXXXX)
+server_pid=""
+endpoint=""
+
+cleanup() {
+	stop_server
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+log() { printf '%s\n' "$*" >&2; }
+
+stop_server() {
+	if [[ -n "$server_pid" ]]; then
+		kill "$server_pid" 2>/dev/null || true
+		wait "$server_pid" 2>/dev/null || true
+		server_pid=""
+	fi
+}
+
+free_port() {
+	node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
+}
+
+# wait_http URL: until the endpoint answers HTTP at all (any status).
+wait_http() {
+	for _ in $(seq 1 300); do
+		if curl -s -o /dev/null "$1"; then return 0; fi
+		sleep 0.1
+	done
+	log "no answer from $1"
+	return 1
+}
+
+# start_target NAME: starts the server; sets server_pid and endpoint.
+start_target() {
+	local name=$1 data="$work/data-$1-$RANDOM" port
+	rm -rf "$data"
+	case $name in
+	extenddb-disk | extenddb-mem)
+		local args=(serve --listen 127.0.0.1:0)
+		if [[ $name == extenddb-mem ]]; then args+=(--in-memory); else args+=(--data-dir "$data"); fi
+		"$work/extenddb" "${args[@]}" 2>"$work/$name.log" &
+		server_pid=$!
+		endpoint=""
+		for _ in $(seq 1 300); do
+			endpoint=$(grep -o 'endpoint=http://[0-9.:]*' "$work/$name.log" | head -1 | cut -d= -f2 || true)
+			[[ -n "$endpoint" ]] && break
+			sleep 0.1
+		done
+		[[ -n "$endpoint" ]] || { log "extenddb did not start:"; cat "$work/$name.log" >&2; return 1; }
+		;;
+	dynalite-mem | dynalite-disk)
+		port=$(free_port)
+		local args=(--host 127.0.0.1 --port "$port" --createTableMs 0 --deleteTableMs 0)
+		if [[ $name == dynalite-disk ]]; then mkdir -p "$data" && args+=(--path "$data"); fi
+		node "$PEER_DIR/node_modules/dynalite/cli.js" "${args[@]}" >"$work/$name.log" 2>&1 &
+		server_pid=$!
+		endpoint="http://127.0.0.1:$port"
+		wait_http "$endpoint/"
+		;;
+	*)
+		log "unknown target $name"
+		return 1
+		;;
+	esac
+}
+
+log "== machine"
+{
+	echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "cpus: $(nproc) x $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+	echo "memory: $(free -h | awk '/^Mem:/ {print $2}')"
+	echo "kernel: $(uname -sr)"
+	echo "go: $(go version)"
+	echo "node: $(node --version)"
+	echo "dynalite: $DYNALITE"
+	echo "rounds: $ROUNDS, benchtime: $BENCHTIME, parallel clients: $((PARALLELISM * $(nproc)))"
+} | tee "$OUT/machine.txt" >&2
+
+if [[ " $TARGETS " == *" dynalite-"* && ! -x "$PEER_DIR/node_modules/.bin/dynalite" ]]; then
+	log "== installing dynalite@$DYNALITE into $PEER_DIR"
+	mkdir -p "$PEER_DIR"
+	(cd "$PEER_DIR" && { [[ -f package.json ]] || npm init -y >/dev/null; } && npm install --no-audit --no-fund "dynalite@$DYNALITE" >&2)
+fi
+
+log "== building"
+(cd "$repo" && go build -o "$work/extenddb" ./cmd/extenddb && go test -c -o "$work/bench.test" ./bench)
+
+for round in $(seq 1 "$ROUNDS"); do
+	for target in $TARGETS; do
+		log "== round $round/$ROUNDS: $target"
+		start_target "$target"
+		EXTENDDB_BENCH_ENDPOINT=$endpoint EXTENDDB_BENCH_PARALLELISM=$PARALLELISM \
+			"$work/bench.test" -test.run '^$' -test.bench . -test.benchtime "$BENCHTIME" \
+			| tee -a "$OUT/$target.txt" >&2
+		stop_server
+	done
+done
+
+# Median ops/s per benchmark and target.
+median() { sort -g | awk '{v[NR]=$1} END {if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
+opsps() { # FILE BENCH -> median ops/s
+	awk -v b="$2" '$1 ~ "^"b"-[0-9]+$" { for (i = 2; i <= NF; i++) if ($i == "ops/s") print $(i-1) }' "$1" | median
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print "-"; else printf "%.2f", a / b }'; }
+
+{
+	echo "| benchmark | extenddb durable | extenddb --in-memory | dynalite in-memory | dynalite --path | durable / dynalite --path | durable / dynalite in-memory | --in-memory / dynalite in-memory |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+	for b in BenchmarkPutItem/serial BenchmarkPutItem/parallel BenchmarkGetItem/serial BenchmarkGetItem/parallel BenchmarkQuery/serial BenchmarkQuery/parallel; do
+		declare -A v=()
+		for t in extenddb-disk extenddb-mem dynalite-mem dynalite-disk; do
+			v[$t]=""
+			[[ -f "$OUT/$t.txt" ]] && v[$t]=$(opsps "$OUT/$t.txt" "$b")
+		done
+		fmt() { [[ -n "$1" ]] && printf '%.0f' "$1" || printf -- '-'; }
+		printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "${b#Benchmark}" \
+			"$(fmt "${v[extenddb-disk]}")" "$(fmt "${v[extenddb-mem]}")" "$(fmt "${v[dynalite-mem]}")" "$(fmt "${v[dynalite-disk]}")" \
+			"$(ratio "${v[extenddb-disk]}" "${v[dynalite-disk]}")" "$(ratio "${v[extenddb-disk]}" "${v[dynalite-mem]}")" "$(ratio "${v[extenddb-mem]}" "${v[dynalite-mem]}")"
+		unset v
+	done
+} | tee "$OUT/summary.md"
+log "raw results in $OUT"

@@ -1,0 +1,157 @@
+package e2e
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"hash/crc32"
+	"net/http"
+	"strconv"
+	"testing"
+)
+
+// Wire-level behaviour of DynamoDB's JSON 1.0 protocol. Expected bodies and
+// checksums are from architect/dynalite test/connection.js and
+// test/listTables.js (https://github.com/architect/dynalite/tree/main/test),
+// which are run against DynamoDB itself.
+
+// checkEnvelope asserts the headers every response carries: a 52-character
+// request id, a correct x-amz-crc32 of the body, and its Content-Length.
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Programming.LowLevelAPI.html
+func checkEnvelope(t testing.TB, r rawResponse) {
+	t.Helper()
+	if id := r.Header.Get("x-amzn-RequestId"); !requestIDRE.MatchString(id) {
+		t.Fatalf("x-amzn-RequestId %q is not 52 characters of [0-9A-Z]", id)
+	}
+	want := strconv.FormatUint(uint64(crc32.ChecksumIEEE(r.Body)), 10)
+	if got := r.Header.Get("x-amz-crc32"); got != want {
+		t.Fatalf("x-amz-crc32: header %q, CRC-32 of body %s", got, want)
+	}
+	if got := r.Header.Get("Content-Length"); got != strconv.Itoa(len(r.Body)) {
+		t.Fatalf("Content-Length %q for a %d-byte body", got, len(r.Body))
+	}
+}
+
+func TestProtocolUnknownOperation(t *testing.T) {
+	s := startServer(t)
+	for _, tc := range []struct {
+		name   string
+		target string
+		sign   bool
+	}{
+		{"misspelt operation", "DynamoDB_20120810.ListTable", false},
+		{"misspelt operation, signed", "DynamoDB_20120810.ListTable", true},
+		{"other target", "whatever", false},
+		{"no target", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := doRaw(t, rawRequest(t, s.Endpoint, tc.target, []byte("{}"), tc.sign, nil))
+			checkEnvelope(t, r)
+			if r.Status != 400 || string(r.Body) != `{"__type":"com.amazon.coral.service#UnknownOperationException"}` {
+				t.Fatalf("got %d %s", r.Status, r.Body)
+			}
+			if got := r.Header.Get("x-amz-crc32"); got != "1368724161" {
+				t.Fatalf("x-amz-crc32 %s, DynamoDB's is 1368724161", got)
+			}
+			if ct := r.Header.Get("Content-Type"); ct != "application/x-amz-json-1.0" {
+				t.Fatalf("Content-Type %q", ct)
+			}
+		})
+	}
+}
+
+func TestProtocolMissingAuthentication(t *testing.T) {
+	s := startServer(t)
+	r := doRaw(t, rawRequest(t, s.Endpoint, "DynamoDB_20120810.ListTables", []byte("{}"), false, nil))
+	checkEnvelope(t, r)
+	want := `{"__type":"com.amazon.coral.service#MissingAuthenticationTokenException","message":"Request is missing Authentication Token"}`
+	if r.Status != 400 || string(r.Body) != want {
+		t.Fatalf("got %d %s\nwant 400 %s", r.Status, r.Body, want)
+	}
+	if got := r.Header.Get("x-amz-crc32"); got != "2088342776" {
+		t.Fatalf("x-amz-crc32 %s, DynamoDB's is 2088342776", got)
+	}
+}
+
+func TestProtocolSerializationErrors(t *testing.T) {
+	s := startServer(t)
+	t.Run("not JSON", func(t *testing.T) {
+		r := doRaw(t, rawRequest(t, s.Endpoint, "DynamoDB_20120810.ListTables", []byte("hi"), true, nil))
+		checkEnvelope(t, r)
+		wantRawErrorType(t, r, "SerializationException")
+	})
+	t.Run("truncated JSON", func(t *testing.T) {
+		r := doRaw(t, rawRequest(t, s.Endpoint, "DynamoDB_20120810.CreateTable", []byte(`{"TableName":"abc",`), true, nil))
+		checkEnvelope(t, r)
+		wantRawErrorType(t, r, "SerializationException")
+	})
+	t.Run("wrong member type", func(t *testing.T) {
+		r := doRaw(t, rawRequest(t, s.Endpoint, "DynamoDB_20120810.ListTables", []byte(`{"Limit":"ten"}`), true, nil))
+		checkEnvelope(t, r)
+		wantRawErrorType(t, r, "SerializationException")
+	})
+	t.Run("empty body", func(t *testing.T) {
+		// dynalite test/listTables.js "should return 400 if no body".
+		r := doRaw(t, rawRequest(t, s.Endpoint, "DynamoDB_20120810.ListTables", nil, true, nil))
+		checkEnvelope(t, r)
+		if r.Status != 400 || string(r.Body) != `{"__type":"com.amazon.coral.service#SerializationException"}` {
+			t.Fatalf("got %d %s", r.Status, r.Body)
+		}
+	})
+}
+
+func TestProtocolGzipRequest(t *testing.T) {
+	s := startServer(t)
+	gz := func(b string) []byte {
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		zw.Write([]byte(b))
+		zw.Close()
+		return buf.Bytes()
+	}
+	setGzip := func(r *http.Request) { r.Header.Set("Content-Encoding", "gzip") }
+	create := `{"TableName":"gzipped","AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],
+		"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"BillingMode":"PAY_PER_REQUEST"}`
+	r := doRaw(t, rawRequest(t, s.Endpoint, "DynamoDB_20120810.CreateTable", gz(create), true, setGzip))
+	checkEnvelope(t, r)
+	if r.Status != 200 {
+		t.Fatalf("gzip CreateTable: %d %s", r.Status, r.Body)
+	}
+	r = doRaw(t, rawRequest(t, s.Endpoint, "DynamoDB_20120810.ListTables", gz(`{}`), true, setGzip))
+	checkEnvelope(t, r)
+	var out struct{ TableNames []string }
+	if err := json.Unmarshal(r.Body, &out); err != nil || r.Status != 200 {
+		t.Fatalf("gzip ListTables: %d %s", r.Status, r.Body)
+	}
+	if len(out.TableNames) != 1 || out.TableNames[0] != "gzipped" {
+		t.Fatalf("TableNames %v", out.TableNames)
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "application/x-amz-json-1.0" {
+		t.Fatalf("Content-Type %q", ct)
+	}
+}
+
+func TestProtocolResponseHeaders(t *testing.T) {
+	s := startServer(t)
+	r := callRaw(t, s.Endpoint, "ListTables", `{}`)
+	checkEnvelope(t, r)
+	if r.Status != 200 || string(r.Body) != `{"TableNames":[]}` {
+		t.Fatalf("ListTables on a new server: %d %s", r.Status, r.Body)
+	}
+	r = callRaw(t, s.Endpoint, "DescribeTable", `{"TableName":"nosuchtable"}`)
+	checkEnvelope(t, r)
+	wantRawError(t, r, "ResourceNotFoundException", "Requested resource not found: Table: nosuchtable not found")
+	var body map[string]string
+	if err := json.Unmarshal(r.Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Programming.Errors.html
+	if body["__type"] != "com.amazonaws.dynamodb.v20120810#ResourceNotFoundException" {
+		t.Fatalf("__type %q", body["__type"])
+	}
+	// Two requests never share an id.
+	r2 := callRaw(t, s.Endpoint, "ListTables", `{}`)
+	if r2.Header.Get("x-amzn-RequestId") == r.Header.Get("x-amzn-RequestId") {
+		t.Fatal("two responses with one x-amzn-RequestId")
+	}
+}

@@ -1,0 +1,205 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/extenddb/extenddb/internal/storage"
+)
+
+// Wire shapes shared by the control-plane operations. Field names are
+// DynamoDB's; see
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TableDescription.html
+
+type keySchemaElement struct {
+	AttributeName *string `json:"AttributeName,omitempty"`
+	KeyType       *string `json:"KeyType,omitempty"`
+}
+
+type attributeDefinition struct {
+	AttributeName *string `json:"AttributeName,omitempty"`
+	AttributeType *string `json:"AttributeType,omitempty"`
+}
+
+type projection struct {
+	ProjectionType   *string  `json:"ProjectionType,omitempty"`
+	NonKeyAttributes []string `json:"NonKeyAttributes,omitempty"`
+}
+
+type provisionedThroughput struct {
+	ReadCapacityUnits  *int64 `json:"ReadCapacityUnits,omitempty"`
+	WriteCapacityUnits *int64 `json:"WriteCapacityUnits,omitempty"`
+}
+
+type streamSpecification struct {
+	StreamEnabled  *bool   `json:"StreamEnabled,omitempty"`
+	StreamViewType *string `json:"StreamViewType,omitempty"`
+}
+
+type tag struct {
+	Key   *string `json:"Key,omitempty"`
+	Value *string `json:"Value,omitempty"`
+}
+
+type throughputDescription struct {
+	LastIncreaseDateTime   *epochSeconds `json:"LastIncreaseDateTime,omitempty"`
+	LastDecreaseDateTime   *epochSeconds `json:"LastDecreaseDateTime,omitempty"`
+	NumberOfDecreasesToday int64         `json:"NumberOfDecreasesToday"`
+	ReadCapacityUnits      int64         `json:"ReadCapacityUnits"`
+	WriteCapacityUnits     int64         `json:"WriteCapacityUnits"`
+}
+
+type billingModeSummary struct {
+	BillingMode                       string       `json:"BillingMode"`
+	LastUpdateToPayPerRequestDateTime epochSeconds `json:"LastUpdateToPayPerRequestDateTime"`
+}
+
+type indexDescription struct {
+	IndexName             string                 `json:"IndexName"`
+	KeySchema             []keySchemaElement     `json:"KeySchema"`
+	Projection            projection             `json:"Projection"`
+	IndexStatus           string                 `json:"IndexStatus,omitempty"`
+	Backfilling           *bool                  `json:"Backfilling,omitempty"`
+	ProvisionedThroughput *throughputDescription `json:"ProvisionedThroughput,omitempty"`
+	IndexSizeBytes        int64                  `json:"IndexSizeBytes"`
+	ItemCount             int64                  `json:"ItemCount"`
+	IndexArn              string                 `json:"IndexArn"`
+}
+
+type tableDescription struct {
+	AttributeDefinitions      []attributeDefinition  `json:"AttributeDefinitions"`
+	TableName                 string                 `json:"TableName"`
+	KeySchema                 []keySchemaElement     `json:"KeySchema"`
+	TableStatus               string                 `json:"TableStatus"`
+	CreationDateTime          epochSeconds           `json:"CreationDateTime"`
+	ProvisionedThroughput     throughputDescription  `json:"ProvisionedThroughput"`
+	TableSizeBytes            int64                  `json:"TableSizeBytes"`
+	ItemCount                 int64                  `json:"ItemCount"`
+	TableArn                  string                 `json:"TableArn"`
+	TableId                   string                 `json:"TableId"`
+	BillingModeSummary        *billingModeSummary    `json:"BillingModeSummary,omitempty"`
+	LocalSecondaryIndexes     []indexDescription     `json:"LocalSecondaryIndexes,omitempty"`
+	GlobalSecondaryIndexes    []indexDescription     `json:"GlobalSecondaryIndexes,omitempty"`
+	StreamSpecification       *streamSpecDescription `json:"StreamSpecification,omitempty"`
+	LatestStreamLabel         string                 `json:"LatestStreamLabel,omitempty"`
+	LatestStreamArn           string                 `json:"LatestStreamArn,omitempty"`
+	TableClassSummary         *tableClassSummary     `json:"TableClassSummary,omitempty"`
+	DeletionProtectionEnabled bool                   `json:"DeletionProtectionEnabled"`
+}
+
+type streamSpecDescription struct {
+	StreamEnabled  bool   `json:"StreamEnabled"`
+	StreamViewType string `json:"StreamViewType,omitempty"`
+}
+
+type tableClassSummary struct {
+	TableClass string `json:"TableClass"`
+}
+
+// epochSeconds encodes a time as DynamoDB does: seconds since the epoch as a
+// JSON number with millisecond precision.
+type epochSeconds time.Time
+
+func (t epochSeconds) MarshalJSON() ([]byte, error) {
+	ms := time.Time(t).UnixMilli()
+	return []byte(fmt.Sprintf("%d.%03d", ms/1000, ms%1000)), nil
+}
+
+func (e *Engine) tableArn(region string, t *storage.Table) string {
+	return fmt.Sprintf("arn:aws:dynamodb:%s:%s:table/%s", region, e.cfg.AccountID, t.Name)
+}
+
+func keySchemaOut(ks []storage.KeyElement) []keySchemaElement {
+	out := make([]keySchemaElement, len(ks))
+	for i := range ks {
+		out[i] = keySchemaElement{AttributeName: &ks[i].AttributeName, KeyType: &ks[i].KeyType}
+	}
+	return out
+}
+
+func throughputOut(tp storage.Throughput) throughputDescription {
+	d := throughputDescription{
+		NumberOfDecreasesToday: tp.NumberOfDecreasesToday,
+		ReadCapacityUnits:      tp.ReadCapacityUnits,
+		WriteCapacityUnits:     tp.WriteCapacityUnits,
+	}
+	if !tp.LastIncreaseDateTime.IsZero() {
+		v := epochSeconds(tp.LastIncreaseDateTime)
+		d.LastIncreaseDateTime = &v
+	}
+	if !tp.LastDecreaseDateTime.IsZero() {
+		v := epochSeconds(tp.LastDecreaseDateTime)
+		d.LastDecreaseDateTime = &v
+	}
+	return d
+}
+
+// describe renders a table as DynamoDB's TableDescription. withStats adds
+// ItemCount and TableSizeBytes from the backend.
+func (e *Engine) describe(ctx context.Context, region string, t *storage.Table, withStats bool) (*tableDescription, error) {
+	d := &tableDescription{
+		TableName:                 t.Name,
+		KeySchema:                 keySchemaOut(t.KeySchema),
+		TableStatus:               e.status(t),
+		CreationDateTime:          epochSeconds(t.CreatedAt),
+		ProvisionedThroughput:     throughputOut(t.Throughput),
+		TableArn:                  e.tableArn(region, t),
+		TableId:                   t.ID,
+		DeletionProtectionEnabled: t.DeletionProtection,
+	}
+	for i := range t.AttributeDefinitions {
+		a := &t.AttributeDefinitions[i]
+		d.AttributeDefinitions = append(d.AttributeDefinitions, attributeDefinition{AttributeName: &a.AttributeName, AttributeType: &a.AttributeType})
+	}
+	if t.BillingMode == "PAY_PER_REQUEST" {
+		d.BillingModeSummary = &billingModeSummary{BillingMode: t.BillingMode, LastUpdateToPayPerRequestDateTime: epochSeconds(t.BillingModeUpdated)}
+	} else if !t.BillingModeUpdated.IsZero() {
+		d.BillingModeSummary = &billingModeSummary{BillingMode: "PROVISIONED", LastUpdateToPayPerRequestDateTime: epochSeconds(t.BillingModeUpdated)}
+	}
+	if t.Stream.StreamEnabled {
+		d.StreamSpecification = &streamSpecDescription{StreamEnabled: true, StreamViewType: t.Stream.StreamViewType}
+		d.LatestStreamLabel = t.LatestStreamLabel
+		d.LatestStreamArn = d.TableArn + "/stream/" + t.LatestStreamLabel
+	}
+	if t.TableClass != "" && t.TableClass != "STANDARD" {
+		d.TableClassSummary = &tableClassSummary{TableClass: t.TableClass}
+	}
+	if withStats && d.TableStatus != storage.StatusCreating {
+		st, err := e.store.Stats(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		d.ItemCount, d.TableSizeBytes = st.ItemCount, st.SizeBytes
+	}
+	for i := range t.Indexes {
+		ix := &t.Indexes[i]
+		pt := ix.Projection.ProjectionType
+		id := indexDescription{
+			IndexName:  ix.IndexName,
+			KeySchema:  keySchemaOut(ix.KeySchema),
+			Projection: projection{ProjectionType: &pt, NonKeyAttributes: ix.Projection.NonKeyAttributes},
+			IndexArn:   d.TableArn + "/index/" + ix.IndexName,
+		}
+		if ix.Global {
+			id.IndexStatus = ix.Status
+			if id.IndexStatus == "" || (id.IndexStatus == storage.StatusCreating && !ix.Backfilling && d.TableStatus == storage.StatusActive) {
+				id.IndexStatus = storage.StatusActive
+			}
+			if id.IndexStatus == storage.StatusCreating {
+				b := ix.Backfilling
+				id.Backfilling = &b
+			}
+			tp := storage.Throughput{}
+			if ix.Throughput != nil {
+				tp = *ix.Throughput
+			}
+			tpd := throughputOut(tp)
+			id.ProvisionedThroughput = &tpd
+			d.GlobalSecondaryIndexes = append(d.GlobalSecondaryIndexes, id)
+		} else {
+			d.LocalSecondaryIndexes = append(d.LocalSecondaryIndexes, id)
+		}
+	}
+	return d, nil
+}

@@ -1,0 +1,125 @@
+package api
+
+import (
+	"strconv"
+
+	"github.com/extenddb/extenddb/internal/item"
+)
+
+// Response encoders of the item operations. They implement
+// protocol.Appender so the hot paths never go through reflection.
+
+// itemCollectionMetrics is ItemCollectionMetrics for a table with local
+// secondary indexes.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ItemCollectionMetrics.html
+type itemCollectionMetrics struct {
+	key item.Item // the partition key of the item collection
+}
+
+func (m *itemCollectionMetrics) appendJSON(dst []byte) []byte {
+	dst = append(dst, `{"ItemCollectionKey":`...)
+	dst = item.AppendItemJSON(dst, m.key)
+	// The size of an item collection is an estimate DynamoDB gives as a
+	// range in gigabytes; collections here stay within the first gigabyte.
+	return append(dst, `,"SizeEstimateRangeGB":[0.0,1.0]}`...)
+}
+
+// writeOutput is the response of PutItem, UpdateItem and DeleteItem.
+type writeOutput struct {
+	attributes item.Item
+	capacity   *consumed
+	metrics    *itemCollectionMetrics
+}
+
+// AppendJSON implements protocol.Appender.
+func (o *writeOutput) AppendJSON(dst []byte) []byte {
+	dst = append(dst, '{')
+	sep := false
+	if o.attributes != nil {
+		dst = append(dst, `"Attributes":`...)
+		dst = item.AppendItemJSON(dst, o.attributes)
+		sep = true
+	}
+	if o.capacity != nil {
+		if sep {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `"ConsumedCapacity":`...)
+		dst = o.capacity.appendJSON(dst)
+		sep = true
+	}
+	if o.metrics != nil {
+		if sep {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `"ItemCollectionMetrics":`...)
+		dst = o.metrics.appendJSON(dst)
+	}
+	return append(dst, '}')
+}
+
+// getItemOutput is the response of GetItem.
+type getItemOutput struct {
+	item     item.Item
+	capacity *consumed
+}
+
+// AppendJSON implements protocol.Appender.
+func (o *getItemOutput) AppendJSON(dst []byte) []byte {
+	dst = append(dst, '{')
+	if o.item != nil {
+		dst = append(dst, `"Item":`...)
+		dst = item.AppendItemJSON(dst, o.item)
+		if o.capacity != nil {
+			dst = append(dst, ',')
+		}
+	}
+	if o.capacity != nil {
+		dst = append(dst, `"ConsumedCapacity":`...)
+		dst = o.capacity.appendJSON(dst)
+	}
+	return append(dst, '}')
+}
+
+// readOutput is the response of Query and Scan.
+type readOutput struct {
+	items        []item.Item
+	count        bool // Select COUNT: no Items member
+	n, scanned   int
+	lastKey      item.Item
+	capacity     *consumed
+	approxLength int
+}
+
+// AppendJSON implements protocol.Appender.
+func (o *readOutput) AppendJSON(dst []byte) []byte {
+	if cap(dst)-len(dst) < o.approxLength {
+		grown := make([]byte, len(dst), len(dst)+o.approxLength+256)
+		copy(grown, dst)
+		dst = grown
+	}
+	dst = append(dst, '{')
+	if !o.count {
+		dst = append(dst, `"Items":[`...)
+		for i, it := range o.items {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = item.AppendItemJSON(dst, it)
+		}
+		dst = append(dst, "],"...)
+	}
+	dst = append(dst, `"Count":`...)
+	dst = strconv.AppendInt(dst, int64(o.n), 10)
+	dst = append(dst, `,"ScannedCount":`...)
+	dst = strconv.AppendInt(dst, int64(o.scanned), 10)
+	if o.lastKey != nil {
+		dst = append(dst, `,"LastEvaluatedKey":`...)
+		dst = item.AppendItemJSON(dst, o.lastKey)
+	}
+	if o.capacity != nil {
+		dst = append(dst, `,"ConsumedCapacity":`...)
+		dst = o.capacity.appendJSON(dst)
+	}
+	return append(dst, '}')
+}

@@ -1,0 +1,26 @@
+package api
+
+// operations maps each DynamoDB operation name (the part of X-Amz-Target
+// after "DynamoDB_20120810.") to its handler.
+func operations() map[string]opFunc {
+	return map[string]opFunc{
+		"CreateTable":        createTable,
+		"DescribeTable":      describeTable,
+		"ListTables":         listTables,
+		"DeleteTable":        deleteTable,
+		"UpdateTable":        updateTable,
+		"TagResource":        tagResource,
+		"UntagResource":      untagResource,
+		"ListTagsOfResource": listTagsOfResource,
+		"DescribeLimits":     describeLimits,
+		"DescribeEndpoints":  describeEndpoints,
+		"PutItem":            putItem,
+		"GetItem":            getItem,
+		"UpdateItem":         updateItem,
+		"DeleteItem":         deleteItem,
+		"Query":              query,
+		"Scan":               scan,
+		"BatchGetItem":       batchGetItem,
+		"BatchWriteItem":     batchWriteItem,
+	}
+}

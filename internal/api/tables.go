@@ -1,0 +1,555 @@
+package api
+
+import (
+	"context"
+	"sort"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/extenddb/extenddb/internal/ddberr"
+	"github.com/extenddb/extenddb/internal/protocol"
+	"github.com/extenddb/extenddb/internal/storage"
+)
+
+// Limits DynamoDB applies to table definitions.
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html
+const (
+	maxLSIs             = 5
+	maxGSIs             = 20
+	maxProjectedAttrs   = 100
+	maxThroughputUnits  = 1000000000000 // larger values are "out of bounds"
+	maxTablesPerAccount = 2500
+)
+
+type createTableInput struct {
+	TableName                 *string                  `json:"TableName"`
+	AttributeDefinitions      []attributeDefinition    `json:"AttributeDefinitions"`
+	KeySchema                 []keySchemaElement       `json:"KeySchema"`
+	LocalSecondaryIndexes     []secondaryIndexInput    `json:"LocalSecondaryIndexes"`
+	GlobalSecondaryIndexes    []secondaryIndexInput    `json:"GlobalSecondaryIndexes"`
+	BillingMode               *string                  `json:"BillingMode"`
+	ProvisionedThroughput     *provisionedThroughput   `json:"ProvisionedThroughput"`
+	StreamSpecification       *streamSpecification     `json:"StreamSpecification"`
+	Tags                      []tag                    `json:"Tags"`
+	TableClass                *string                  `json:"TableClass"`
+	DeletionProtectionEnabled *bool                    `json:"DeletionProtectionEnabled"`
+	SSESpecification          *struct{ Enabled *bool } `json:"SSESpecification"`
+}
+
+type secondaryIndexInput struct {
+	IndexName             *string                `json:"IndexName"`
+	KeySchema             []keySchemaElement     `json:"KeySchema"`
+	Projection            *projection            `json:"Projection"`
+	ProvisionedThroughput *provisionedThroughput `json:"ProvisionedThroughput"`
+}
+
+type tableDescriptionOutput struct {
+	TableDescription *tableDescription `json:"TableDescription"`
+}
+
+func createTable(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+	var in createTableInput
+	if err := decode(r.Body, &in); err != nil {
+		return nil, err
+	}
+	t, err := e.validateCreateTable(&in)
+	if err != nil {
+		return nil, err
+	}
+	t.Account = e.account(r)
+	names, err := e.store.ListTables(ctx, t.Account)
+	if err != nil {
+		return nil, err
+	}
+	if len(names) >= maxTablesPerAccount {
+		return nil, ddberr.LimitExceeded("Subscriber limit exceeded: Number of tables exceeds the per-account limit of %d", maxTablesPerAccount)
+	}
+	if err := e.store.CreateTable(ctx, t); err != nil {
+		if err == storage.ErrTableExists {
+			return nil, ddberr.ResourceInUse("Table already exists: %s", t.Name)
+		}
+		return nil, err
+	}
+	e.remember(t)
+	d, err := e.describe(ctx, r.Caller.Region, t, false)
+	if err != nil {
+		return nil, err
+	}
+	if e.cfg.StatusDelay > 0 {
+		d.TableStatus = storage.StatusCreating
+	}
+	return tableDescriptionOutput{d}, nil
+}
+
+// validateCreateTable checks a CreateTable request in DynamoDB's order:
+// member constraints first (reported together), then the schema rules one at
+// a time, and returns the table to create.
+func (e *Engine) validateCreateTable(in *createTableInput) (*storage.Table, error) {
+	var c constraints
+	c.notNull(in.AttributeDefinitions != nil, "attributeDefinitions")
+	c.tableName(in.TableName)
+	if c.notNull(in.KeySchema != nil, "keySchema") {
+		c.listLen(len(in.KeySchema), true, "keySchema", 1, 2, func() string { return renderKeySchema(in.KeySchema) })
+	}
+	for i, a := range in.AttributeDefinitions {
+		p := "attributeDefinitions." + itoa(i+1) + ".member."
+		c.notNull(a.AttributeName != nil, p+"attributeName")
+		if c.notNull(a.AttributeType != nil, p+"attributeType") {
+			c.enum(a.AttributeType, p+"attributeType", "B", "N", "S")
+		}
+	}
+	keySchemaConstraints(&c, in.KeySchema, "keySchema")
+	if in.ProvisionedThroughput != nil {
+		throughputConstraints(&c, in.ProvisionedThroughput, "provisionedThroughput")
+	}
+	c.enum(in.BillingMode, "billingMode", "PROVISIONED", "PAY_PER_REQUEST")
+	c.enum(in.TableClass, "tableClass", "STANDARD", "STANDARD_INFREQUENT_ACCESS")
+	if in.StreamSpecification != nil {
+		c.notNull(in.StreamSpecification.StreamEnabled != nil, "streamSpecification.streamEnabled")
+		c.enum(in.StreamSpecification.StreamViewType, "streamSpecification.streamViewType", "NEW_IMAGE", "OLD_IMAGE", "NEW_AND_OLD_IMAGES", "KEYS_ONLY")
+	}
+	for i, ix := range in.LocalSecondaryIndexes {
+		indexConstraints(&c, &ix, "localSecondaryIndexes."+itoa(i+1)+".member.")
+	}
+	for i, ix := range in.GlobalSecondaryIndexes {
+		indexConstraints(&c, &ix, "globalSecondaryIndexes."+itoa(i+1)+".member.")
+	}
+	for i, tg := range in.Tags {
+		tagConstraints(&c, tg, "tags."+itoa(i+1)+".member.")
+	}
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+
+	billing := "PROVISIONED"
+	if in.BillingMode != nil {
+		billing = *in.BillingMode
+	}
+	t := &storage.Table{
+		Name:        *in.TableName,
+		ID:          uuid.NewString(),
+		BillingMode: billing,
+		TableClass:  "STANDARD",
+		Status:      storage.StatusActive,
+		CreatedAt:   e.now(),
+	}
+	if in.TableClass != nil {
+		t.TableClass = *in.TableClass
+	}
+	if in.DeletionProtectionEnabled != nil {
+		t.DeletionProtection = *in.DeletionProtectionEnabled
+	}
+	if e.cfg.StatusDelay > 0 {
+		t.Status = storage.StatusCreating
+		t.ActiveAt = t.CreatedAt.Add(e.cfg.StatusDelay)
+	}
+
+	// Billing mode and throughput.
+	if billing == "PAY_PER_REQUEST" {
+		if in.ProvisionedThroughput != nil {
+			return nil, invalid("Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST")
+		}
+		t.BillingModeUpdated = t.CreatedAt
+	} else {
+		if in.ProvisionedThroughput == nil {
+			return nil, invalid("ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is PROVISIONED")
+		}
+		if err := throughputBounds(in.ProvisionedThroughput); err != nil {
+			return nil, err
+		}
+		t.Throughput = storage.Throughput{ReadCapacityUnits: *in.ProvisionedThroughput.ReadCapacityUnits, WriteCapacityUnits: *in.ProvisionedThroughput.WriteCapacityUnits}
+	}
+
+	// Attribute definitions and the table key schema.
+	defs := map[string]string{}
+	var defNames []string
+	for _, a := range in.AttributeDefinitions {
+		if _, dup := defs[*a.AttributeName]; dup {
+			return nil, invalid("Duplicate AttributeName in AttributeDefinitions: %s", *a.AttributeName)
+		}
+		defs[*a.AttributeName] = *a.AttributeType
+		defNames = append(defNames, *a.AttributeName)
+		t.AttributeDefinitions = append(t.AttributeDefinitions, storage.AttributeDefinition{AttributeName: *a.AttributeName, AttributeType: *a.AttributeType})
+	}
+	ks, err := checkKeySchema(in.KeySchema, defs, defNames)
+	if err != nil {
+		return nil, err
+	}
+	t.KeySchema = ks
+	used := map[string]bool{}
+	for _, k := range ks {
+		used[k.AttributeName] = true
+	}
+
+	// Indexes.
+	seen := map[string]bool{}
+	if in.LocalSecondaryIndexes != nil {
+		if len(in.LocalSecondaryIndexes) == 0 {
+			return nil, invalid("List of LocalSecondaryIndexes is empty")
+		}
+		if len(ks) != 2 {
+			return nil, invalid("Table KeySchema does not have a range key, which is required when specifying a LocalSecondaryIndex")
+		}
+		for _, ix := range in.LocalSecondaryIndexes {
+			idx, err := checkIndex(&ix, false, defs, defNames, seen)
+			if err != nil {
+				return nil, err
+			}
+			if len(idx.KeySchema) != 2 {
+				return nil, invalid("Index KeySchema does not have a range key for index: %s", idx.IndexName)
+			}
+			if idx.KeySchema[0].AttributeName != ks[0].AttributeName {
+				return nil, invalid("Index KeySchema does not have the same leading hash key as table KeySchema for index: %s. index hash key: %s, table hash key: %s", idx.IndexName, idx.KeySchema[0].AttributeName, ks[0].AttributeName)
+			}
+			for _, k := range idx.KeySchema {
+				used[k.AttributeName] = true
+			}
+			t.Indexes = append(t.Indexes, idx)
+		}
+		if len(in.LocalSecondaryIndexes) > maxLSIs {
+			return nil, invalid("Number of LocalSecondaryIndexes exceeds per-table limit of %d", maxLSIs)
+		}
+	}
+	if in.GlobalSecondaryIndexes != nil {
+		if len(in.GlobalSecondaryIndexes) == 0 {
+			return nil, invalid("List of GlobalSecondaryIndexes is empty")
+		}
+		for _, ix := range in.GlobalSecondaryIndexes {
+			idx, err := checkIndex(&ix, true, defs, defNames, seen)
+			if err != nil {
+				return nil, err
+			}
+			if billing == "PAY_PER_REQUEST" && ix.ProvisionedThroughput != nil {
+				return nil, invalid("ProvisionedThroughput should not be specified for index: %s when BillingMode is PAY_PER_REQUEST", idx.IndexName)
+			}
+			if billing == "PROVISIONED" {
+				if ix.ProvisionedThroughput == nil {
+					return nil, invalid("ProvisionedThroughput is not specified for index: %s", idx.IndexName)
+				}
+				if err := throughputBounds(ix.ProvisionedThroughput); err != nil {
+					return nil, err
+				}
+				idx.Throughput = &storage.Throughput{ReadCapacityUnits: *ix.ProvisionedThroughput.ReadCapacityUnits, WriteCapacityUnits: *ix.ProvisionedThroughput.WriteCapacityUnits}
+			}
+			idx.Status = storage.StatusActive
+			for _, k := range idx.KeySchema {
+				used[k.AttributeName] = true
+			}
+			t.Indexes = append(t.Indexes, idx)
+		}
+		if len(in.GlobalSecondaryIndexes) > maxGSIs {
+			return nil, invalid("GlobalSecondaryIndex count exceeds the per-table limit of %d", maxGSIs)
+		}
+	}
+	if len(used) != len(defs) {
+		return nil, invalid("Number of attributes in KeySchema does not exactly match number of attributes defined in AttributeDefinitions")
+	}
+	if err := checkProjectedAttributeTotal(t.Indexes); err != nil {
+		return nil, err
+	}
+
+	// Streams.
+	if s := in.StreamSpecification; s != nil && *s.StreamEnabled {
+		if s.StreamViewType == nil {
+			return nil, invalid("StreamViewType must be specified when StreamEnabled is true") // verified wording unknown; see docs/differences-from-dynamodb.md
+		}
+		t.Stream = storage.StreamSpecification{StreamEnabled: true, StreamViewType: *s.StreamViewType}
+		t.LatestStreamLabel = streamLabel(t.CreatedAt)
+	}
+	for _, tg := range in.Tags {
+		t.Tags = append(t.Tags, storage.Tag{Key: *tg.Key, Value: *tg.Value})
+	}
+	if err := checkTagKeysUnique(t.Tags); err != nil {
+		return nil, err
+	}
+	t.TTL.Status = "DISABLED"
+	return t, nil
+}
+
+func streamLabel(at interface{ Format(string) string }) string {
+	return at.Format("2006-01-02T15:04:05.000")
+}
+
+func keySchemaConstraints(c *constraints, ks []keySchemaElement, path string) {
+	for i, k := range ks {
+		p := path + "." + itoa(i+1) + ".member."
+		if c.notNull(k.AttributeName != nil, p+"attributeName") {
+			c.lenRange(k.AttributeName, p+"attributeName", 1, 255)
+		}
+		if c.notNull(k.KeyType != nil, p+"keyType") {
+			c.enum(k.KeyType, p+"keyType", "HASH", "RANGE")
+		}
+	}
+}
+
+func throughputConstraints(c *constraints, tp *provisionedThroughput, path string) {
+	if c.notNull(tp.WriteCapacityUnits != nil, path+".writeCapacityUnits") {
+		c.minInt(tp.WriteCapacityUnits, path+".writeCapacityUnits", 1)
+	}
+	if c.notNull(tp.ReadCapacityUnits != nil, path+".readCapacityUnits") {
+		c.minInt(tp.ReadCapacityUnits, path+".readCapacityUnits", 1)
+	}
+}
+
+func throughputBounds(tp *provisionedThroughput) error {
+	if *tp.ReadCapacityUnits > maxThroughputUnits {
+		return ddberr.Validation("Given value %d for ReadCapacityUnits is out of bounds", *tp.ReadCapacityUnits)
+	}
+	if *tp.WriteCapacityUnits > maxThroughputUnits {
+		return ddberr.Validation("Given value %d for WriteCapacityUnits is out of bounds", *tp.WriteCapacityUnits)
+	}
+	return nil
+}
+
+func indexConstraints(c *constraints, ix *secondaryIndexInput, p string) {
+	if c.notNull(ix.IndexName != nil, p+"indexName") {
+		c.name(ix.IndexName, p+"indexName")
+	}
+	if c.notNull(ix.KeySchema != nil, p+"keySchema") {
+		c.listLen(len(ix.KeySchema), true, p+"keySchema", 1, 2, func() string { return renderKeySchema(ix.KeySchema) })
+		keySchemaConstraints(c, ix.KeySchema, p+"keySchema")
+	}
+	if c.notNull(ix.Projection != nil, p+"projection") {
+		c.enum(ix.Projection.ProjectionType, p+"projection.projectionType", "ALL", "KEYS_ONLY", "INCLUDE")
+		if ix.Projection.NonKeyAttributes != nil {
+			c.listLen(len(ix.Projection.NonKeyAttributes), true, p+"projection.nonKeyAttributes", 1, 20, func() string { return "[" + strings.Join(ix.Projection.NonKeyAttributes, ", ") + "]" })
+		}
+	}
+	if ix.ProvisionedThroughput != nil {
+		throughputConstraints(c, ix.ProvisionedThroughput, p+"provisionedThroughput")
+	}
+}
+
+func renderKeySchema(ks []keySchemaElement) string {
+	parts := make([]string, len(ks))
+	for i, k := range ks {
+		parts[i] = "KeySchemaElement(attributeName=" + deref(k.AttributeName) + ", keyType=" + deref(k.KeyType) + ")"
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "null"
+	}
+	return *s
+}
+
+// checkKeySchema applies the key-schema rules shared by tables and indexes.
+func checkKeySchema(in []keySchemaElement, defs map[string]string, defNames []string) ([]storage.KeyElement, error) {
+	names := make([]string, len(in))
+	for i, k := range in {
+		names[i] = *k.AttributeName
+	}
+	for _, n := range names {
+		if _, ok := defs[n]; !ok {
+			if len(in) == 2 {
+				return nil, ddberr.Validation("Invalid KeySchema: Some index key attribute have no definition")
+			}
+			return nil, invalid("Some index key attributes are not defined in AttributeDefinitions. Keys: [%s], AttributeDefinitions: [%s]", strings.Join(names, ", "), strings.Join(defNames, ", "))
+		}
+	}
+	if len(in) == 2 && names[0] == names[1] {
+		return nil, ddberr.Validation("Both the Hash Key and the Range Key element in the KeySchema have the same name")
+	}
+	if *in[0].KeyType != "HASH" {
+		return nil, ddberr.Validation("Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
+	}
+	if len(in) == 2 && *in[1].KeyType != "RANGE" {
+		return nil, ddberr.Validation("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type")
+	}
+	out := make([]storage.KeyElement, len(in))
+	for i, k := range in {
+		out[i] = storage.KeyElement{AttributeName: *k.AttributeName, KeyType: *k.KeyType}
+	}
+	return out, nil
+}
+
+func checkIndex(ix *secondaryIndexInput, global bool, defs map[string]string, defNames []string, seen map[string]bool) (storage.Index, error) {
+	name := *ix.IndexName
+	names := make([]string, len(ix.KeySchema))
+	for i, k := range ix.KeySchema {
+		names[i] = *k.AttributeName
+	}
+	for _, n := range names {
+		if _, ok := defs[n]; !ok {
+			return storage.Index{}, invalid("Some index key attributes are not defined in AttributeDefinitions. Keys: [%s], AttributeDefinitions: [%s]", strings.Join(names, ", "), strings.Join(defNames, ", "))
+		}
+	}
+	ks, err := checkKeySchema(ix.KeySchema, defs, defNames)
+	if err != nil {
+		return storage.Index{}, err
+	}
+	if ix.Projection.ProjectionType == nil {
+		return storage.Index{}, invalid("Unknown ProjectionType: null")
+	}
+	pt := *ix.Projection.ProjectionType
+	if ix.Projection.NonKeyAttributes != nil && pt != "INCLUDE" {
+		return storage.Index{}, invalid("ProjectionType is %s, but NonKeyAttributes is specified", pt)
+	}
+	if seen[name] {
+		return storage.Index{}, invalid("Duplicate index name: %s", name)
+	}
+	seen[name] = true
+	return storage.Index{
+		IndexName:  name,
+		Global:     global,
+		KeySchema:  ks,
+		Projection: storage.Projection{ProjectionType: pt, NonKeyAttributes: ix.Projection.NonKeyAttributes},
+		ID:         uuid.NewString(),
+	}, nil
+}
+
+// checkProjectedAttributeTotal enforces DynamoDB's limit of 100 attributes
+// projected into all of a table's indexes together.
+func checkProjectedAttributeTotal(ixs []storage.Index) error {
+	n := 0
+	for _, ix := range ixs {
+		n += len(ix.Projection.NonKeyAttributes)
+	}
+	if n > maxProjectedAttrs {
+		return invalid("The number of projected attributes in all indexes of this table exceeds the limit of %d", maxProjectedAttrs)
+	}
+	return nil
+}
+
+type describeTableInput struct {
+	TableName *string `json:"TableName"`
+}
+
+type describeTableOutput struct {
+	Table *tableDescription `json:"Table"`
+}
+
+func describeTable(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+	var in describeTableInput
+	if err := decode(r.Body, &in); err != nil {
+		return nil, err
+	}
+	var c constraints
+	c.tableName(in.TableName)
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	t, err := e.table(ctx, e.account(r), *in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	d, err := e.describe(ctx, r.Caller.Region, t, true)
+	if err != nil {
+		return nil, err
+	}
+	return describeTableOutput{d}, nil
+}
+
+type listTablesInput struct {
+	ExclusiveStartTableName *string `json:"ExclusiveStartTableName"`
+	Limit                   *int64  `json:"Limit"`
+}
+
+type listTablesOutput struct {
+	TableNames             []string `json:"TableNames"`
+	LastEvaluatedTableName string   `json:"LastEvaluatedTableName,omitempty"`
+}
+
+func listTables(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+	var in listTablesInput
+	if err := decode(r.Body, &in); err != nil {
+		return nil, err
+	}
+	var c constraints
+	c.name(in.ExclusiveStartTableName, "exclusiveStartTableName")
+	c.minInt(in.Limit, "limit", 1)
+	c.maxInt(in.Limit, "limit", 100)
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	names, err := e.store.ListTables(ctx, e.account(r))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	start := 0
+	if in.ExclusiveStartTableName != nil {
+		start = sort.SearchStrings(names, *in.ExclusiveStartTableName)
+		if start < len(names) && names[start] == *in.ExclusiveStartTableName {
+			start++
+		}
+	}
+	limit := int64(100)
+	if in.Limit != nil {
+		limit = *in.Limit
+	}
+	out := listTablesOutput{TableNames: []string{}}
+	for i := start; i < len(names); i++ {
+		if int64(len(out.TableNames)) == limit {
+			out.LastEvaluatedTableName = out.TableNames[len(out.TableNames)-1]
+			break
+		}
+		out.TableNames = append(out.TableNames, names[i])
+	}
+	return out, nil
+}
+
+type deleteTableInput struct {
+	TableName *string `json:"TableName"`
+}
+
+func deleteTable(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+	var in deleteTableInput
+	if err := decode(r.Body, &in); err != nil {
+		return nil, err
+	}
+	var c constraints
+	c.tableName(in.TableName)
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	account := e.account(r)
+	e.forget(account, *in.TableName)
+	t, err := e.table(ctx, account, *in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	switch e.status(t) {
+	case storage.StatusCreating, storage.StatusUpdating, storage.StatusDeleting:
+		return nil, ddberr.ResourceInUse("Attempt to change a resource which is still in use: Table is being %s: %s", strings.ToLower(strings.TrimSuffix(e.status(t), "ING"))+"ed", t.Name)
+	}
+	if t.DeletionProtection {
+		return nil, ddberr.Validation("Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first.")
+	}
+	d, err := e.describe(ctx, r.Caller.Region, t, true)
+	if err != nil {
+		return nil, err
+	}
+	d.TableStatus = storage.StatusDeleting
+	if e.cfg.StatusDelay > 0 {
+		if _, err := e.store.UpdateTable(ctx, account, t.Name, func(t *storage.Table) error {
+			t.Status = storage.StatusDeleting
+			return nil
+		}); err != nil && err != storage.ErrTableNotFound {
+			return nil, err
+		}
+		e.forget(account, t.Name)
+		go e.finishDelete(account, t.Name)
+		return tableDescriptionOutput{d}, nil
+	}
+	if err := e.store.DeleteTable(ctx, account, t.Name); err != nil {
+		if err == storage.ErrTableNotFound {
+			return nil, errTableNotFound(t.Name)
+		}
+		return nil, err
+	}
+	e.forget(account, t.Name)
+	return tableDescriptionOutput{d}, nil
+}
+
+// finishDelete removes a DELETING table once StatusDelay has passed.
+func (e *Engine) finishDelete(account, name string) {
+	e.sleep(e.cfg.StatusDelay)
+	if err := e.store.DeleteTable(context.Background(), account, name); err != nil && err != storage.ErrTableNotFound {
+		e.cfg.Log.Error("deleting table", "table", name, "error", err)
+	}
+	e.forget(account, name)
+}

@@ -1,0 +1,205 @@
+package api
+
+import (
+	"context"
+	"strings"
+
+	"github.com/extenddb/extenddb/internal/ddberr"
+	"github.com/extenddb/extenddb/internal/protocol"
+	"github.com/extenddb/extenddb/internal/storage"
+)
+
+// Tagging: TagResource, UntagResource, ListTagsOfResource.
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Tagging.html
+
+const maxTagsPerResource = 50
+
+type tagResourceInput struct {
+	ResourceArn *string `json:"ResourceArn"`
+	Tags        []tag   `json:"Tags"`
+}
+
+type untagResourceInput struct {
+	ResourceArn *string  `json:"ResourceArn"`
+	TagKeys     []string `json:"TagKeys"`
+}
+
+type listTagsInput struct {
+	ResourceArn *string `json:"ResourceArn"`
+	NextToken   *string `json:"NextToken"`
+}
+
+type tagOut struct {
+	Key   string `json:"Key"`
+	Value string `json:"Value"`
+}
+
+type listTagsOutput struct {
+	Tags      []tagOut `json:"Tags"`
+	NextToken string   `json:"NextToken,omitempty"`
+}
+
+func tagConstraints(c *constraints, tg tag, p string) {
+	if c.notNull(tg.Key != nil, p+"key") {
+		c.lenRange(tg.Key, p+"key", 1, 128)
+	}
+	if c.notNull(tg.Value != nil, p+"value") {
+		c.lenRange(tg.Value, p+"value", 0, 256)
+	}
+}
+
+func checkTagKeysUnique(tags []storage.Tag) error {
+	if len(tags) > maxTagsPerResource {
+		return ddberr.Validation("One or more parameter values were invalid: The number of tags exceeds the limit of %d", maxTagsPerResource)
+	}
+	return nil
+}
+
+// resolveArn finds the table a resource ARN names:
+// arn:aws:dynamodb:<region>:<account>:table/<name>.
+func (e *Engine) resolveArn(ctx context.Context, r *protocol.Request, arn string) (*storage.Table, error) {
+	parts := strings.SplitN(arn, ":", 6)
+	if len(parts) != 6 || parts[0] != "arn" || parts[2] != "dynamodb" || !strings.HasPrefix(parts[5], "table/") {
+		return nil, ddberr.Validation("Invalid TableArn: Invalid ResourceArn provided as input %s", arn)
+	}
+	name := strings.TrimPrefix(parts[5], "table/")
+	if name == "" || strings.Contains(name, "/") || parts[4] != e.cfg.AccountID {
+		return nil, ddberr.ResourceNotFound("Requested resource not found: ResourcArn: %s not found", arn)
+	}
+	t, err := e.table(ctx, e.account(r), name)
+	if err != nil {
+		if ddberr.Is(err, "ResourceNotFoundException") {
+			return nil, ddberr.ResourceNotFound("Requested resource not found: ResourcArn: %s not found", arn)
+		}
+		return nil, err
+	}
+	return t, nil
+}
+
+func tagResource(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+	var in tagResourceInput
+	if err := decode(r.Body, &in); err != nil {
+		return nil, err
+	}
+	var c constraints
+	if c.notNull(in.ResourceArn != nil, "resourceArn") {
+		c.lenRange(in.ResourceArn, "resourceArn", 1, 1283)
+	}
+	c.notNull(in.Tags != nil, "tags")
+	for i, tg := range in.Tags {
+		tagConstraints(&c, tg, "tags."+itoa(i+1)+".member.")
+	}
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	t, err := e.resolveArn(ctx, r, *in.ResourceArn)
+	if err != nil {
+		return nil, err
+	}
+	if len(in.Tags) == 0 {
+		return nil, ddberr.Validation("Atleast one Tag needs to be provided as Input.")
+	}
+	updated, err := e.store.UpdateTable(ctx, t.Account, t.Name, func(t *storage.Table) error {
+		for _, tg := range in.Tags {
+			replaced := false
+			for i := range t.Tags {
+				if t.Tags[i].Key == *tg.Key {
+					t.Tags[i].Value = *tg.Value
+					replaced = true
+				}
+			}
+			if !replaced {
+				t.Tags = append(t.Tags, storage.Tag{Key: *tg.Key, Value: *tg.Value})
+			}
+		}
+		if len(t.Tags) > maxTagsPerResource {
+			return ddberr.LimitExceeded("The number of tags exceeds the limit of %d.", maxTagsPerResource)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, catalogErr(err, t.Name)
+	}
+	e.remember(updated)
+	return struct{}{}, nil
+}
+
+func untagResource(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+	var in untagResourceInput
+	if err := decode(r.Body, &in); err != nil {
+		return nil, err
+	}
+	var c constraints
+	if c.notNull(in.ResourceArn != nil, "resourceArn") {
+		c.lenRange(in.ResourceArn, "resourceArn", 1, 1283)
+	}
+	c.notNull(in.TagKeys != nil, "tagKeys")
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	t, err := e.resolveArn(ctx, r, *in.ResourceArn)
+	if err != nil {
+		return nil, err
+	}
+	if len(in.TagKeys) == 0 {
+		return nil, ddberr.Validation("Atleast one Tag Key needs to be provided as Input.")
+	}
+	drop := map[string]bool{}
+	for _, k := range in.TagKeys {
+		drop[k] = true
+	}
+	updated, err := e.store.UpdateTable(ctx, t.Account, t.Name, func(t *storage.Table) error {
+		kept := t.Tags[:0:0]
+		for _, tg := range t.Tags {
+			if !drop[tg.Key] {
+				kept = append(kept, tg)
+			}
+		}
+		t.Tags = kept
+		return nil
+	})
+	if err != nil {
+		return nil, catalogErr(err, t.Name)
+	}
+	e.remember(updated)
+	return struct{}{}, nil
+}
+
+func listTagsOfResource(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+	var in listTagsInput
+	if err := decode(r.Body, &in); err != nil {
+		return nil, err
+	}
+	var c constraints
+	if c.notNull(in.ResourceArn != nil, "resourceArn") {
+		c.lenRange(in.ResourceArn, "resourceArn", 1, 1283)
+	}
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	e.forget(e.account(r), tableNameFromArn(*in.ResourceArn))
+	t, err := e.resolveArn(ctx, r, *in.ResourceArn)
+	if err != nil {
+		return nil, err
+	}
+	out := listTagsOutput{Tags: []tagOut{}}
+	for _, tg := range t.Tags {
+		out.Tags = append(out.Tags, tagOut{Key: tg.Key, Value: tg.Value})
+	}
+	return out, nil
+}
+
+func tableNameFromArn(arn string) string {
+	if i := strings.LastIndex(arn, ":table/"); i >= 0 {
+		return arn[i+len(":table/"):]
+	}
+	return ""
+}
+
+// catalogErr maps a catalog error for a named table.
+func catalogErr(err error, name string) error {
+	if err == storage.ErrTableNotFound {
+		return errTableNotFound(name)
+	}
+	return err
+}

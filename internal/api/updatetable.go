@@ -1,0 +1,145 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/extenddb/extenddb/internal/ddberr"
+	"github.com/extenddb/extenddb/internal/protocol"
+	"github.com/extenddb/extenddb/internal/storage"
+)
+
+// UpdateTable: billing mode, provisioned throughput, streams, deletion
+// protection and table class.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateTable.html
+
+type updateTableInput struct {
+	TableName                   *string                `json:"TableName"`
+	AttributeDefinitions        []attributeDefinition  `json:"AttributeDefinitions"`
+	BillingMode                 *string                `json:"BillingMode"`
+	ProvisionedThroughput       *provisionedThroughput `json:"ProvisionedThroughput"`
+	StreamSpecification         *streamSpecification   `json:"StreamSpecification"`
+	DeletionProtectionEnabled   *bool                  `json:"DeletionProtectionEnabled"`
+	TableClass                  *string                `json:"TableClass"`
+	GlobalSecondaryIndexUpdates json.RawMessage        `json:"GlobalSecondaryIndexUpdates"`
+	SSESpecification            json.RawMessage        `json:"SSESpecification"`
+	ReplicaUpdates              json.RawMessage        `json:"ReplicaUpdates"`
+}
+
+func updateTable(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+	var in updateTableInput
+	if err := decode(r.Body, &in); err != nil {
+		return nil, err
+	}
+	var c constraints
+	c.tableName(in.TableName)
+	c.enum(in.BillingMode, "billingMode", "PROVISIONED", "PAY_PER_REQUEST")
+	c.enum(in.TableClass, "tableClass", "STANDARD", "STANDARD_INFREQUENT_ACCESS")
+	if in.ProvisionedThroughput != nil {
+		throughputConstraints(&c, in.ProvisionedThroughput, "provisionedThroughput")
+	}
+	if in.StreamSpecification != nil {
+		c.notNull(in.StreamSpecification.StreamEnabled != nil, "streamSpecification.streamEnabled")
+		c.enum(in.StreamSpecification.StreamViewType, "streamSpecification.streamViewType", "NEW_IMAGE", "OLD_IMAGE", "NEW_AND_OLD_IMAGES", "KEYS_ONLY")
+	}
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	if in.BillingMode == nil && in.ProvisionedThroughput == nil && in.StreamSpecification == nil &&
+		in.DeletionProtectionEnabled == nil && in.TableClass == nil && in.GlobalSecondaryIndexUpdates == nil &&
+		in.SSESpecification == nil && in.ReplicaUpdates == nil {
+		return nil, ddberr.Validation("At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required")
+	}
+	if in.GlobalSecondaryIndexUpdates != nil {
+		return nil, ddberr.Validation("GlobalSecondaryIndexUpdates are not supported by this server yet")
+	}
+	account := e.account(r)
+	e.forget(account, *in.TableName)
+	cur, err := e.table(ctx, account, *in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	if st := e.status(cur); st != storage.StatusActive {
+		return nil, ddberr.ResourceInUse("Attempt to change a resource which is still in use: Table is being %s: %s", map[string]string{storage.StatusCreating: "created", storage.StatusUpdating: "updated", storage.StatusDeleting: "deleted"}[st], cur.Name)
+	}
+	now := e.now()
+	updated, err := e.store.UpdateTable(ctx, account, *in.TableName, func(t *storage.Table) error {
+		changed := false
+		billing := t.BillingMode
+		if in.BillingMode != nil && *in.BillingMode != t.BillingMode {
+			billing = *in.BillingMode
+			t.BillingMode = billing
+			t.BillingModeUpdated = now
+			changed = true
+			if billing == "PAY_PER_REQUEST" {
+				t.Throughput.ReadCapacityUnits, t.Throughput.WriteCapacityUnits = 0, 0
+				for i := range t.Indexes {
+					t.Indexes[i].Throughput = nil
+				}
+			}
+		}
+		if in.ProvisionedThroughput != nil {
+			if billing == "PAY_PER_REQUEST" {
+				return invalid("Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST")
+			}
+			if err := throughputBounds(in.ProvisionedThroughput); err != nil {
+				return err
+			}
+			rcu, wcu := *in.ProvisionedThroughput.ReadCapacityUnits, *in.ProvisionedThroughput.WriteCapacityUnits
+			if rcu == t.Throughput.ReadCapacityUnits && wcu == t.Throughput.WriteCapacityUnits && in.BillingMode == nil {
+				return ddberr.Validation("The provisioned throughput for the table will not change. The requested value equals the current value. Current ReadCapacityUnits provisioned for the table: %d. Requested ReadCapacityUnits: %d. Current WriteCapacityUnits provisioned for the table: %d. Requested WriteCapacityUnits: %d. Refer to the Amazon DynamoDB Developer Guide for current limits and how to request higher limits.", t.Throughput.ReadCapacityUnits, rcu, t.Throughput.WriteCapacityUnits, wcu)
+			}
+			if rcu > t.Throughput.ReadCapacityUnits || wcu > t.Throughput.WriteCapacityUnits {
+				t.Throughput.LastIncreaseDateTime = now
+			}
+			if rcu < t.Throughput.ReadCapacityUnits || wcu < t.Throughput.WriteCapacityUnits {
+				t.Throughput.LastDecreaseDateTime = now
+				t.Throughput.NumberOfDecreasesToday++
+			}
+			t.Throughput.ReadCapacityUnits, t.Throughput.WriteCapacityUnits = rcu, wcu
+			changed = true
+		} else if billing == "PROVISIONED" && in.BillingMode != nil && changed {
+			return invalid("ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is PROVISIONED")
+		}
+		if s := in.StreamSpecification; s != nil {
+			if *s.StreamEnabled {
+				if t.Stream.StreamEnabled {
+					return ddberr.Validation("Table already has an enabled stream: TableName: %s", t.Name)
+				}
+				if s.StreamViewType == nil {
+					return invalid("StreamViewType must be specified when StreamEnabled is true")
+				}
+				t.Stream = storage.StreamSpecification{StreamEnabled: true, StreamViewType: *s.StreamViewType}
+				t.LatestStreamLabel = streamLabel(now)
+			} else {
+				if !t.Stream.StreamEnabled {
+					return ddberr.Validation("Table already has an disabled stream: TableName: %s", t.Name)
+				}
+				t.Stream.StreamEnabled = false
+			}
+			changed = true
+		}
+		if in.DeletionProtectionEnabled != nil {
+			t.DeletionProtection = *in.DeletionProtectionEnabled
+			changed = true
+		}
+		if in.TableClass != nil {
+			t.TableClass = *in.TableClass
+			changed = true
+		}
+		if changed && e.cfg.StatusDelay > 0 {
+			t.Status = storage.StatusUpdating
+			t.ActiveAt = now.Add(e.cfg.StatusDelay)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, catalogErr(err, *in.TableName)
+	}
+	e.remember(updated)
+	d, err := e.describe(ctx, r.Caller.Region, updated, true)
+	if err != nil {
+		return nil, err
+	}
+	return tableDescriptionOutput{d}, nil
+}

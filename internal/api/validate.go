@@ -1,0 +1,110 @@
+package api
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/extenddb/extenddb/internal/ddberr"
+)
+
+// constraints collects DynamoDB's member-constraint violations, which it
+// reports together as "N validation error(s) detected: a; b; c" before any
+// semantic check runs. Paths use DynamoDB's lower-camel member names and
+// 1-based list positions, e.g. 'keySchema.1.member.attributeName'.
+type constraints struct{ msgs []string }
+
+func (c *constraints) add(format string, args ...any) {
+	c.msgs = append(c.msgs, fmt.Sprintf(format, args...))
+}
+
+// notNull records "Value null at 'path' ..." when present is false.
+func (c *constraints) notNull(present bool, path string) bool {
+	if !present {
+		c.add("Value null at '%s' failed to satisfy constraint: Member must not be null", path)
+	}
+	return present
+}
+
+func (c *constraints) enum(v *string, path string, allowed ...string) {
+	if v == nil {
+		return
+	}
+	for _, a := range allowed {
+		if *v == a {
+			return
+		}
+	}
+	c.add("Value '%s' at '%s' failed to satisfy constraint: Member must satisfy enum value set: [%s]", *v, path, strings.Join(allowed, ", "))
+}
+
+func (c *constraints) minInt(v *int64, path string, min int64) {
+	if v != nil && *v < min {
+		c.add("Value '%d' at '%s' failed to satisfy constraint: Member must have value greater than or equal to %d", *v, path, min)
+	}
+}
+
+func (c *constraints) maxInt(v *int64, path string, max int64) {
+	if v != nil && *v > max {
+		c.add("Value '%d' at '%s' failed to satisfy constraint: Member must have value less than or equal to %d", *v, path, max)
+	}
+}
+
+func (c *constraints) lenRange(s *string, path string, min, max int) {
+	if s == nil {
+		return
+	}
+	if n := len(*s); n < min {
+		c.add("Value '%s' at '%s' failed to satisfy constraint: Member must have length greater than or equal to %d", *s, path, min)
+	} else if n > max {
+		c.add("Value '%s' at '%s' failed to satisfy constraint: Member must have length less than or equal to %d", *s, path, max)
+	}
+}
+
+var namePattern = regexp.MustCompile(`^[a-zA-Z0-9_.\-]+$`)
+
+// name checks a table or index name: 3..255 characters of [a-zA-Z0-9_.-].
+func (c *constraints) name(s *string, path string) {
+	if s == nil {
+		return
+	}
+	if !namePattern.MatchString(*s) {
+		c.add("Value '%s' at '%s' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+", *s, path)
+	}
+	c.lenRange(s, path, 3, 255)
+}
+
+func (c *constraints) listLen(n int, present bool, path string, min, max int, render func() string) {
+	if !present {
+		return
+	}
+	if n < min {
+		c.add("Value '%s' at '%s' failed to satisfy constraint: Member must have length greater than or equal to %d", render(), path, min)
+	} else if max > 0 && n > max {
+		c.add("Value '%s' at '%s' failed to satisfy constraint: Member must have length less than or equal to %d", render(), path, max)
+	}
+}
+
+// err returns the collected violations as one ValidationException, or nil.
+func (c *constraints) err() error {
+	switch len(c.msgs) {
+	case 0:
+		return nil
+	case 1:
+		return ddberr.Validation("1 validation error detected: %s", c.msgs[0])
+	}
+	return ddberr.Validation("%s validation errors detected: %s", strconv.Itoa(len(c.msgs)), strings.Join(c.msgs, "; "))
+}
+
+// tableNameConstraint validates the TableName member of data-plane requests
+// ('tableName' path), reporting it with the other constraint violations.
+func (c *constraints) tableName(s *string) {
+	if c.notNull(s != nil, "tableName") {
+		c.name(s, "tableName")
+	}
+}
+
+func invalid(format string, args ...any) error {
+	return ddberr.Validation("One or more parameter values were invalid: "+format, args...)
+}

@@ -1,0 +1,227 @@
+package expr
+
+// Condition grammar (ConditionExpression, FilterExpression and
+// KeyConditionExpression), from
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Expressions.OperatorsAndFunctions.html
+//
+//	condition := and { OR and }
+//	and       := not { AND not }
+//	not       := NOT cmp | cmp
+//	cmp       := primary [ comparator operand
+//	                     | BETWEEN operand AND operand
+//	                     | IN ( operand {, operand} ) ]
+//	primary   := ( condition ) | operand
+//	operand   := path | :value | function ( operand {, operand} ) | ( operand )
+//
+// Precedence, highest first: comparators, IN, BETWEEN, functions,
+// parentheses, NOT, AND, OR. A primary in parentheses may be an operand
+// ("(a) = :v") or a condition; which one is settled by what follows it.
+
+// parseConditionSyntax parses src into an unresolved syntax tree.
+func parseConditionSyntax(src string, kind Kind) (*syntax, error) {
+	if err := checkSource(src, kind); err != nil {
+		return nil, err
+	}
+	p := newParser(src, kind)
+	n, err := p.parseOr()
+	if err != nil {
+		return nil, err
+	}
+	if !condLike(n) || p.peek().kind != tkEOF {
+		return nil, p.syntaxErr()
+	}
+	return &syntax{root: n, redundant: p.redundant}, nil
+}
+
+// condLike reports whether n may stand where a condition is expected as far
+// as syntax goes: any function call may (size() and unknown functions are
+// rejected later with DynamoDB's semantic messages).
+func condLike(n *node) bool { return n.isCondition() || n.kind == nFunc }
+
+func (p *parser) parseOr() (*node, error) {
+	l, err := p.parseAnd()
+	if err != nil {
+		return nil, err
+	}
+	for condLike(l) && p.keywordAt(p.peek(), "OR") {
+		p.next()
+		if err := p.countOp(); err != nil {
+			return nil, err
+		}
+		r, err := p.parseAnd()
+		if err != nil {
+			return nil, err
+		}
+		if !condLike(r) {
+			return nil, p.syntaxErr()
+		}
+		l = &node{kind: nOr, args: []*node{l, r}}
+	}
+	return l, nil
+}
+
+func (p *parser) parseAnd() (*node, error) {
+	l, err := p.parseNot()
+	if err != nil {
+		return nil, err
+	}
+	for condLike(l) && p.keywordAt(p.peek(), "AND") {
+		p.next()
+		if err := p.countOp(); err != nil {
+			return nil, err
+		}
+		r, err := p.parseNot()
+		if err != nil {
+			return nil, err
+		}
+		if !condLike(r) {
+			return nil, p.syntaxErr()
+		}
+		l = &node{kind: nAnd, args: []*node{l, r}}
+	}
+	return l, nil
+}
+
+func (p *parser) parseNot() (*node, error) {
+	if !p.keywordAt(p.peek(), "NOT") {
+		return p.parseCmp()
+	}
+	p.next()
+	if err := p.countOp(); err != nil {
+		return nil, err
+	}
+	if p.keywordAt(p.peek(), "NOT") {
+		return nil, p.syntaxErr()
+	}
+	x, err := p.parseCmp()
+	if err != nil {
+		return nil, err
+	}
+	if !condLike(x) {
+		return nil, p.syntaxErr()
+	}
+	return &node{kind: nNot, args: []*node{x}}, nil
+}
+
+func comparatorOf(k tokKind) (compOp, bool) {
+	switch k {
+	case tkEq:
+		return opEq, true
+	case tkNe:
+		return opNe, true
+	case tkLt:
+		return opLt, true
+	case tkLe:
+		return opLe, true
+	case tkGt:
+		return opGt, true
+	case tkGe:
+		return opGe, true
+	}
+	return 0, false
+}
+
+func (p *parser) parseCmp() (*node, error) {
+	left, err := p.parsePrimary()
+	if err != nil {
+		return nil, err
+	}
+	t := p.peek()
+	op, isCmp := comparatorOf(t.kind)
+	isBetween := p.keywordAt(t, "BETWEEN")
+	isIn := p.keywordAt(t, "IN")
+	if !isCmp && !isBetween && !isIn {
+		if condLike(left) || t.kind == tkRParen && p.depth > 0 {
+			return left, nil
+		}
+		return nil, p.syntaxErr()
+	}
+	if left.isCondition() && left.kind != nFunc {
+		return nil, p.syntaxErr()
+	}
+	p.next()
+	if err := p.countOp(); err != nil {
+		return nil, err
+	}
+	switch {
+	case isCmp:
+		r, err := p.parseCondOperand()
+		if err != nil {
+			return nil, err
+		}
+		return &node{kind: nCompare, op: op, args: []*node{left, r}}, nil
+	case isBetween:
+		lo, err := p.parseCondOperand()
+		if err != nil {
+			return nil, err
+		}
+		if !p.keywordAt(p.peek(), "AND") {
+			return nil, p.syntaxErr()
+		}
+		p.next()
+		hi, err := p.parseCondOperand()
+		if err != nil {
+			return nil, err
+		}
+		return &node{kind: nBetween, args: []*node{left, lo, hi}}, nil
+	default:
+		if err := p.expect(tkLParen); err != nil {
+			return nil, err
+		}
+		n := &node{kind: nIn, args: []*node{left}}
+		for {
+			a, err := p.parseCondOperand()
+			if err != nil {
+				return nil, err
+			}
+			n.args = append(n.args, a)
+			if p.peek().kind != tkComma {
+				break
+			}
+			p.next()
+		}
+		if err := p.expect(tkRParen); err != nil {
+			return nil, err
+		}
+		if len(n.args)-1 > MaxInOperands {
+			return nil, p.kind.errf("The IN operator is provided with too many operands; number of operands: %d", len(n.args)-1)
+		}
+		return n, nil
+	}
+}
+
+// parsePrimary parses a parenthesized condition-or-operand, or an operand.
+func (p *parser) parsePrimary() (*node, error) {
+	if p.peek().kind != tkLParen {
+		return p.parseOperand(p.parseCondOperand)
+	}
+	p.next()
+	p.depth++
+	n, err := p.parseOr()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expect(tkRParen); err != nil {
+		return nil, err
+	}
+	p.depth--
+	p.markParens(n)
+	return n, nil
+}
+
+// parseCondOperand parses an operand, possibly in parentheses.
+func (p *parser) parseCondOperand() (*node, error) {
+	if p.peek().kind != tkLParen {
+		return p.parseOperand(p.parseCondOperand)
+	}
+	p.next()
+	n, err := p.parseCondOperand()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expect(tkRParen); err != nil {
+		return nil, err
+	}
+	p.markParens(n)
+	return n, nil
+}

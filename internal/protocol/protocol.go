@@ -1,0 +1,263 @@
+// Package protocol is extenddb's HTTP front door: DynamoDB's JSON 1.0 protocol
+// over HTTP POST.
+//
+// A request is `POST /` with `X-Amz-Target: DynamoDB_20120810.<Operation>` (or
+// `DynamoDBStreams_20120810.<Operation>`) and a JSON body, optionally gzip
+// encoded. Every response carries `x-amzn-RequestId` and `x-amz-crc32` (the
+// CRC-32 of the body, which the SDKs verify). Errors are DynamoDB's:
+// `{"__type": "...#Name", "message": "..."}` with HTTP 400, or 500 only for
+// faults of the server itself. See
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Programming.LowLevelAPI.html
+package protocol
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"hash/crc32"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/extenddb/extenddb/internal/ddberr"
+)
+
+// MaxBodyBytes bounds a request body after decompression. DynamoDB's largest
+// requests (BatchWriteItem of 25 items of 400 KB, TransactWriteItems of 4 MB
+// plus overhead) fit well below it.
+const MaxBodyBytes = 32 << 20
+
+// Caller identifies who sent a request, parsed from its SigV4 Authorization header.
+type Caller struct {
+	AccessKeyID string
+	Region      string
+}
+
+// Request is one decoded API call handed to an Operation.
+type Request struct {
+	Operation string // e.g. "PutItem"
+	Caller    Caller
+	Host      string // the Host the request was sent to
+	Body      []byte
+}
+
+// Appender is implemented by responses that encode themselves; others are
+// encoded with encoding/json.
+type Appender interface {
+	AppendJSON(dst []byte) []byte
+}
+
+// Handler serves decoded requests; it returns the response value (an
+// Appender, or anything encoding/json encodes) or an error (a *ddberr.Error
+// is sent as is; any other error becomes InternalServerError).
+type Handler interface {
+	Serve(ctx context.Context, r *Request) (any, error)
+	// Has reports whether target (the full X-Amz-Target value) names a known operation.
+	Known(service, operation string) bool
+}
+
+// Server adapts a Handler to net/http.
+type Server struct {
+	Handler Handler
+	Log     *slog.Logger
+	// DefaultRegion is used when a request carries no credential scope.
+	DefaultRegion string
+}
+
+const (
+	targetDynamoDB = "DynamoDB_20120810."
+	targetStreams  = "DynamoDBStreams_20120810."
+)
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	reqID := newRequestID()
+	h := w.Header()
+	h.Set("x-amzn-RequestId", reqID)
+
+	if r.Method == http.MethodGet && r.URL.Path == "/" {
+		// DynamoDB answers a plain GET with a health line.
+		h.Set("Content-Type", "text/plain")
+		writeBody(w, http.StatusOK, []byte("healthy: dynamodb."+s.region(r)+".amazonaws.com "))
+		return
+	}
+	if r.Method != http.MethodPost {
+		s.writeError(w, r, ddberr.UnknownOperation())
+		return
+	}
+
+	target := r.Header.Get("X-Amz-Target")
+	var service, op string
+	switch {
+	case strings.HasPrefix(target, targetDynamoDB):
+		service, op = "DynamoDB", target[len(targetDynamoDB):]
+	case strings.HasPrefix(target, targetStreams):
+		service, op = "DynamoDBStreams", target[len(targetStreams):]
+	}
+	if op == "" || !s.Handler.Known(service, op) {
+		s.writeError(w, r, ddberr.UnknownOperation())
+		return
+	}
+
+	caller, authErr := parseAuthorization(r.Header.Get("Authorization"))
+	if authErr != nil {
+		s.writeError(w, r, authErr)
+		return
+	}
+	if caller.Region == "" {
+		caller.Region = s.DefaultRegion
+	}
+
+	body, err := readBody(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+
+	resp, err := s.serve(r.Context(), &Request{Operation: op, Caller: caller, Host: r.Host, Body: body})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var out []byte
+	if a, ok := resp.(Appender); ok {
+		out = a.AppendJSON(make([]byte, 0, 256))
+	} else {
+		out, err = json.Marshal(resp)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+	}
+	h.Set("Content-Type", "application/x-amz-json-1.0")
+	writeBody(w, http.StatusOK, out)
+}
+
+// serve calls the handler, turning a panic into InternalServerError so that
+// no request can take the server down.
+func (s *Server) serve(ctx context.Context, req *Request) (resp any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.logger().Error("panic serving request", "operation", req.Operation, "panic", p)
+			resp, err = nil, ddberr.Internal("Internal server error")
+		}
+	}()
+	return s.Handler.Serve(ctx, req)
+}
+
+func (s *Server) logger() *slog.Logger {
+	if s.Log != nil {
+		return s.Log
+	}
+	return slog.Default()
+}
+
+func (s *Server) region(r *http.Request) string {
+	if c, err := parseAuthorization(r.Header.Get("Authorization")); err == nil && c.Region != "" {
+		return c.Region
+	}
+	return s.DefaultRegion
+}
+
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	e := ddberr.As(err)
+	if e.Status >= 500 {
+		s.logger().Error("request failed", "target", r.Header.Get("X-Amz-Target"), "error", err)
+	}
+	body := make(map[string]any, 2+len(e.Extra))
+	for k, v := range e.Extra {
+		body[k] = v
+	}
+	body["__type"] = e.Type
+	if e.Message != "" || e.Name() != "UnknownOperationException" {
+		body["message"] = e.Message
+	}
+	out, mErr := json.Marshal(body)
+	if mErr != nil {
+		out = []byte(`{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError","message":"Internal server error"}`)
+	}
+	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+	writeBody(w, e.Status, out)
+}
+
+func writeBody(w http.ResponseWriter, status int, body []byte) {
+	h := w.Header()
+	h.Set("x-amz-crc32", strconv.FormatUint(uint64(crc32.ChecksumIEEE(body)), 10))
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+func readBody(r *http.Request) ([]byte, error) {
+	var src io.Reader = http.MaxBytesReader(nil, r.Body, MaxBodyBytes)
+	if strings.EqualFold(strings.TrimSpace(r.Header.Get("Content-Encoding")), "gzip") {
+		zr, err := gzip.NewReader(src)
+		if err != nil {
+			return nil, ddberr.Serialization("Start of structure or map found where not expected.")
+		}
+		defer zr.Close()
+		src = io.LimitReader(zr, MaxBodyBytes+1)
+	}
+	var buf bytes.Buffer
+	if r.ContentLength > 0 && r.ContentLength < MaxBodyBytes {
+		buf.Grow(int(r.ContentLength))
+	}
+	if _, err := buf.ReadFrom(src); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return nil, ddberr.Validation("Request size exceeded %d bytes", MaxBodyBytes)
+		}
+		return nil, ddberr.Serialization("Start of structure or map found where not expected.")
+	}
+	if buf.Len() > MaxBodyBytes {
+		return nil, ddberr.Validation("Request size exceeded %d bytes", MaxBodyBytes)
+	}
+	return buf.Bytes(), nil
+}
+
+// parseAuthorization reads the access key and region from a SigV4
+// Authorization header:
+//
+//	AWS4-HMAC-SHA256 Credential=AKID/20240101/us-east-1/dynamodb/aws4_request, SignedHeaders=..., Signature=...
+//
+// The signature itself is not verified here.
+func parseAuthorization(h string) (Caller, error) {
+	if h == "" {
+		return Caller{}, ddberr.MissingAuthenticationToken("Request is missing Authentication Token")
+	}
+	const scheme = "AWS4-HMAC-SHA256"
+	if !strings.HasPrefix(h, scheme) {
+		return Caller{}, ddberr.MissingAuthenticationToken("Authorization header requires 'Credential' parameter. Authorization header requires 'Signature' parameter. Authorization header requires 'SignedHeaders' parameter. Authorization=" + h)
+	}
+	i := strings.Index(h, "Credential=")
+	if i < 0 {
+		return Caller{}, ddberr.MissingAuthenticationToken("Authorization header requires 'Credential' parameter. Authorization=" + h)
+	}
+	cred := h[i+len("Credential="):]
+	if j := strings.IndexAny(cred, ", "); j >= 0 {
+		cred = cred[:j]
+	}
+	parts := strings.Split(cred, "/")
+	c := Caller{AccessKeyID: parts[0]}
+	if len(parts) >= 3 {
+		c.Region = parts[2]
+	}
+	return c, nil
+}
+
+const idAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+
+// newRequestID returns a 52-character request id in DynamoDB's style.
+func newRequestID() string {
+	var raw [52]byte
+	_, _ = rand.Read(raw[:])
+	for i, b := range raw {
+		raw[i] = idAlphabet[int(b)%len(idAlphabet)]
+	}
+	return string(raw[:])
+}

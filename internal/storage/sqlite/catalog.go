@@ -1,0 +1,305 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+	sqlite3 "github.com/mattn/go-sqlite3"
+
+	"github.com/extenddb/extenddb/internal/item"
+	"github.com/extenddb/extenddb/internal/storage"
+)
+
+// CreateTable stores t and creates its physical items and index tables in
+// one transaction; the unique (account, name) key arbitrates concurrent
+// creates: the loser gets storage.ErrTableExists. An empty t.ID or Index.ID
+// is filled with a new UUID and a zero t.Version set to 1, on t itself.
+func (b *Backend) CreateTable(ctx context.Context, t *storage.Table) error {
+	if t.ID == "" {
+		t.ID = uuid.NewString()
+	}
+	for i := range t.Indexes {
+		if t.Indexes[i].ID == "" {
+			t.Indexes[i].ID = uuid.NewString()
+		}
+	}
+	if t.Version == 0 {
+		t.Version = 1
+	}
+	def, err := json.Marshal(t)
+	if err != nil {
+		return fmt.Errorf("sqlite: encode table: %w", err)
+	}
+	pt, err := newPhysTable(t)
+	if err != nil {
+		return err
+	}
+	account, name, id, version := t.Account, t.Name, t.ID, t.Version
+	return b.submit(ctx, true, func(w *writer) error {
+		_, err := w.exec("INSERT INTO catalog (account, name, id, version, def) VALUES (?, ?, ?, ?, ?)", account, name, id, version, def)
+		var se sqlite3.Error
+		if errors.As(err, &se) && se.ExtendedCode == sqlite3.ErrConstraintPrimaryKey {
+			return storage.ErrTableExists
+		}
+		if err != nil {
+			return err
+		}
+		if err := w.execRaw(itemsDDL(pt.name)); err != nil {
+			return err
+		}
+		for _, pi := range pt.indexes {
+			if err := w.execRaw(indexDDL(pi.name)); err != nil {
+				return err
+			}
+		}
+		_, err = w.exec("INSERT OR REPLACE INTO table_stats (id, item_count, size_bytes) VALUES (?, 0, 0)", id)
+		return err
+	})
+}
+
+// GetTable returns a fresh copy of the committed entry, or
+// storage.ErrTableNotFound.
+func (b *Backend) GetTable(ctx context.Context, account, name string) (*storage.Table, error) {
+	if b.isClosed() {
+		return nil, storage.ErrClosed
+	}
+	s, err := b.readStmt(ctx, "SELECT def, version FROM catalog WHERE account = ? AND name = ?")
+	if err != nil {
+		return nil, err
+	}
+	var def []byte
+	var version int64
+	if err := s.QueryRowContext(ctx, account, name).Scan(&def, &version); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, storage.ErrTableNotFound
+		}
+		return nil, mapErr(err)
+	}
+	return decodeTable(def, version)
+}
+
+// ListTables returns the account's table names in ascending byte order.
+func (b *Backend) ListTables(ctx context.Context, account string) ([]string, error) {
+	if b.isClosed() {
+		return nil, storage.ErrClosed
+	}
+	s, err := b.readStmt(ctx, "SELECT name FROM catalog WHERE account = ? ORDER BY name")
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.QueryContext(ctx, account)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	names := []string{}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, mapErr(err)
+		}
+		names = append(names, n)
+	}
+	return names, mapErr(rows.Err())
+}
+
+// UpdateTable runs fn on the writer against a copy of the committed entry
+// and stores the result with Version+1. Indexes that appear get a physical
+// table, filled from the table's items in the same transaction; indexes
+// that disappear are dropped. Errors: fn's error unchanged;
+// storage.ErrTableNotFound; an error if fn changes Account, Name or ID.
+func (b *Backend) UpdateTable(ctx context.Context, account, name string, fn func(t *storage.Table) error) (*storage.Table, error) {
+	var out *storage.Table
+	var dropped []string
+	err := b.submit(ctx, true, func(w *writer) error {
+		dropped = nil
+		before, err := w.tableByName(account, name)
+		if err != nil {
+			return err
+		}
+		cur, err := w.tableByName(account, name)
+		if err != nil {
+			return err
+		}
+		if err := fn(cur); err != nil {
+			return err
+		}
+		if cur.Account != before.Account || cur.Name != before.Name || cur.ID != before.ID {
+			return fmt.Errorf("sqlite: UpdateTable may not change a table's account, name or ID")
+		}
+		for i := range cur.Indexes {
+			if cur.Indexes[i].ID == "" {
+				cur.Indexes[i].ID = uuid.NewString()
+			}
+		}
+		cur.Version = before.Version + 1
+		def, err := json.Marshal(cur)
+		if err != nil {
+			return fmt.Errorf("sqlite: encode table: %w", err)
+		}
+		if _, err := w.exec("UPDATE catalog SET def = ?, version = ? WHERE account = ? AND name = ?", def, cur.Version, account, name); err != nil {
+			return err
+		}
+		if dropped, err = w.reshapeIndexes(before, cur); err != nil {
+			return err
+		}
+		out = cur
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	b.forgetReadStmts(dropped)
+	return out, nil
+}
+
+// reshapeIndexes creates and back-fills the physical tables of indexes in
+// cur but not in before, and drops those of indexes only in before. It
+// returns the dropped physical names.
+func (w *writer) reshapeIndexes(before, cur *storage.Table) ([]string, error) {
+	had := map[string]bool{}
+	for _, ix := range before.Indexes {
+		had[ix.ID] = true
+	}
+	has := map[string]bool{}
+	pt, err := newPhysTable(cur)
+	if err != nil {
+		return nil, err
+	}
+	for i := range cur.Indexes {
+		ix := &cur.Indexes[i]
+		has[ix.ID] = true
+		if had[ix.ID] {
+			continue
+		}
+		pi := pt.indexes[ix.ID]
+		if err := w.execRaw(indexDDL(pi.name)); err != nil {
+			return nil, err
+		}
+		if err := w.backfill(pt, ix, pi); err != nil {
+			return nil, err
+		}
+	}
+	var dropped []string
+	for _, ix := range before.Indexes {
+		if !has[ix.ID] {
+			n, err := indexName(ix.ID)
+			if err != nil {
+				return nil, err
+			}
+			dropped = append(dropped, n)
+		}
+	}
+	return dropped, w.drop(dropped)
+}
+
+// backfill writes index ix's rows for every item of the table, reading the
+// items in key order a page at a time.
+func (w *writer) backfill(pt *physTable, ix *storage.Index, pi *physIndex) error {
+	const page = 512
+	q := "SELECT h, pk, sk, item FROM " + pt.name + " WHERE (h, pk, sk) > (?, ?, ?) ORDER BY h, pk, sk LIMIT " + fmt.Sprint(page)
+	var h int64 = -1
+	pk, sk := []byte{}, []byte{}
+	for {
+		s, err := w.stmt(q)
+		if err != nil {
+			return err
+		}
+		rows, err := s.Query(h, pk, sk)
+		if err != nil {
+			return mapErr(err)
+		}
+		var items []item.Item
+		for rows.Next() {
+			var blob []byte
+			if err := rows.Scan(&h, &pk, &sk, &blob); err != nil {
+				rows.Close()
+				return err
+			}
+			it, err := item.UnmarshalItem(blob)
+			if err != nil {
+				rows.Close()
+				return fmt.Errorf("sqlite: corrupt item in table %s: %w", pt.def.Name, err)
+			}
+			items = append(items, it)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, it := range items {
+			if r := storage.IndexRowFor(pt.def, ix, it); r != nil {
+				if err := w.putIndexRow(pi, r, nil, nil, 0); err != nil {
+					return err
+				}
+			}
+		}
+		if len(items) < page {
+			return nil
+		}
+	}
+}
+
+// DeleteTable removes the entry, its stats and its physical tables in one
+// transaction; storage.ErrTableNotFound if there is no such table.
+func (b *Backend) DeleteTable(ctx context.Context, account, name string) error {
+	var dropped []string
+	err := b.submit(ctx, true, func(w *writer) error {
+		dropped = nil
+		t, err := w.tableByName(account, name)
+		if err != nil {
+			return err
+		}
+		if _, err := w.exec("DELETE FROM catalog WHERE account = ? AND name = ?", account, name); err != nil {
+			return err
+		}
+		if _, err := w.exec("DELETE FROM table_stats WHERE id = ?", t.ID); err != nil {
+			return err
+		}
+		pt, err := newPhysTable(t)
+		if err != nil {
+			return err
+		}
+		dropped = append(dropped, pt.name)
+		for _, pi := range pt.indexes {
+			dropped = append(dropped, pi.name)
+		}
+		return w.drop(dropped)
+	})
+	if err == nil {
+		b.forgetReadStmts(dropped)
+	}
+	return err
+}
+
+// drop drops physical tables after closing the writer's statements on them.
+func (w *writer) drop(names []string) error {
+	w.forgetStmts(names)
+	for _, n := range names {
+		if err := w.execRaw("DROP TABLE IF EXISTS " + n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tableByName reads a catalog entry inside the writer's transaction.
+func (w *writer) tableByName(account, name string) (*storage.Table, error) {
+	s, err := w.stmt("SELECT def, version FROM catalog WHERE account = ? AND name = ?")
+	if err != nil {
+		return nil, err
+	}
+	var def []byte
+	var version int64
+	if err := s.QueryRow(account, name).Scan(&def, &version); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, storage.ErrTableNotFound
+		}
+		return nil, mapErr(err)
+	}
+	return decodeTable(def, version)
+}

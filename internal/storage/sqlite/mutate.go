@@ -1,0 +1,164 @@
+package sqlite
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"reflect"
+
+	"github.com/extenddb/extenddb/internal/item"
+	"github.com/extenddb/extenddb/internal/storage"
+)
+
+// Mutate runs fn on the writer against the committed image of key in t and
+// commits its result with the derived index rows (see storage.MutateFunc).
+// The writer uses its own catalog entry of t (by t.ID), so index rows always
+// follow the committed catalog. Errors: fn's error unchanged;
+// storage.ErrTableNotFound when t no longer exists; storage.ErrClosed after
+// Close; ctx's error when it ended before the write started; SQLite errors.
+func (b *Backend) Mutate(ctx context.Context, t *storage.Table, key storage.Key, fn storage.MutateFunc) error {
+	return b.submit(ctx, false, func(w *writer) error {
+		fnErr, err := w.mutate(t.ID, key, fn, true)
+		if err != nil {
+			return err
+		}
+		return fnErr
+	})
+}
+
+// TransactWrite applies ms in one savepoint: every Fn runs (in order, each
+// seeing the writes of the ones before it); if any returns an error nothing
+// is written and the result is a *storage.TransactionError whose Reasons[i]
+// is mutation i's error (nil for the others). Storage failures, such as
+// storage.ErrTableNotFound, are returned as they are.
+func (b *Backend) TransactWrite(ctx context.Context, ms []storage.Mutation) error {
+	return b.submit(ctx, false, func(w *writer) error {
+		reasons := make([]error, len(ms))
+		failed := false
+		for i, m := range ms {
+			fnErr, err := w.mutate(m.Table.ID, m.Key, m.Fn, !failed)
+			if err != nil {
+				return err
+			}
+			if fnErr != nil {
+				reasons[i] = fnErr
+				failed = true
+			}
+		}
+		if failed {
+			return &storage.TransactionError{Reasons: reasons}
+		}
+		return nil
+	})
+}
+
+// mutate reads the image of key, calls fn and, when write is set and fn
+// succeeded, stores the result with its index rows. fnErr is fn's error;
+// err is a storage failure.
+func (w *writer) mutate(tableID string, key storage.Key, fn storage.MutateFunc, write bool) (fnErr, err error) {
+	pt, err := w.table(tableID)
+	if err != nil {
+		return nil, err
+	}
+	h := int64(item.PartitionHash(key.PK))
+	sk := nz(key.SK)
+	get, err := w.stmt(pt.get)
+	if err != nil {
+		return nil, err
+	}
+	var oldBlob []byte
+	var oldSize int64
+	var old item.Item
+	switch err := get.QueryRow(h, key.PK, sk).Scan(&oldBlob, &oldSize); {
+	case errors.Is(err, sql.ErrNoRows):
+	case err != nil:
+		return nil, mapErr(err)
+	default:
+		if old, err = item.UnmarshalItem(oldBlob); err != nil {
+			return nil, fmt.Errorf("sqlite: corrupt item in table %s: %w", pt.def.Name, err)
+		}
+	}
+	nw, fnErr := callFn(fn, old)
+	if fnErr != nil || !write {
+		return fnErr, nil
+	}
+	if (old == nil && nw == nil) || sameMap(old, nw) {
+		return nil, nil
+	}
+	if nw == nil {
+		if _, err := w.exec(pt.del, h, key.PK, sk); err != nil {
+			return nil, err
+		}
+		w.addStats(tableID, -1, -oldSize)
+		return nil, w.writeIndexes(pt, old, nil, nil, 0)
+	}
+	nk, err := storage.ItemKey(pt.def, nw)
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.Equal(nk.PK, key.PK) || !bytes.Equal(nk.SK, key.SK) {
+		return nil, fmt.Errorf("sqlite: new image's key differs from the mutated key")
+	}
+	blob := item.MarshalItem(nw)
+	size := int64(item.Size(nw))
+	if _, err := w.exec(pt.put, h, key.PK, sk, blob, size); err != nil {
+		return nil, err
+	}
+	if old == nil {
+		w.addStats(tableID, 1, size)
+	} else {
+		w.addStats(tableID, 0, size-oldSize)
+	}
+	return nil, w.writeIndexes(pt, old, nw, blob, size)
+}
+
+// writeIndexes persists storage.IndexChanges(old, nw). blob and size are
+// nw's stored form, reused by ALL projections.
+func (w *writer) writeIndexes(pt *physTable, old, nw item.Item, blob []byte, size int64) error {
+	for _, c := range storage.IndexChanges(pt.def, old, nw) {
+		pi := pt.indexes[c.Index.ID]
+		if c.Delete != nil {
+			r := c.Delete
+			if _, err := w.exec(pi.del, int64(item.PartitionHash(r.IndexKey.PK)), r.IndexKey.PK, nz(r.IndexKey.SK), r.TableKey.PK, nz(r.TableKey.SK)); err != nil {
+				return err
+			}
+		}
+		if c.Put != nil {
+			if err := w.putIndexRow(pi, c.Put, nw, blob, size); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// putIndexRow stores r; full is the base image whose stored form (blob,
+// size) is reused when r projects all of it.
+func (w *writer) putIndexRow(pi *physIndex, r *storage.IndexRow, full item.Item, blob []byte, size int64) error {
+	if blob == nil || !sameMap(r.Item, full) {
+		blob = item.MarshalItem(r.Item)
+		size = int64(item.Size(r.Item))
+	}
+	_, err := w.exec(pi.put, int64(item.PartitionHash(r.IndexKey.PK)), r.IndexKey.PK, nz(r.IndexKey.SK), r.TableKey.PK, nz(r.TableKey.SK), blob, size)
+	return err
+}
+
+// callFn calls fn, turning a panic into an error.
+func callFn(fn storage.MutateFunc, old item.Item) (nw item.Item, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			nw, err = nil, fmt.Errorf("sqlite: mutate function panicked: %v", p)
+		}
+	}()
+	return fn(old)
+}
+
+// sameMap reports whether a and b are the very same non-nil map.
+func sameMap(a, b item.Item) bool {
+	if a == nil || b == nil {
+		return false
+	}
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+}

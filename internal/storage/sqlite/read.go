@@ -1,0 +1,269 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/extenddb/extenddb/internal/item"
+	"github.com/extenddb/extenddb/internal/storage"
+)
+
+// Reads run on the read-only pool. Every acknowledged write is committed
+// before it is acknowledged, and each read is one statement on one WAL
+// snapshot, so all reads are strongly consistent: the Consistent flags
+// change nothing.
+
+// GetItem returns the committed item with key in t, or nil when absent.
+// Errors: storage.ErrTableNotFound when t's physical table is gone,
+// storage.ErrClosed, SQLite errors.
+func (b *Backend) GetItem(ctx context.Context, t *storage.Table, key storage.Key, consistent bool) (item.Item, error) {
+	if b.isClosed() {
+		return nil, storage.ErrClosed
+	}
+	name, err := itemsName(t.ID)
+	if err != nil {
+		return nil, err
+	}
+	s, err := b.readStmt(ctx, "SELECT item FROM "+name+" WHERE h = ? AND pk = ? AND sk = ?")
+	if err != nil {
+		return nil, err
+	}
+	var blob []byte
+	if err := s.QueryRowContext(ctx, int64(item.PartitionHash(key.PK)), key.PK, nz(key.SK)).Scan(&blob); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, nil
+		}
+		return nil, mapErr(err)
+	}
+	return decodeItem(blob)
+}
+
+func decodeItem(blob []byte) (item.Item, error) {
+	it, err := item.UnmarshalItem(blob)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: corrupt item: %w", err)
+	}
+	return it, nil
+}
+
+// Query visits the rows of partition q.PK of t (or of index q.Index) whose
+// sort key satisfies q.SK, in ascending (q.Forward) or descending sort-key
+// order; on an index, rows sharing an index sort key are ordered by table
+// key. It starts after q.ExclusiveStart when set and stops when visit
+// returns false. Errors: an unknown index or a bad condition, wrapped
+// storage.ErrTableNotFound for a vanished table, SQLite errors.
+func (b *Backend) Query(ctx context.Context, t *storage.Table, q *storage.QueryRequest, visit storage.VisitFunc) error {
+	if b.isClosed() {
+		return storage.ErrClosed
+	}
+	src, err := source(t, q.Index)
+	if err != nil {
+		return err
+	}
+	skCol := "sk"
+	if src.index {
+		skCol = "isk"
+	}
+	var sb strings.Builder
+	args := []any{int64(item.PartitionHash(q.PK)), q.PK}
+	sb.WriteString("SELECT " + src.cols + " FROM " + src.name + " WHERE h = ? AND " + src.pkCol + " = ?")
+	conds, cargs, err := sortKeyRange(skCol, q.SK)
+	if err != nil {
+		return err
+	}
+	sb.WriteString(conds)
+	args = append(args, cargs...)
+	cmp, dir := ">", "ASC"
+	if !q.Forward {
+		cmp, dir = "<", "DESC"
+	}
+	if st := q.ExclusiveStart; st != nil {
+		if src.index {
+			sb.WriteString(" AND (isk, pk, sk) " + cmp + " (?, ?, ?)")
+			args = append(args, nz(st.IndexKey.SK), nz(st.Key.PK), nz(st.Key.SK))
+		} else {
+			sb.WriteString(" AND sk " + cmp + " ?")
+			args = append(args, nz(st.Key.SK))
+		}
+	}
+	if src.index {
+		sb.WriteString(" ORDER BY isk " + dir + ", pk " + dir + ", sk " + dir)
+	} else {
+		sb.WriteString(" ORDER BY sk " + dir)
+	}
+	return b.visitRows(ctx, sb.String(), args, src.index, visit)
+}
+
+// Scan visits the rows of t (or of index s.Index) in partition-hash order:
+// (h, partition key, sort key[, table key]) ascending. Segment k of N covers
+// the hashes [k*2^32/N, (k+1)*2^32/N). It starts after s.ExclusiveStart when
+// set and stops when visit returns false. Errors as for Query, plus a
+// Segment outside [0, TotalSegments).
+func (b *Backend) Scan(ctx context.Context, t *storage.Table, s *storage.ScanRequest, visit storage.VisitFunc) error {
+	if b.isClosed() {
+		return storage.ErrClosed
+	}
+	src, err := source(t, s.Index)
+	if err != nil {
+		return err
+	}
+	n := int64(max(s.TotalSegments, 1))
+	if s.Segment < 0 || int64(s.Segment) >= n {
+		return fmt.Errorf("sqlite: segment %d outside [0, %d)", s.Segment, n)
+	}
+	lo := int64(s.Segment) << 32 / n
+	hi := (int64(s.Segment) + 1) << 32 / n
+	var sb strings.Builder
+	sb.WriteString("SELECT " + src.cols + " FROM " + src.name + " WHERE h >= ? AND h < ?")
+	args := []any{lo, hi}
+	if st := s.ExclusiveStart; st != nil {
+		if src.index {
+			sb.WriteString(" AND (h, ipk, isk, pk, sk) > (?, ?, ?, ?, ?)")
+			args = append(args, int64(item.PartitionHash(st.IndexKey.PK)), nz(st.IndexKey.PK), nz(st.IndexKey.SK), nz(st.Key.PK), nz(st.Key.SK))
+		} else {
+			sb.WriteString(" AND (h, pk, sk) > (?, ?, ?)")
+			args = append(args, int64(item.PartitionHash(st.Key.PK)), nz(st.Key.PK), nz(st.Key.SK))
+		}
+	}
+	if src.index {
+		sb.WriteString(" ORDER BY h, ipk, isk, pk, sk")
+	} else {
+		sb.WriteString(" ORDER BY h, pk, sk")
+	}
+	return b.visitRows(ctx, sb.String(), args, src.index, visit)
+}
+
+// Stats returns t's committed item count and total stored size in bytes
+// (item.Size of each item); storage.ErrTableNotFound if t is gone.
+func (b *Backend) Stats(ctx context.Context, t *storage.Table) (storage.TableStats, error) {
+	if b.isClosed() {
+		return storage.TableStats{}, storage.ErrClosed
+	}
+	s, err := b.readStmt(ctx, "SELECT item_count, size_bytes FROM table_stats WHERE id = ?")
+	if err != nil {
+		return storage.TableStats{}, err
+	}
+	var st storage.TableStats
+	if err := s.QueryRowContext(ctx, t.ID).Scan(&st.ItemCount, &st.SizeBytes); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return st, storage.ErrTableNotFound
+		}
+		return st, mapErr(err)
+	}
+	return st, nil
+}
+
+// rowSource is the physical table a read goes to.
+type rowSource struct {
+	name  string
+	index bool
+	pkCol string
+	cols  string
+}
+
+func source(t *storage.Table, index string) (rowSource, error) {
+	if index == "" {
+		name, err := itemsName(t.ID)
+		return rowSource{name: name, pkCol: "pk", cols: "pk, sk, item, size"}, err
+	}
+	ix := t.Index(index)
+	if ix == nil {
+		return rowSource{}, fmt.Errorf("%w: table %s has no index %s", storage.ErrTableNotFound, t.Name, index)
+	}
+	name, err := indexName(ix.ID)
+	return rowSource{name: name, index: true, pkCol: "ipk", cols: "ipk, isk, pk, sk, item, size"}, err
+}
+
+// sortKeyRange turns a key condition into SQL byte-range predicates on col.
+func sortKeyRange(col string, c storage.KeyCondition) (string, []any, error) {
+	want := 1
+	switch c.Op {
+	case "":
+		return "", nil, nil
+	case "BETWEEN":
+		want = 2
+	case "EQ", "LT", "LE", "GT", "GE", "BEGINS_WITH":
+	default:
+		return "", nil, fmt.Errorf("sqlite: unknown key condition %q", c.Op)
+	}
+	if len(c.Values) != want {
+		return "", nil, fmt.Errorf("sqlite: key condition %s needs %d values, got %d", c.Op, want, len(c.Values))
+	}
+	v := nz(c.Values[0])
+	switch c.Op {
+	case "EQ":
+		return " AND " + col + " = ?", []any{v}, nil
+	case "LT":
+		return " AND " + col + " < ?", []any{v}, nil
+	case "LE":
+		return " AND " + col + " <= ?", []any{v}, nil
+	case "GT":
+		return " AND " + col + " > ?", []any{v}, nil
+	case "GE":
+		return " AND " + col + " >= ?", []any{v}, nil
+	case "BETWEEN":
+		return " AND " + col + " >= ? AND " + col + " <= ?", []any{v, nz(c.Values[1])}, nil
+	default: // BEGINS_WITH
+		if succ := Successor(v); succ != nil {
+			return " AND " + col + " >= ? AND " + col + " < ?", []any{v, succ}, nil
+		}
+		return " AND " + col + " >= ?", []any{v}, nil
+	}
+}
+
+// Successor returns the smallest byte string greater than every string
+// with prefix p: p without its trailing 0xFF bytes, last byte plus one. It
+// returns nil when there is none (p empty or all 0xFF): the range is then
+// unbounded above.
+func Successor(p []byte) []byte {
+	i := len(p) - 1
+	for i >= 0 && p[i] == 0xFF {
+		i--
+	}
+	if i < 0 {
+		return nil
+	}
+	s := make([]byte, i+1)
+	copy(s, p[:i+1])
+	s[i]++
+	return s
+}
+
+// visitRows runs a read statement and streams its rows to visit.
+func (b *Backend) visitRows(ctx context.Context, query string, args []any, index bool, visit storage.VisitFunc) error {
+	s, err := b.readStmt(ctx, query)
+	if err != nil {
+		return err
+	}
+	rows, err := s.QueryContext(ctx, args...)
+	if err != nil {
+		return mapErr(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r storage.Row
+		var blob []byte
+		var size int64
+		if index {
+			err = rows.Scan(&r.Pos.IndexKey.PK, &r.Pos.IndexKey.SK, &r.Pos.Key.PK, &r.Pos.Key.SK, &blob, &size)
+			r.Pos.IndexKey.SK = nilIfEmpty(r.Pos.IndexKey.SK)
+		} else {
+			err = rows.Scan(&r.Pos.Key.PK, &r.Pos.Key.SK, &blob, &size)
+		}
+		if err != nil {
+			return mapErr(err)
+		}
+		r.Pos.Key.SK = nilIfEmpty(r.Pos.Key.SK)
+		if r.Item, err = decodeItem(blob); err != nil {
+			return err
+		}
+		r.Size = int(size)
+		if !visit(r) {
+			return nil
+		}
+	}
+	return mapErr(rows.Err())
+}

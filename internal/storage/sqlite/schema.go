@@ -1,0 +1,105 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+)
+
+// migrations are the numbered schema changes of the database, applied in
+// order, each in its own transaction together with its schema_migrations
+// row. A migration is never edited once released: changes are new entries.
+// Every statement is also safe to re-run (IF NOT EXISTS).
+var migrations = []string{
+	1: `
+CREATE TABLE IF NOT EXISTS catalog (
+	account TEXT    NOT NULL,
+	name    TEXT    NOT NULL,
+	id      TEXT    NOT NULL,
+	version INTEGER NOT NULL,
+	def     BLOB    NOT NULL,
+	PRIMARY KEY (account, name)
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX IF NOT EXISTS catalog_id ON catalog (id);
+CREATE TABLE IF NOT EXISTS table_stats (
+	id         TEXT    NOT NULL PRIMARY KEY,
+	item_count INTEGER NOT NULL DEFAULT 0,
+	size_bytes INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+`,
+}
+
+// migrate applies the migrations the database lacks.
+func migrate(ctx context.Context, conn *sql.Conn) error {
+	if _, err := conn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+	version    INTEGER NOT NULL PRIMARY KEY,
+	applied_at TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+)`); err != nil {
+		return fmt.Errorf("sqlite: schema_migrations: %w", err)
+	}
+	for v := 1; v < len(migrations); v++ {
+		if err := applyMigration(ctx, conn, v); err != nil {
+			return fmt.Errorf("sqlite: migration %d: %w", v, err)
+		}
+	}
+	return nil
+}
+
+func applyMigration(ctx context.Context, conn *sql.Conn, v int) (err error) {
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			conn.ExecContext(ctx, "ROLLBACK")
+		}
+	}()
+	var n int
+	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM schema_migrations WHERE version = ?", v).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		_, err := conn.ExecContext(ctx, "COMMIT")
+		return err
+	}
+	for _, stmt := range strings.Split(migrations[v], ";") {
+		if strings.TrimSpace(stmt) == "" {
+			continue
+		}
+		if _, err := conn.ExecContext(ctx, stmt); err != nil {
+			return err
+		}
+	}
+	if _, err := conn.ExecContext(ctx, "INSERT INTO schema_migrations (version) VALUES (?)", v); err != nil {
+		return err
+	}
+	_, err = conn.ExecContext(ctx, "COMMIT")
+	return err
+}
+
+// itemsDDL creates the physical items table name.
+func itemsDDL(name string) string {
+	return `CREATE TABLE IF NOT EXISTS ` + name + ` (
+	h    INTEGER NOT NULL,
+	pk   BLOB    NOT NULL,
+	sk   BLOB    NOT NULL DEFAULT x'',
+	item BLOB    NOT NULL,
+	size INTEGER NOT NULL,
+	PRIMARY KEY (h, pk, sk)
+) WITHOUT ROWID`
+}
+
+// indexDDL creates the physical table name of a secondary index.
+func indexDDL(name string) string {
+	return `CREATE TABLE IF NOT EXISTS ` + name + ` (
+	h    INTEGER NOT NULL,
+	ipk  BLOB    NOT NULL,
+	isk  BLOB    NOT NULL DEFAULT x'',
+	pk   BLOB    NOT NULL,
+	sk   BLOB    NOT NULL DEFAULT x'',
+	item BLOB    NOT NULL,
+	size INTEGER NOT NULL,
+	PRIMARY KEY (h, ipk, isk, pk, sk)
+) WITHOUT ROWID`
+}

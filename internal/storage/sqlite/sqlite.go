@@ -1,0 +1,312 @@
+// Package sqlite is the SQLite storage backend: one database file in WAL
+// mode, a single writer goroutine that group-commits queued writes, and a
+// pool of read-only connections that read concurrently with it.
+//
+// Physical layout (names derive from immutable IDs, never from user names):
+//
+//	catalog(account, name, id, version, def)   one row per table, def = JSON of storage.Table
+//	table_stats(id, item_count, size_bytes)    maintained by every committed write
+//	t_<table id hex>(h, pk, sk, item, size)    PRIMARY KEY (h, pk, sk) WITHOUT ROWID
+//	i_<index id hex>(h, ipk, isk, pk, sk, item, size)
+//	                                           PRIMARY KEY (h, ipk, isk, pk, sk) WITHOUT ROWID
+//
+// h is item.PartitionHash of the (index) partition key, so one B-tree serves
+// GetItem, Query (h, pk and a sort-key range) and Scan in hash order. A
+// missing sort key is stored as the empty blob.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+
+	sqlite3 "github.com/mattn/go-sqlite3"
+
+	"github.com/extenddb/extenddb/internal/storage"
+)
+
+// Options tunes a Backend. The zero value is the durable default.
+type Options struct {
+	// Synchronous is SQLite's synchronous mode: "FULL" (default) fsyncs the
+	// WAL at every group commit, so an acknowledged write survives a process
+	// kill and a power loss; "NORMAL" survives a process kill but may lose
+	// the most recent commits on power loss; "OFF" leaves flushing to the
+	// operating system. See docs/adr/0001-sqlite-durability-and-group-commit.md.
+	Synchronous string
+	// MaxBatch caps the write requests one group commit applies; default 256.
+	MaxBatch int
+	// ReadConns is how many idle read-only connections are kept open;
+	// default max(4, GOMAXPROCS). More are opened on demand.
+	ReadConns int
+	// CacheSizeKiB is each connection's page cache in KiB; 0 keeps SQLite's
+	// default (2 MiB).
+	CacheSizeKiB int
+}
+
+// Backend is a storage.Backend on one SQLite database. It is safe for
+// concurrent use.
+type Backend struct {
+	path    string
+	tempDir string // removed by Close for an in-memory backend
+
+	wdb   *sql.DB
+	rdb   *sql.DB
+	queue chan *writeReq
+	done  chan struct{} // closed when the writer goroutine exits
+
+	mu     sync.RWMutex // guards closed and sends on queue
+	closed bool
+
+	rmu    sync.Mutex
+	rstmts map[string]*sql.Stmt // read statements by SQL text
+}
+
+var _ storage.Backend = (*Backend)(nil)
+
+// Open opens (creating if needed) the database at path and starts its
+// writer. path "" or ":memory:" gives an ephemeral database: a file in a
+// fresh directory under /dev/shm (or the system temporary directory), with
+// synchronous OFF, removed by Close. Errors come from SQLite or from an
+// invalid option.
+func Open(path string, opts Options) (*Backend, error) {
+	syncMode := strings.ToUpper(opts.Synchronous)
+	switch syncMode {
+	case "":
+		syncMode = "FULL"
+	case "FULL", "NORMAL", "OFF", "EXTRA":
+	default:
+		return nil, fmt.Errorf("sqlite: invalid Synchronous %q", opts.Synchronous)
+	}
+	if opts.MaxBatch <= 0 {
+		opts.MaxBatch = 256
+	}
+	if opts.ReadConns <= 0 {
+		opts.ReadConns = max(4, runtime.GOMAXPROCS(0))
+	}
+	b := &Backend{path: path, rstmts: map[string]*sql.Stmt{}}
+	if path == "" || path == ":memory:" {
+		base := os.TempDir()
+		if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
+			base = "/dev/shm"
+		}
+		dir, err := os.MkdirTemp(base, "extenddb-")
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: in-memory database: %w", err)
+		}
+		b.tempDir = dir
+		b.path = filepath.Join(dir, "extenddb.db")
+		syncMode = "OFF"
+	}
+	if err := b.open(syncMode, opts); err != nil {
+		b.closeDBs()
+		return nil, err
+	}
+	return b, nil
+}
+
+func dsn(path string, params string) string {
+	r := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
+	return "file:" + r.Replace(path) + "?" + params
+}
+
+func (b *Backend) open(syncMode string, opts Options) error {
+	var err error
+	b.wdb, err = sql.Open("sqlite3", dsn(b.path, "_busy_timeout=10000&_journal_mode=WAL&_synchronous="+syncMode))
+	if err != nil {
+		return err
+	}
+	b.wdb.SetMaxOpenConns(1)
+	b.wdb.SetMaxIdleConns(1)
+	b.wdb.SetConnMaxLifetime(0)
+	ctx := context.Background()
+	conn, err := b.wdb.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("sqlite: open %s: %w", b.path, err)
+	}
+	pragmas := []string{"PRAGMA foreign_keys=OFF"}
+	if opts.CacheSizeKiB > 0 {
+		pragmas = append(pragmas, fmt.Sprintf("PRAGMA cache_size=-%d", opts.CacheSizeKiB))
+	}
+	for _, p := range pragmas {
+		if _, err := conn.ExecContext(ctx, p); err != nil {
+			conn.Close()
+			return fmt.Errorf("sqlite: %s: %w", p, err)
+		}
+	}
+	var mode string
+	if err := conn.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil || !strings.EqualFold(mode, "wal") {
+		conn.Close()
+		return fmt.Errorf("sqlite: cannot enable WAL on %s (mode %q): %v", b.path, mode, err)
+	}
+	if err := migrate(ctx, conn); err != nil {
+		conn.Close()
+		return err
+	}
+
+	rparams := "_busy_timeout=10000&_query_only=1"
+	if opts.CacheSizeKiB > 0 {
+		rparams += fmt.Sprintf("&_cache_size=-%d", opts.CacheSizeKiB)
+	}
+	b.rdb, err = sql.Open("sqlite3", dsn(b.path, rparams))
+	if err != nil {
+		conn.Close()
+		return err
+	}
+	b.rdb.SetMaxIdleConns(opts.ReadConns)
+	b.rdb.SetConnMaxLifetime(0)
+	if err := b.rdb.PingContext(ctx); err != nil {
+		conn.Close()
+		return fmt.Errorf("sqlite: open reader %s: %w", b.path, err)
+	}
+
+	b.queue = make(chan *writeReq, opts.MaxBatch)
+	b.done = make(chan struct{})
+	w := &writer{b: b, conn: conn, maxBatch: opts.MaxBatch}
+	w.reset()
+	go w.run()
+	return nil
+}
+
+// Close lets queued writes finish, stops the writer and closes the
+// database; later calls return storage.ErrClosed from every method. Close
+// itself is idempotent.
+func (b *Backend) Close() error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil
+	}
+	b.closed = true
+	close(b.queue)
+	b.mu.Unlock()
+	<-b.done
+	return b.closeDBs()
+}
+
+func (b *Backend) closeDBs() error {
+	var errs []error
+	b.rmu.Lock()
+	for k, s := range b.rstmts {
+		s.Close()
+		delete(b.rstmts, k)
+	}
+	b.rmu.Unlock()
+	if b.rdb != nil {
+		errs = append(errs, b.rdb.Close())
+	}
+	if b.wdb != nil {
+		errs = append(errs, b.wdb.Close())
+	}
+	if b.tempDir != "" {
+		errs = append(errs, os.RemoveAll(b.tempDir))
+	}
+	return errors.Join(errs...)
+}
+
+// readStmt returns the cached read statement for query.
+func (b *Backend) readStmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	b.rmu.Lock()
+	defer b.rmu.Unlock()
+	if s, ok := b.rstmts[query]; ok {
+		return s, nil
+	}
+	s, err := b.rdb.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	b.rstmts[query] = s
+	return s, nil
+}
+
+// forgetReadStmts closes the cached read statements that name any of the
+// physical tables.
+func (b *Backend) forgetReadStmts(names []string) {
+	b.rmu.Lock()
+	defer b.rmu.Unlock()
+	for q, s := range b.rstmts {
+		for _, n := range names {
+			if containsName(q, n) {
+				s.Close()
+				delete(b.rstmts, q)
+				break
+			}
+		}
+	}
+}
+
+// containsName reports whether the SQL text q names the physical table n
+// (every statement puts a space after a table name).
+func containsName(q, n string) bool { return strings.Contains(q, n+" ") }
+
+// isClosed reports whether Close has begun.
+func (b *Backend) isClosed() bool {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return b.closed
+}
+
+// mapErr turns SQLite's missing-table error into storage.ErrTableNotFound
+// (the table was deleted under the caller) and a closed pool into
+// storage.ErrClosed.
+func mapErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	var se sqlite3.Error
+	if errors.As(err, &se) && strings.Contains(se.Error(), "no such table") {
+		return fmt.Errorf("%w: %v", storage.ErrTableNotFound, err)
+	}
+	if strings.Contains(err.Error(), "no such table") {
+		return fmt.Errorf("%w: %v", storage.ErrTableNotFound, err)
+	}
+	if errors.Is(err, sql.ErrConnDone) || strings.Contains(err.Error(), "database is closed") {
+		return storage.ErrClosed
+	}
+	return err
+}
+
+// itemsName and indexName are the physical table names of a table and of
+// an index: a prefix and the ID's hex digits (lower case, no dashes).
+func itemsName(id string) (string, error) { return physName("t_", id) }
+func indexName(id string) (string, error) { return physName("i_", id) }
+
+func physName(prefix, id string) (string, error) {
+	var sb strings.Builder
+	sb.WriteString(prefix)
+	for _, c := range strings.ToLower(id) {
+		switch {
+		case c >= '0' && c <= '9', c >= 'a' && c <= 'f':
+			sb.WriteRune(c)
+		case c == '-':
+		default:
+			return "", fmt.Errorf("sqlite: ID %q is not a hexadecimal UUID", id)
+		}
+	}
+	if sb.Len() == len(prefix) {
+		return "", fmt.Errorf("sqlite: empty ID")
+	}
+	return sb.String(), nil
+}
+
+// nz returns b, or the empty non-nil slice for nil: a nil []byte binds as
+// NULL, and a missing sort key is stored as the empty blob.
+func nz(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+// nilIfEmpty maps the stored empty blob back to a missing (nil) sort key.
+func nilIfEmpty(b []byte) []byte {
+	if len(b) == 0 {
+		return nil
+	}
+	return b
+}

@@ -1,0 +1,343 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/extenddb/extenddb/internal/storage"
+)
+
+// writeReq is one queued write: apply runs on the writer goroutine inside
+// its own savepoint of a group-commit transaction.
+type writeReq struct {
+	ctx     context.Context
+	apply   func(w *writer) error
+	catalog bool // apply changes the catalog
+	err     error
+	done    chan struct{}
+}
+
+// submit queues a write and waits for its outcome. Once queued, a write is
+// always answered: a request whose context ends before the writer reaches
+// it fails with the context's error and writes nothing; one the writer has
+// started is committed or rolled back as usual, whatever the context.
+func (b *Backend) submit(ctx context.Context, catalog bool, apply func(w *writer) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	r := &writeReq{ctx: ctx, apply: apply, catalog: catalog, done: make(chan struct{})}
+	b.mu.RLock()
+	if b.closed {
+		b.mu.RUnlock()
+		return storage.ErrClosed
+	}
+	select {
+	case b.queue <- r:
+	case <-ctx.Done():
+		b.mu.RUnlock()
+		return ctx.Err()
+	}
+	b.mu.RUnlock()
+	<-r.done
+	return r.err
+}
+
+// writer owns the only read-write connection. It takes every queued
+// request (up to maxBatch), applies them in one transaction, one savepoint
+// each, and commits once: the fsync is shared by the whole batch.
+type writer struct {
+	b        *Backend
+	conn     *sql.Conn
+	maxBatch int
+
+	stmts  map[string]*sql.Stmt   // prepared on conn, by SQL text
+	tables map[string]*physTable  // catalog view inside the current transaction, by table ID
+	stats  map[string]*statsDelta // committed-with-the-batch stats changes, by table ID
+	req    map[string]*statsDelta // stats changes of the current request
+}
+
+type statsDelta struct{ count, size int64 }
+
+func (w *writer) reset() {
+	w.stmts = map[string]*sql.Stmt{}
+	w.tables = map[string]*physTable{}
+	w.stats = map[string]*statsDelta{}
+	w.req = map[string]*statsDelta{}
+}
+
+func (w *writer) run() {
+	defer close(w.b.done)
+	defer func() {
+		for _, s := range w.stmts {
+			s.Close()
+		}
+		w.conn.Close()
+	}()
+	batch := make([]*writeReq, 0, w.maxBatch)
+	for r := range w.b.queue {
+		batch = append(batch[:0], r)
+	fill:
+		for len(batch) < w.maxBatch {
+			select {
+			case r, ok := <-w.b.queue:
+				if !ok {
+					break fill
+				}
+				batch = append(batch, r)
+			default:
+				break fill
+			}
+		}
+		w.runBatch(batch)
+		for i := range batch {
+			batch[i] = nil
+		}
+	}
+}
+
+// runBatch applies batch in one transaction and answers every request.
+func (w *writer) runBatch(batch []*writeReq) {
+	live := batch[:0:0]
+	for _, r := range batch {
+		if err := r.ctx.Err(); err != nil {
+			r.err = err
+			close(r.done)
+			continue
+		}
+		live = append(live, r)
+	}
+	if len(live) == 0 {
+		return
+	}
+	if err := w.execRaw("BEGIN IMMEDIATE"); err != nil {
+		w.fail(live, err)
+		return
+	}
+	for _, r := range live {
+		if err := w.execRaw("SAVEPOINT w"); err != nil {
+			w.abort(live, err)
+			return
+		}
+		if r.catalog {
+			clear(w.tables)
+		}
+		r.err = w.call(r)
+		if r.catalog {
+			clear(w.tables)
+		}
+		if r.err != nil {
+			clear(w.req)
+			if err := w.execRaw("ROLLBACK TO w"); err != nil {
+				w.abort(live, err)
+				return
+			}
+		} else {
+			for id, d := range w.req {
+				s := w.stats[id]
+				if s == nil {
+					s = &statsDelta{}
+					w.stats[id] = s
+				}
+				s.count += d.count
+				s.size += d.size
+			}
+			clear(w.req)
+		}
+		if err := w.execRaw("RELEASE w"); err != nil {
+			w.abort(live, err)
+			return
+		}
+	}
+	if err := w.flushStats(); err != nil {
+		w.abort(live, err)
+		return
+	}
+	if err := w.execRaw("COMMIT"); err != nil {
+		w.abort(live, err)
+		return
+	}
+	clear(w.stats)
+	for _, r := range live {
+		close(r.done)
+	}
+}
+
+// call runs r.apply, turning a panic into an error for r alone.
+func (w *writer) call(r *writeReq) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("sqlite: write function panicked: %v", p)
+		}
+	}()
+	return r.apply(w)
+}
+
+// abort rolls the whole batch back after a failure of the transaction
+// itself: requests that had succeeded get err, failed ones keep theirs.
+func (w *writer) abort(live []*writeReq, err error) {
+	w.execRaw("ROLLBACK")
+	for _, s := range w.stmts {
+		s.Close()
+	}
+	w.reset()
+	w.fail(live, err)
+}
+
+func (w *writer) fail(live []*writeReq, err error) {
+	err = fmt.Errorf("sqlite: commit: %w", mapErr(err))
+	for _, r := range live {
+		if r.err == nil {
+			r.err = err
+		}
+		close(r.done)
+	}
+}
+
+// flushStats adds the batch's item-count and size changes to table_stats.
+func (w *writer) flushStats() error {
+	for id, d := range w.stats {
+		if d.count == 0 && d.size == 0 {
+			continue
+		}
+		if _, err := w.exec("UPDATE table_stats SET item_count = item_count + ?, size_bytes = size_bytes + ? WHERE id = ?", d.count, d.size, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *writer) addStats(id string, count, size int64) {
+	d := w.req[id]
+	if d == nil {
+		d = &statsDelta{}
+		w.req[id] = d
+	}
+	d.count += count
+	d.size += size
+}
+
+// execRaw runs a statement without caching it (transaction control, DDL).
+func (w *writer) execRaw(query string) error {
+	_, err := w.conn.ExecContext(context.Background(), query)
+	return err
+}
+
+// stmt returns the prepared statement for query on the writer connection.
+func (w *writer) stmt(query string) (*sql.Stmt, error) {
+	if s, ok := w.stmts[query]; ok {
+		return s, nil
+	}
+	s, err := w.conn.PrepareContext(context.Background(), query)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	w.stmts[query] = s
+	return s, nil
+}
+
+func (w *writer) exec(query string, args ...any) (sql.Result, error) {
+	s, err := w.stmt(query)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.Exec(args...)
+	return res, mapErr(err)
+}
+
+// forgetStmts closes the writer's statements on the physical tables names.
+func (w *writer) forgetStmts(names []string) {
+	for q, s := range w.stmts {
+		for _, n := range names {
+			if containsName(q, n) {
+				s.Close()
+				delete(w.stmts, q)
+				break
+			}
+		}
+	}
+}
+
+// physTable is a table's catalog entry with its physical statements.
+type physTable struct {
+	def     *storage.Table
+	name    string
+	get     string
+	put     string
+	del     string
+	indexes map[string]*physIndex // by index ID
+}
+
+type physIndex struct {
+	name string
+	put  string
+	del  string
+}
+
+func newPhysTable(def *storage.Table) (*physTable, error) {
+	name, err := itemsName(def.ID)
+	if err != nil {
+		return nil, err
+	}
+	p := &physTable{
+		def:     def,
+		name:    name,
+		get:     "SELECT item, size FROM " + name + " WHERE h = ? AND pk = ? AND sk = ?",
+		put:     "INSERT OR REPLACE INTO " + name + " (h, pk, sk, item, size) VALUES (?, ?, ?, ?, ?)",
+		del:     "DELETE FROM " + name + " WHERE h = ? AND pk = ? AND sk = ?",
+		indexes: map[string]*physIndex{},
+	}
+	for _, ix := range def.Indexes {
+		iname, err := indexName(ix.ID)
+		if err != nil {
+			return nil, err
+		}
+		p.indexes[ix.ID] = &physIndex{
+			name: iname,
+			put:  "INSERT OR REPLACE INTO " + iname + " (h, ipk, isk, pk, sk, item, size) VALUES (?, ?, ?, ?, ?, ?, ?)",
+			del:  "DELETE FROM " + iname + " WHERE h = ? AND ipk = ? AND isk = ? AND pk = ? AND sk = ?",
+		}
+	}
+	return p, nil
+}
+
+// table returns the current catalog entry of the table with this ID, as
+// seen inside the writer's transaction; storage.ErrTableNotFound if none.
+func (w *writer) table(id string) (*physTable, error) {
+	if p, ok := w.tables[id]; ok {
+		return p, nil
+	}
+	s, err := w.stmt("SELECT def, version FROM catalog WHERE id = ?")
+	if err != nil {
+		return nil, err
+	}
+	var def []byte
+	var version int64
+	if err := s.QueryRow(id).Scan(&def, &version); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, storage.ErrTableNotFound
+		}
+		return nil, mapErr(err)
+	}
+	t, err := decodeTable(def, version)
+	if err != nil {
+		return nil, err
+	}
+	p, err := newPhysTable(t)
+	if err != nil {
+		return nil, err
+	}
+	w.tables[id] = p
+	return p, nil
+}
+
+func decodeTable(def []byte, version int64) (*storage.Table, error) {
+	t := &storage.Table{}
+	if err := json.Unmarshal(def, t); err != nil {
+		return nil, fmt.Errorf("sqlite: corrupt catalog entry: %w", err)
+	}
+	t.Version = version
+	return t, nil
+}

@@ -1,0 +1,243 @@
+// Package storage is the contract between the API engine and a storage backend
+// (SQLite, PostgreSQL, Cassandra).
+//
+// The engine owns DynamoDB semantics: validation, expressions, projections,
+// filters, pagination limits. A backend owns durability and atomicity: the
+// catalog, and item writes in which the condition check (run by the engine's
+// MutateFunc against the locked or version-fenced pre-image), the new image,
+// the index rows, the stream record and the TTL entry commit as one unit.
+//
+// Keys reach a backend already encoded with item.EncodeKey, so every backend
+// orders and range-scans them as unsigned bytes.
+package storage
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/extenddb/extenddb/internal/item"
+)
+
+// Errors a backend returns; the engine maps them to DynamoDB errors.
+var (
+	ErrTableExists   = errors.New("storage: table already exists")
+	ErrTableNotFound = errors.New("storage: table not found")
+	ErrClosed        = errors.New("storage: backend closed")
+)
+
+// Table statuses (TableStatus / IndexStatus).
+const (
+	StatusCreating = "CREATING"
+	StatusActive   = "ACTIVE"
+	StatusUpdating = "UPDATING"
+	StatusDeleting = "DELETING"
+)
+
+// KeyElement is one attribute of a key schema.
+type KeyElement struct {
+	AttributeName string
+	KeyType       string // "HASH" or "RANGE"
+}
+
+// AttributeDefinition is one entry of AttributeDefinitions.
+type AttributeDefinition struct {
+	AttributeName string
+	AttributeType string // "S", "N" or "B"
+}
+
+// Projection is an index projection.
+type Projection struct {
+	ProjectionType   string // "ALL", "KEYS_ONLY" or "INCLUDE"
+	NonKeyAttributes []string
+}
+
+// Throughput is provisioned throughput with DynamoDB's bookkeeping.
+type Throughput struct {
+	ReadCapacityUnits      int64
+	WriteCapacityUnits     int64
+	LastIncreaseDateTime   time.Time
+	LastDecreaseDateTime   time.Time
+	NumberOfDecreasesToday int64
+}
+
+// Index is a local or global secondary index.
+type Index struct {
+	IndexName   string
+	Global      bool
+	KeySchema   []KeyElement
+	Projection  Projection
+	Throughput  *Throughput // GSIs on PROVISIONED tables
+	Status      string      // GSIs: CREATING, ACTIVE, DELETING, UPDATING
+	Backfilling bool
+	ID          string // immutable; physical names derive from it
+}
+
+// StreamSpecification is a table's stream setting.
+type StreamSpecification struct {
+	StreamEnabled  bool
+	StreamViewType string
+}
+
+// TimeToLive is a table's TTL setting.
+type TimeToLive struct {
+	AttributeName string
+	Status        string // DISABLED, ENABLING, ENABLED, DISABLING
+}
+
+// Tag is one resource tag.
+type Tag struct {
+	Key   string
+	Value string
+}
+
+// Table is the catalog entry of one DynamoDB table. It is a value: backends
+// store and return copies.
+type Table struct {
+	Account              string
+	Name                 string
+	ID                   string // UUID, immutable: physical names derive from it
+	KeySchema            []KeyElement
+	AttributeDefinitions []AttributeDefinition
+	Indexes              []Index // LSIs and GSIs, in creation order
+	BillingMode          string  // "PROVISIONED" or "PAY_PER_REQUEST"
+	Throughput           Throughput
+	BillingModeUpdated   time.Time
+	Stream               StreamSpecification
+	LatestStreamLabel    string
+	TTL                  TimeToLive
+	Tags                 []Tag
+	TableClass           string
+	DeletionProtection   bool
+	Status               string
+	CreatedAt            time.Time
+	// ActiveAt is when a CREATING or UPDATING table becomes ACTIVE (the
+	// configurable status delay); zero means it already is.
+	ActiveAt time.Time
+	// Version increases on every catalog change.
+	Version int64
+}
+
+// Key is an item's primary key, encoded with item.EncodeKey. SK is nil for a
+// table without a sort key.
+type Key struct {
+	PK []byte
+	SK []byte
+}
+
+// MutateFunc receives the current image of an item (nil when absent) and
+// returns the image to store: nil deletes the item, and returning old
+// (the very same map) writes nothing. A returned error aborts the write
+// and is passed through to the caller unchanged. It may run more than once
+// (a Cassandra backend retries on a lost race) and must not have side effects
+// beyond its return values and variables it resets on each call.
+type MutateFunc func(old item.Item) (item.Item, error)
+
+// Mutation is one item write of a batch or transaction.
+type Mutation struct {
+	Table *Table
+	Key   Key
+	Fn    MutateFunc
+}
+
+// KeyCondition restricts the sort key in a Query. Op is one of
+// "EQ", "LT", "LE", "GT", "GE", "BETWEEN", "BEGINS_WITH"; Values hold the
+// encoded operands (two for BETWEEN). An empty Op means no sort-key condition.
+type KeyCondition struct {
+	Op     string
+	Values [][]byte
+}
+
+// QueryRequest is a range read inside one partition.
+type QueryRequest struct {
+	Index   string // "" for the base table
+	PK      []byte // encoded partition key (of the index when Index is set)
+	SK      KeyCondition
+	Forward bool
+	// ExclusiveStart resumes after this position: for the base table, the
+	// table key; for an index, the index key plus the table key.
+	ExclusiveStart *Position
+	Consistent     bool
+}
+
+// ScanRequest reads a table or index in partition-hash order.
+type ScanRequest struct {
+	Index          string
+	Segment        int
+	TotalSegments  int // 0 or 1 means the whole table
+	ExclusiveStart *Position
+	Consistent     bool
+}
+
+// Position is where an item sits in a table or index: its table key and, on
+// an index, its index key.
+type Position struct {
+	Key      Key
+	IndexKey Key
+}
+
+// Row is one item produced by Query or Scan.
+type Row struct {
+	Pos  Position
+	Item item.Item
+	Size int // stored size, for the 1 MB page limit
+}
+
+// VisitFunc receives rows in order; returning false stops the read.
+type VisitFunc func(Row) bool
+
+// TableStats are the approximate counts DescribeTable reports.
+type TableStats struct {
+	ItemCount int64
+	SizeBytes int64
+}
+
+// Catalog stores table definitions.
+type Catalog interface {
+	// CreateTable stores a new table; ErrTableExists if the account already
+	// has a table of that name. The create is arbitrated by a unique insert.
+	CreateTable(ctx context.Context, t *Table) error
+	// GetTable returns a table or ErrTableNotFound.
+	GetTable(ctx context.Context, account, name string) (*Table, error)
+	// ListTables returns an account's table names in ascending order.
+	ListTables(ctx context.Context, account string) ([]string, error)
+	// UpdateTable applies fn to the current entry atomically and stores the
+	// result; an error from fn aborts and is returned unchanged.
+	UpdateTable(ctx context.Context, account, name string, fn func(t *Table) error) (*Table, error)
+	// DeleteTable removes the table's entry and its data (items, index rows).
+	DeleteTable(ctx context.Context, account, name string) error
+}
+
+// Items stores and reads items.
+type Items interface {
+	// GetItem returns the item with this key, or nil.
+	GetItem(ctx context.Context, t *Table, key Key, consistent bool) (item.Item, error)
+	// Mutate runs fn against the current image and commits its result
+	// atomically (see MutateFunc).
+	Mutate(ctx context.Context, t *Table, key Key, fn MutateFunc) error
+	// TransactWrite applies every mutation or none. A failing Fn aborts all;
+	// the error returned is a *TransactionError naming each mutation's fate.
+	TransactWrite(ctx context.Context, ms []Mutation) error
+	// Query visits the rows of one partition in sort-key order.
+	Query(ctx context.Context, t *Table, q *QueryRequest, visit VisitFunc) error
+	// Scan visits the rows of a table or index in scan order.
+	Scan(ctx context.Context, t *Table, s *ScanRequest, visit VisitFunc) error
+	// Stats returns the item count and total size of a table.
+	Stats(ctx context.Context, t *Table) (TableStats, error)
+}
+
+// Backend is a complete storage backend.
+type Backend interface {
+	Catalog
+	Items
+	// Close flushes and releases everything; pending writes finish first.
+	Close() error
+}
+
+// TransactionError reports why a TransactWrite was cancelled: Reasons[i] is
+// the error of mutation i (nil when that mutation was fine).
+type TransactionError struct {
+	Reasons []error
+}
+
+func (e *TransactionError) Error() string { return "storage: transaction cancelled" }

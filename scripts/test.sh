@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# Runs every extenddb test on a fresh Debian machine:
+#
+#   scripts/test.sh
+#
+# 1. installs what the tests need and is missing (the AWS CLI and boto3 from
+#    PyPI, a C compiler for the SQLite driver), then runs each hook in
+#    scripts/test.d/ (services such as PostgreSQL or Cassandra);
+# 2. go vet ./...  and a gofmt check;
+# 3. bounded fuzzing: every Fuzz target under internal/ for $FUZZTIME each;
+# 4. go test ./... (unit tests and the end-to-end tests in e2e/), last, so the
+#    output ends with go test's summary.
+#
+# Exits non-zero if any step fails. Environment:
+#   FUZZTIME      fuzzing time per target (default 20s; 0 skips fuzzing)
+#   TEST_TIMEOUT  go test -timeout (default 30m)
+#   NO_INSTALL=1  never install anything; report what is missing instead
+set -uo pipefail
+
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+FUZZTIME=${FUZZTIME:-20s}
+TEST_TIMEOUT=${TEST_TIMEOUT:-30m}
+export DEBIAN_FRONTEND=noninteractive PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
+
+# Tools may live outside a non-login shell's PATH.
+for d in /usr/local/go/bin "$HOME/go/bin" "$HOME/.pyenv/shims" "$HOME/.local/bin"; do
+	[[ -d $d && ":$PATH:" != *":$d:"* ]] && PATH="$d:$PATH"
+done
+export PATH
+
+failed=()
+step() { printf '\n=== %s\n' "$*"; }
+note_failure() { failed+=("$1"); printf '--- FAILED: %s\n' "$1"; }
+
+# on_exit runs cleanup commands registered by hooks (stop a service, ...).
+cleanup=()
+on_exit() { cleanup+=("$*"); }
+run_cleanup() { local c; for c in "${cleanup[@]}"; do eval "$c" || true; done; }
+trap run_cleanup EXIT
+
+apt_updated=0
+apt_install() {
+	if [[ ${NO_INSTALL:-} == 1 ]]; then
+		echo "missing Debian packages: $* (NO_INSTALL=1)"
+		return 1
+	fi
+	if [[ $(id -u) != 0 ]]; then
+		echo "need Debian packages $* but not root; install them and rerun"
+		return 1
+	fi
+	if [[ $apt_updated == 0 ]]; then
+		apt-get update -qq && apt_updated=1
+	fi
+	apt-get install -y -qq --no-install-recommends "$@"
+}
+
+pip_install() {
+	if [[ ${NO_INSTALL:-} == 1 ]]; then
+		echo "missing Python packages: $* (NO_INSTALL=1)"
+		return 1
+	fi
+	if ! python3 -m pip --version >/dev/null 2>&1; then
+		apt_install python3-pip || return 1
+	fi
+	# A Debian system Python refuses pip installs (PEP 668) unless told.
+	python3 -m pip install --quiet "$@" ||
+		python3 -m pip install --quiet --break-system-packages "$@" ||
+		return 1
+	command -v pyenv >/dev/null 2>&1 && pyenv rehash
+	local userbin
+	userbin="$(python3 -m site --user-base 2>/dev/null)/bin"
+	[[ -d $userbin && ":$PATH:" != *":$userbin:"* ]] && PATH="$userbin:$PATH"
+	hash -r
+	return 0
+}
+
+# ---------------------------------------------------------------- prerequisites
+step "prerequisites"
+command -v go >/dev/null || { echo "go is not installed (https://go.dev/doc/install)"; exit 1; }
+go version
+if ! command -v gcc >/dev/null; then
+	apt_install gcc libc6-dev || note_failure "install gcc (cgo, for the SQLite driver)"
+fi
+if ! command -v python3 >/dev/null; then
+	apt_install python3 python3-pip || note_failure "install python3"
+fi
+if command -v python3 >/dev/null; then
+	need=()
+	python3 -c 'import boto3' >/dev/null 2>&1 || need+=(boto3)
+	command -v aws >/dev/null 2>&1 || need+=(awscli)
+	if ((${#need[@]})); then
+		echo "installing from PyPI: ${need[*]}"
+		pip_install "${need[@]}" || note_failure "pip install ${need[*]}"
+	fi
+	python3 --version
+	python3 -c 'import boto3; print("boto3", boto3.__version__)' || true
+fi
+aws --version 2>&1 || true
+
+# Hooks: each scripts/test.d/*.sh is sourced in name order. A hook installs
+# and starts what a group of tests needs (e.g. 10-postgres.sh, 20-cassandra.sh),
+# registers its cleanup with `on_exit "command"`, exports what the tests read
+# (e.g. EXTENDDB_TEST_POSTGRES_DSN), and calls `note_failure "what"` on error.
+for hook in scripts/test.d/*.sh; do
+	[[ -e $hook ]] || continue
+	step "hook $hook"
+	# shellcheck disable=SC1090
+	source "$hook" || note_failure "hook $hook"
+done
+
+# ------------------------------------------------------------------ static checks
+step "go vet ./..."
+go vet ./... || note_failure "go vet"
+
+step "gofmt"
+mapfile -t gofiles < <(git ls-files --cached --others --exclude-standard '*.go' 2>/dev/null ||
+	find . -name '*.go' -not -path './vendor/*')
+unformatted=
+((${#gofiles[@]})) && unformatted=$(gofmt -l "${gofiles[@]}")
+if [[ -n $unformatted ]]; then
+	echo "not gofmt-formatted:"
+	echo "$unformatted"
+	note_failure "gofmt"
+else
+	echo "all files gofmt-formatted"
+fi
+
+# -------------------------------------------------------------------- fuzzing
+# Every `func FuzzXxx(f *testing.F)` in a _test.go file under internal/ is
+# fuzzed for $FUZZTIME; new targets join automatically.
+if [[ $FUZZTIME != 0 ]]; then
+	step "fuzzing (${FUZZTIME} per target)"
+	targets=$(grep -rEo --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*\([a-zA-Z_][a-zA-Z0-9_]* \*testing\.F\)' internal/ |
+		sed -E 's#^(.*)/[^/]+_test\.go:func (Fuzz[A-Za-z0-9_]*)\(.*#\1 \2#' | sort -u)
+	if [[ -z $targets ]]; then
+		echo "no fuzz targets found"
+	fi
+	while read -r dir name; do
+		[[ -n $dir ]] || continue
+		echo "--- fuzz ./$dir $name"
+		go test -run='^$' -fuzz="^${name}\$" -fuzztime="$FUZZTIME" "./$dir" ||
+			note_failure "fuzz ./$dir $name (a failing input is saved under $dir/testdata/fuzz/$name)"
+	done <<<"$targets"
+fi
+
+# ---------------------------------------------------------------------- tests
+if ((${#failed[@]})); then
+	printf '\nearlier steps failed: %s\n' "${failed[*]}"
+fi
+step "go test ./... (-timeout $TEST_TIMEOUT)"
+# -count=1: the e2e tests run a freshly built server binary, which go test's
+# cache cannot see, so results must never come from the cache.
+go test -count=1 -timeout "$TEST_TIMEOUT" ./...
+status=$?
+if ((status != 0)) || ((${#failed[@]})); then
+	exit 1
+fi
+exit 0
