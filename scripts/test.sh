@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every extenddb test on a fresh Debian machine:
 #
-#   scripts/test.sh
+#   scripts/test.sh                      # everything
+#   scripts/test.sh -run Tutorial ./e2e  # arguments replace ./... in the final go test
 #
 # 1. installs what the tests need and is missing (the AWS CLI and boto3 from
 #    PyPI, a C compiler for the SQLite driver), then runs each hook in
@@ -31,7 +32,7 @@ export PATH
 
 failed=()
 step() { printf '\n=== %s\n' "$*"; }
-note_failure() { failed+=("$1"); printf '--- FAILED: %s\n' "$1"; }
+note_failure() { failed+=("$1"); printf '%s\n' "--- FAILED: $1"; }
 
 # on_exit runs cleanup commands registered by hooks (stop a service, ...).
 cleanup=()
@@ -148,10 +149,12 @@ fi
 if ((${#failed[@]})); then
 	printf '\nearlier steps failed: %s\n' "${failed[*]}"
 fi
-step "go test ./... (-timeout $TEST_TIMEOUT)"
+args=("$@")
+((${#args[@]})) || args=(./...)
+step "go test ${args[*]} (-timeout $TEST_TIMEOUT)"
 # -count=1: the e2e tests run a freshly built server binary, which go test's
 # cache cannot see, so results must never come from the cache.
-go test -count=1 -timeout "$TEST_TIMEOUT" ./...
+go test -count=1 -timeout "$TEST_TIMEOUT" "${args[@]}"
 status=$?
 if ((status != 0)) || ((${#failed[@]})); then
 	exit 1

@@ -40,7 +40,7 @@ func (w writeCommon) constraints(c *constraints) {
 }
 
 // output builds the response parts every single-item write shares.
-func (w writeCommon) output(e *Engine, t *storage.Table, ks keySchema, old, new item.Item, key item.Item) *writeOutput {
+func (w writeCommon) output(t *storage.Table, ks keySchema, old, new item.Item, key item.Item) *writeOutput {
 	out := &writeOutput{}
 	if mode := capacityMode(w.returnConsumedCapacity); mode != capNone {
 		out.capacity = newConsumed(mode, t.Name)
@@ -121,7 +121,7 @@ func putItem(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := w.output(e, t, ks, old, in.Item, in.Item)
+	out := w.output(t, ks, old, in.Item, in.Item)
 	if returnValuesMode(in.ReturnValues) == "ALL_OLD" {
 		out.attributes = old
 	}
@@ -358,7 +358,7 @@ func deleteItem(e *Engine, ctx context.Context, r *protocol.Request) (any, error
 	if err != nil {
 		return nil, err
 	}
-	out := w.output(e, t, ks, old, nil, in.Key)
+	out := w.output(t, ks, old, nil, in.Key)
 	if returnValuesMode(in.ReturnValues) == "ALL_OLD" {
 		out.attributes = old
 	}

@@ -97,13 +97,7 @@ func checkParams(present map[string]bool, exprParams, legacyParams []string, has
 
 // conditionNames returns the top-level attribute names a condition reads.
 func conditionNames(c *expr.Condition) []string {
-	if c == nil {
-		return nil
-	}
-	if tl, ok := any(c).(interface{ TopLevel() []string }); ok {
-		return tl.TopLevel()
-	}
-	return nil
+	return c.TopLevel()
 }
 
 // errMessage returns the message of a DynamoDB error, or err's text.

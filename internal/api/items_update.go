@@ -148,7 +148,7 @@ func updateItem(e *Engine, ctx context.Context, r *protocol.Request) (any, error
 	if err != nil {
 		return nil, err
 	}
-	out := w.output(e, t, ks, old, new, in.Key)
+	out := w.output(t, ks, old, new, in.Key)
 	out.attributes = updateReturnValues(returnValuesMode(in.ReturnValues), old, new, upd)
 	return out, nil
 }

@@ -22,5 +22,7 @@ func operations() map[string]opFunc {
 		"Scan":               scan,
 		"BatchGetItem":       batchGetItem,
 		"BatchWriteItem":     batchWriteItem,
+		"TransactWriteItems": transactWriteItems,
+		"TransactGetItems":   transactGetItems,
 	}
 }

@@ -23,7 +23,14 @@ const (
 )
 
 // DynamoDB's messages for numbers it will not store. Observed in responses of
-// the service; see the test cases for the sources.
+// the service; see the test cases for the sources. Text that is not a number
+// gets msgNumberSyntax followed by ": " and the text (DynamoDB answered "The
+// parameter cannot be converted to a numeric value: NaN" in
+// https://github.com/internetarchive/internet-archive-voice-apps/issues/225),
+// or the bare message for empty text. DynamoDB Local has been seen to answer
+// "A value provided cannot be converted into a number" instead
+// (https://github.com/guregu/dynamo/issues/164); the service's wording is the
+// one used here.
 const (
 	msgNumberSyntax    = "The parameter cannot be converted to a numeric value"
 	msgNumberOverflow  = "Number overflow. Attempting to store a number with magnitude larger than supported range"
@@ -60,7 +67,7 @@ func (x *decimal) exp() int { return x.pt - 1 }
 // one digit, and an optional exponent 'e' or 'E' with an optional sign. No
 // whitespace, "NaN" or "Infinity". It checks range before precision, as
 // DynamoDB does.
-func parseDecimal[T string | []byte](s T) (x decimal, e numErr) {
+func parseDecimal(s string) (x decimal, e numErr) {
 	i := 0
 	if i < len(s) && (s[i] == '+' || s[i] == '-') {
 		x.neg = s[i] == '-'
@@ -180,15 +187,15 @@ func numberMessage(e numErr, text string) string {
 
 // canonicalNumber parses s and returns its canonical text, reusing s when it
 // already is canonical. On failure it returns DynamoDB's message.
-func canonicalNumber[T string | []byte](s T) (string, string) {
+func canonicalNumber(s string) (string, string) {
 	x, e := parseDecimal(s)
 	if e != numOK {
-		return "", numberMessage(e, string(s))
+		return "", numberMessage(e, s)
 	}
 	var buf [maxCanonicalLen]byte
 	b := x.appendText(buf[:0])
-	if string(b) == string(s) {
-		return string(s), ""
+	if string(b) == s {
+		return s, ""
 	}
 	return string(b), ""
 }

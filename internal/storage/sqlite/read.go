@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -67,27 +68,55 @@ func (b *Backend) Query(ctx context.Context, t *storage.Table, q *storage.QueryR
 	if src.index {
 		skCol = "isk"
 	}
-	var sb strings.Builder
-	args := []any{int64(item.PartitionHash(q.PK)), q.PK}
-	sb.WriteString("SELECT " + src.cols + " FROM " + src.name + " WHERE h = ? AND " + src.pkCol + " = ?")
-	conds, cargs, err := sortKeyRange(skCol, q.SK)
+	lo, hi, err := sortKeyRange(q.SK)
 	if err != nil {
 		return err
 	}
-	sb.WriteString(conds)
-	args = append(args, cargs...)
-	cmp, dir := ">", "ASC"
-	if !q.Forward {
-		cmp, dir = "<", "DESC"
-	}
+	// The start position replaces the bound on its side when it is at least
+	// as tight, so that SQLite seeks to it instead of filtering up to it:
+	// each side keeps exactly one range constraint.
+	var startSQL string
+	var startArgs []any
 	if st := q.ExclusiveStart; st != nil {
-		if src.index {
-			sb.WriteString(" AND (isk, pk, sk) " + cmp + " (?, ?, ?)")
-			args = append(args, nz(st.IndexKey.SK), nz(st.Key.PK), nz(st.Key.SK))
-		} else {
-			sb.WriteString(" AND sk " + cmp + " ?")
-			args = append(args, nz(st.Key.SK))
+		cmp := ">"
+		if !q.Forward {
+			cmp = "<"
 		}
+		if src.index {
+			startSQL = " AND (isk, pk, sk) " + cmp + " (?, ?, ?)"
+			startArgs = []any{nz(st.IndexKey.SK), nz(st.Key.PK), nz(st.Key.SK)}
+		} else {
+			startSQL = " AND sk " + cmp + " ?"
+			startArgs = []any{nz(st.Key.SK)}
+		}
+		startSK := st.Key.SK
+		if src.index {
+			startSK = st.IndexKey.SK
+		}
+		side := &lo
+		if !q.Forward {
+			side = &hi
+		}
+		if side.supersededBy(nz(startSK), q.Forward) {
+			*side = bound{}
+		} else {
+			startSQL, startArgs = "", nil
+		}
+	}
+	var sb strings.Builder
+	args := []any{int64(item.PartitionHash(q.PK)), q.PK}
+	sb.WriteString("SELECT " + src.cols + " FROM " + src.name + " WHERE h = ? AND " + src.pkCol + " = ?")
+	for _, bd := range []bound{lo, hi} {
+		if bd.op != "" {
+			sb.WriteString(" AND " + skCol + " " + bd.op + " ?")
+			args = append(args, bd.v)
+		}
+	}
+	sb.WriteString(startSQL)
+	args = append(args, startArgs...)
+	dir := "ASC"
+	if !q.Forward {
+		dir = "DESC"
 	}
 	if src.index {
 		sb.WriteString(" ORDER BY isk " + dir + ", pk " + dir + ", sk " + dir)
@@ -117,16 +146,28 @@ func (b *Backend) Scan(ctx context.Context, t *storage.Table, s *storage.ScanReq
 	lo := int64(s.Segment) << 32 / n
 	hi := (int64(s.Segment) + 1) << 32 / n
 	var sb strings.Builder
-	sb.WriteString("SELECT " + src.cols + " FROM " + src.name + " WHERE h >= ? AND h < ?")
-	args := []any{lo, hi}
-	if st := s.ExclusiveStart; st != nil {
+	sb.WriteString("SELECT " + src.cols + " FROM " + src.name + " WHERE h < ?")
+	args := []any{hi}
+	// A start inside the segment replaces its lower bound, so SQLite seeks
+	// to it; a start before the segment is irrelevant.
+	st := s.ExclusiveStart
+	var startPK []byte
+	if st != nil {
+		startPK = st.Key.PK
 		if src.index {
-			sb.WriteString(" AND (h, ipk, isk, pk, sk) > (?, ?, ?, ?, ?)")
-			args = append(args, int64(item.PartitionHash(st.IndexKey.PK)), nz(st.IndexKey.PK), nz(st.IndexKey.SK), nz(st.Key.PK), nz(st.Key.SK))
-		} else {
-			sb.WriteString(" AND (h, pk, sk) > (?, ?, ?)")
-			args = append(args, int64(item.PartitionHash(st.Key.PK)), nz(st.Key.PK), nz(st.Key.SK))
+			startPK = st.IndexKey.PK
 		}
+	}
+	switch {
+	case st != nil && int64(item.PartitionHash(startPK)) >= lo && src.index:
+		sb.WriteString(" AND (h, ipk, isk, pk, sk) > (?, ?, ?, ?, ?)")
+		args = append(args, int64(item.PartitionHash(startPK)), nz(st.IndexKey.PK), nz(st.IndexKey.SK), nz(st.Key.PK), nz(st.Key.SK))
+	case st != nil && int64(item.PartitionHash(startPK)) >= lo:
+		sb.WriteString(" AND (h, pk, sk) > (?, ?, ?)")
+		args = append(args, int64(item.PartitionHash(startPK)), nz(st.Key.PK), nz(st.Key.SK))
+	default:
+		sb.WriteString(" AND h >= ?")
+		args = append(args, lo)
 	}
 	if src.index {
 		sb.WriteString(" ORDER BY h, ipk, isk, pk, sk")
@@ -177,40 +218,63 @@ func source(t *storage.Table, index string) (rowSource, error) {
 	return rowSource{name: name, index: true, pkCol: "ipk", cols: "ipk, isk, pk, sk, item, size"}, err
 }
 
-// sortKeyRange turns a key condition into SQL byte-range predicates on col.
-func sortKeyRange(col string, c storage.KeyCondition) (string, []any, error) {
+// bound is one side of a sort-key range: op is ">", ">=", "<" or "<=",
+// or "" for none.
+type bound struct {
+	op string
+	v  []byte
+}
+
+// supersededBy reports whether a start position whose sort key is startSK
+// makes this bound redundant: every row after (forward) or before
+// (backward) the start already satisfies it. Otherwise the start itself is
+// redundant: every row within the bound lies after (before) it.
+func (bd bound) supersededBy(startSK []byte, forward bool) bool {
+	if bd.op == "" {
+		return true
+	}
+	c := bytes.Compare(startSK, bd.v)
+	if !forward {
+		c = -c
+	}
+	strict := bd.op == ">" || bd.op == "<"
+	return c > 0 || c == 0 && !strict
+}
+
+// sortKeyRange turns a key condition into its lower and upper byte bounds.
+func sortKeyRange(c storage.KeyCondition) (lo, hi bound, err error) {
 	want := 1
 	switch c.Op {
 	case "":
-		return "", nil, nil
+		return lo, hi, nil
 	case "BETWEEN":
 		want = 2
 	case "EQ", "LT", "LE", "GT", "GE", "BEGINS_WITH":
 	default:
-		return "", nil, fmt.Errorf("sqlite: unknown key condition %q", c.Op)
+		return lo, hi, fmt.Errorf("sqlite: unknown key condition %q", c.Op)
 	}
 	if len(c.Values) != want {
-		return "", nil, fmt.Errorf("sqlite: key condition %s needs %d values, got %d", c.Op, want, len(c.Values))
+		return lo, hi, fmt.Errorf("sqlite: key condition %s needs %d values, got %d", c.Op, want, len(c.Values))
 	}
 	v := nz(c.Values[0])
 	switch c.Op {
 	case "EQ":
-		return " AND " + col + " = ?", []any{v}, nil
+		return bound{">=", v}, bound{"<=", v}, nil
 	case "LT":
-		return " AND " + col + " < ?", []any{v}, nil
+		return lo, bound{"<", v}, nil
 	case "LE":
-		return " AND " + col + " <= ?", []any{v}, nil
+		return lo, bound{"<=", v}, nil
 	case "GT":
-		return " AND " + col + " > ?", []any{v}, nil
+		return bound{">", v}, hi, nil
 	case "GE":
-		return " AND " + col + " >= ?", []any{v}, nil
+		return bound{">=", v}, hi, nil
 	case "BETWEEN":
-		return " AND " + col + " >= ? AND " + col + " <= ?", []any{v, nz(c.Values[1])}, nil
+		return bound{">=", v}, bound{"<=", nz(c.Values[1])}, nil
 	default: // BEGINS_WITH
 		if succ := Successor(v); succ != nil {
-			return " AND " + col + " >= ? AND " + col + " < ?", []any{v, succ}, nil
+			return bound{">=", v}, bound{"<", succ}, nil
 		}
-		return " AND " + col + " >= ?", []any{v}, nil
+		return bound{">=", v}, hi, nil
 	}
 }
 

@@ -160,6 +160,7 @@ func (w *writer) runBatch(batch []*writeReq) {
 		return
 	}
 	clear(w.stats)
+	w.b.commits.Add(1)
 	for _, r := range live {
 		close(r.done)
 	}

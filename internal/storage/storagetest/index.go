@@ -256,6 +256,24 @@ func testIndexQueries(t *testing.T, e *env) {
 				if !slices.EqualFunc(got, w, func(a, b storage.Row) bool { return posKey(a.Pos) == posKey(b.Pos) }) {
 					t.Fatalf("index %s GE %x: got %d rows, want %d", ix.IndexName, pivot, len(got), len(w))
 				}
+				// Pages of a conditional query, whose starts share index
+				// sort keys with the condition's bounds, equal one read.
+				for _, cond := range []storage.KeyCondition{{Op: "GT", Values: [][]byte{pivot}}, {Op: "GE", Values: [][]byte{pivot}},
+					{Op: "LT", Values: [][]byte{pivot}}, {Op: "LE", Values: [][]byte{pivot}}, {Op: "EQ", Values: [][]byte{pivot}},
+					{Op: "BETWEEN", Values: [][]byte{want[0].Pos.IndexKey.SK, pivot}}} {
+					for _, fwd := range []bool{true, false} {
+						q := storage.QueryRequest{Index: ix.IndexName, PK: []byte(ipk), Forward: fwd, SK: cond}
+						whole := e.query(tb, q)
+						paged := pages(t, 2, func(start *storage.Position, visit storage.VisitFunc) error {
+							q := q
+							q.ExclusiveStart = start
+							return e.b.Query(e.ctx, tb, &q, visit)
+						})
+						if !slices.EqualFunc(whole, paged, func(a, b storage.Row) bool { return posKey(a.Pos) == posKey(b.Pos) }) {
+							t.Fatalf("index %s %s forward=%v: %d rows at once, %d by pages", ix.IndexName, cond.Op, fwd, len(whole), len(paged))
+						}
+					}
+				}
 			}
 		}
 		// Parallel scan segments of an index cover it exactly once.
