@@ -25,7 +25,7 @@ TEST_TIMEOUT=${TEST_TIMEOUT:-30m}
 export DEBIAN_FRONTEND=noninteractive PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
 
 # Tools may live outside a non-login shell's PATH.
-for d in /usr/local/go/bin "$HOME/go/bin" "$HOME/.pyenv/shims" "$HOME/.local/bin"; do
+for d in /usr/local/bin /usr/local/go/bin "$HOME/go/bin" "$HOME/.pyenv/shims" "$HOME/.local/bin"; do
 	[[ -d $d && ":$PATH:" != *":$d:"* ]] && PATH="$d:$PATH"
 done
 export PATH
@@ -69,9 +69,13 @@ pip_install() {
 		python3 -m pip install --quiet --break-system-packages "$@" ||
 		return 1
 	command -v pyenv >/dev/null 2>&1 && pyenv rehash
-	local userbin
-	userbin="$(python3 -m site --user-base 2>/dev/null)/bin"
-	[[ -d $userbin && ":$PATH:" != *":$userbin:"* ]] && PATH="$userbin:$PATH"
+	# Put the directory pip installed the `aws` script into on PATH.
+	local d
+	for d in "$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))' 2>/dev/null)" \
+		"$(python3 -m site --user-base 2>/dev/null)/bin"; do
+		[[ -n $d && -d $d && ":$PATH:" != *":$d:"* ]] && PATH="$d:$PATH"
+	done
+	export PATH
 	hash -r
 	return 0
 }

@@ -57,6 +57,7 @@ type Backend struct {
 	tempDir string // removed by Close for an in-memory backend
 
 	wdb   *sql.DB
+	wconn *sql.Conn // the writer's connection, closed last
 	rdb   *sql.DB
 	queue chan *writeReq
 	done  chan struct{} // closed when the writer goroutine exits
@@ -132,23 +133,21 @@ func (b *Backend) open(syncMode string, opts Options) error {
 	if err != nil {
 		return fmt.Errorf("sqlite: open %s: %w", b.path, err)
 	}
+	b.wconn = conn
 	pragmas := []string{"PRAGMA foreign_keys=OFF"}
 	if opts.CacheSizeKiB > 0 {
 		pragmas = append(pragmas, fmt.Sprintf("PRAGMA cache_size=-%d", opts.CacheSizeKiB))
 	}
 	for _, p := range pragmas {
 		if _, err := conn.ExecContext(ctx, p); err != nil {
-			conn.Close()
 			return fmt.Errorf("sqlite: %s: %w", p, err)
 		}
 	}
 	var mode string
 	if err := conn.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil || !strings.EqualFold(mode, "wal") {
-		conn.Close()
 		return fmt.Errorf("sqlite: cannot enable WAL on %s (mode %q): %v", b.path, mode, err)
 	}
 	if err := migrate(ctx, conn); err != nil {
-		conn.Close()
 		return err
 	}
 
@@ -158,13 +157,11 @@ func (b *Backend) open(syncMode string, opts Options) error {
 	}
 	b.rdb, err = sql.Open("sqlite3", dsn(b.path, rparams))
 	if err != nil {
-		conn.Close()
 		return err
 	}
 	b.rdb.SetMaxIdleConns(opts.ReadConns)
 	b.rdb.SetConnMaxLifetime(0)
 	if err := b.rdb.PingContext(ctx); err != nil {
-		conn.Close()
 		return fmt.Errorf("sqlite: open reader %s: %w", b.path, err)
 	}
 
@@ -202,6 +199,11 @@ func (b *Backend) closeDBs() error {
 	b.rmu.Unlock()
 	if b.rdb != nil {
 		errs = append(errs, b.rdb.Close())
+	}
+	if b.wconn != nil {
+		// Closed after the readers: the last connection checkpoints the
+		// WAL into the database file and removes it.
+		errs = append(errs, b.wconn.Close())
 	}
 	if b.wdb != nil {
 		errs = append(errs, b.wdb.Close())

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -96,6 +97,9 @@ func TestReopenKeepsData(t *testing.T) {
 	wg.Wait()
 	if err := b.Close(); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := os.Stat(path + "-wal"); !os.IsNotExist(err) {
+		t.Fatalf("WAL file after Close: %v", err)
 	}
 	if _, err := b.GetTable(ctx, tb.Account, "t"); !errors.Is(err, storage.ErrClosed) {
 		t.Fatalf("GetTable after Close: %v", err)

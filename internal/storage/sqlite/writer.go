@@ -74,7 +74,6 @@ func (w *writer) run() {
 		for _, s := range w.stmts {
 			s.Close()
 		}
-		w.conn.Close()
 	}()
 	batch := make([]*writeReq, 0, w.maxBatch)
 	for r := range w.b.queue {
