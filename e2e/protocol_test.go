@@ -155,3 +155,44 @@ func TestProtocolResponseHeaders(t *testing.T) {
 		t.Fatal("two responses with one x-amzn-RequestId")
 	}
 }
+
+// TestResponseBodiesExact checks whole response bodies of item operations:
+// members that do not apply are left out, never sent as null. Expected
+// bodies: dynalite test/putItem.js ("should put basic item": {} then
+// {Item: ...}), test/getItem.js ({} for a missing item) and test/query.js
+// ({Count, Items, ScannedCount} only).
+func TestResponseBodiesExact(t *testing.T) {
+	s := startServer(t)
+	r := callRaw(t, s.Endpoint, "CreateTable", `{"TableName":"bodies","AttributeDefinitions":[{"AttributeName":"a","AttributeType":"S"}],
+		"KeySchema":[{"AttributeName":"a","KeyType":"HASH"}],"BillingMode":"PAY_PER_REQUEST"}`)
+	if r.Status != 200 {
+		t.Fatalf("CreateTable: %d %s", r.Status, r.Body)
+	}
+	for _, tc := range []struct{ op, body, want string }{
+		{"PutItem", `{"TableName":"bodies","Item":{"a":{"S":"x"},"n":{"N":"1"}}}`, `{}`},
+		{"GetItem", `{"TableName":"bodies","Key":{"a":{"S":"x"}},"ConsistentRead":true}`, `{"Item":{"a":{"S":"x"},"n":{"N":"1"}}}`},
+		{"GetItem", `{"TableName":"bodies","Key":{"a":{"S":"missing"}}}`, `{}`},
+		{"UpdateItem", `{"TableName":"bodies","Key":{"a":{"S":"x"}},"UpdateExpression":"SET n = :v","ExpressionAttributeValues":{":v":{"N":"2"}}}`, `{}`},
+		{"Query", `{"TableName":"bodies","KeyConditionExpression":"a = :a","ExpressionAttributeValues":{":a":{"S":"x"}}}`, `{"Count":1,"Items":[{"a":{"S":"x"},"n":{"N":"2"}}],"ScannedCount":1}`},
+		{"Query", `{"TableName":"bodies","KeyConditionExpression":"a = :a","ExpressionAttributeValues":{":a":{"S":"none"}}}`, `{"Count":0,"Items":[],"ScannedCount":0}`},
+		{"Scan", `{"TableName":"bodies"}`, `{"Count":1,"Items":[{"a":{"S":"x"},"n":{"N":"2"}}],"ScannedCount":1}`},
+		{"DeleteItem", `{"TableName":"bodies","Key":{"a":{"S":"x"}}}`, `{}`},
+	} {
+		r := callRaw(t, s.Endpoint, tc.op, tc.body)
+		checkEnvelope(t, r)
+		if r.Status != 200 {
+			t.Fatalf("%s %s: %d %s", tc.op, tc.body, r.Status, r.Body)
+		}
+		// Compare as JSON values: member order is free, members and values are not.
+		var got, want any
+		if err := json.Unmarshal(r.Body, &got); err != nil {
+			t.Fatalf("%s: body is not JSON: %s", tc.op, r.Body)
+		}
+		json.Unmarshal([]byte(tc.want), &want)
+		g, _ := json.Marshal(got)
+		w, _ := json.Marshal(want)
+		if string(g) != string(w) {
+			t.Errorf("%s %s:\nwant %s\ngot  %s", tc.op, tc.body, w, r.Body)
+		}
+	}
+}

@@ -38,6 +38,8 @@ type Engine struct {
 
 	mu     sync.Mutex
 	tables map[tableKey]cachedTable
+
+	tokens *txTokenStore // ClientRequestToken claims of TransactWriteItems
 }
 
 type opFunc func(e *Engine, ctx context.Context, r *protocol.Request) (any, error)
@@ -61,7 +63,7 @@ func New(store storage.Backend, cfg Config) *Engine {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	e := &Engine{store: store, cfg: cfg, now: time.Now, tables: map[tableKey]cachedTable{}}
+	e := &Engine{store: store, cfg: cfg, now: time.Now, tables: map[tableKey]cachedTable{}, tokens: newTxTokenStore()}
 	e.ops = operations()
 	return e
 }

@@ -25,7 +25,7 @@ func FuzzServe(f *testing.F) {
 		`{"TableName":"fuzz","Item":{"pk":{"B":"!!"}}}`,
 		`{"TableName":"fuzz","Item":{"pk":{"S":"a"},"s":{"SS":[]}}}`,
 	}
-	ops := []string{"PutItem", "GetItem", "UpdateItem", "DeleteItem", "Query", "Scan", "BatchGetItem", "BatchWriteItem", "CreateTable", "UpdateTable", "DescribeTable", "TagResource"}
+	ops := []string{"PutItem", "GetItem", "UpdateItem", "DeleteItem", "Query", "Scan", "BatchGetItem", "BatchWriteItem", "CreateTable", "UpdateTable", "DescribeTable", "TagResource", "TransactWriteItems", "TransactGetItems"}
 	for i, s := range seeds {
 		f.Add(uint8(i), []byte(s))
 	}

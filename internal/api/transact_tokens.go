@@ -56,16 +56,11 @@ type txTokenStore struct {
 	order   []txTokenKey // completed entries, oldest first
 }
 
-// txTokenStores holds each engine's token table.
-var txTokenStores sync.Map // *Engine -> *txTokenStore
-
-func (e *Engine) txTokens() *txTokenStore {
-	if s, ok := txTokenStores.Load(e); ok {
-		return s.(*txTokenStore)
-	}
-	s, _ := txTokenStores.LoadOrStore(e, &txTokenStore{entries: map[txTokenKey]*txTokenEntry{}})
-	return s.(*txTokenStore)
+func newTxTokenStore() *txTokenStore {
+	return &txTokenStore{entries: map[txTokenKey]*txTokenEntry{}}
 }
+
+func (e *Engine) txTokens() *txTokenStore { return e.tokens }
 
 // begin claims token for a request whose canonical parameters hash to h.
 // It returns a non-nil replay when the token completed a transaction with

@@ -14,8 +14,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"slices"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
