@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -12,7 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go"
 )
 
 var uuidRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$`)
@@ -763,13 +761,4 @@ func TestDescribeLimitsAndEndpoints(t *testing.T) {
 	if len(ep.Endpoints) != 1 || aws.ToString(ep.Endpoints[0].Address) != host || ep.Endpoints[0].CachePeriodInMinutes != 1440 {
 		t.Fatalf("DescribeEndpoints: %+v (want address %s)", ep.Endpoints, host)
 	}
-}
-
-// errorCode returns the API error code of err, or "".
-func errorCode(err error) string {
-	var ae smithy.APIError
-	if errors.As(err, &ae) {
-		return ae.ErrorCode()
-	}
-	return ""
 }

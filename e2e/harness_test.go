@@ -309,13 +309,3 @@ func wantAPIErrorMatch(t testing.TB, err error, code string, message *regexp.Reg
 		t.Fatalf("%s message:\nwant match %v\ngot  %q", code, message, ae.ErrorMessage())
 	}
 }
-
-func must[T any](t testing.TB) func(T, error) T {
-	return func(v T, err error) T {
-		t.Helper()
-		if err != nil {
-			t.Fatalf("unexpected error: %v", err)
-		}
-		return v
-	}
-}
