@@ -43,6 +43,10 @@ func serveCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 			cfg.Log = log
+			// Catch signals before serving, so a signal that arrives right
+			// after the endpoint is announced still shuts down gracefully.
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
 			s, err := server.Start(cfg)
 			if err != nil {
 				return err
@@ -53,8 +57,6 @@ func serveCmd() *cobra.Command {
 			}
 			log.Info("extenddb serving DynamoDB API", "endpoint", s.Endpoint(), "storage", "sqlite", "data", storageDesc)
 
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
 			<-ctx.Done()
 			log.Info("shutting down")
 			sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/expr"
@@ -272,6 +273,10 @@ func batchWriteItem(e *Engine, ctx context.Context, r *protocol.Request) (any, e
 			c.add("Value '{}' at 'requestItems' failed to satisfy constraint: Member must have length greater than or equal to 1")
 		}
 		for _, name := range tables {
+			if n := len(in.RequestItems[name]); n > maxBatchWriteItems {
+				// DynamoDB renders the offending map with Java's toString.
+				c.add("Value '{%s=[%s]}' at 'requestItems' failed to satisfy constraint: Map value must satisfy constraint: [Member must have length less than or equal to %d, Member must have length greater than or equal to 1]", name, strings.TrimSuffix(strings.Repeat("WriteRequest, ", n), ", "), maxBatchWriteItems)
+			}
 			p := "requestItems." + name + ".member"
 			for i, wr := range in.RequestItems[name] {
 				if wr.PutRequest != nil {

@@ -156,7 +156,8 @@ func errTableNotFound(name string) error {
 // SerializationException as DynamoDB does.
 func decode(body []byte, v any) error {
 	if len(body) == 0 {
-		body = []byte("{}")
+		// DynamoDB answers an empty body with a bare SerializationException.
+		return ddberr.Serialization("")
 	}
 	err := json.Unmarshal(body, v)
 	if err == nil {

@@ -129,7 +129,7 @@ func scan(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
 // checkSegments applies the rules pairing Segment with TotalSegments.
 // https://github.com/mhart/dynalite/blob/master/validations/scan.js
 func checkSegments(segment, total *int64) error {
-	if segment != nil && *segment > 0 && total == nil {
+	if segment != nil && total == nil {
 		return ddberr.Validation("The TotalSegments parameter is required but was not present in the request when Segment parameter is present")
 	}
 	if total != nil {

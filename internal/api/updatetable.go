@@ -99,7 +99,7 @@ func updateTable(e *Engine, ctx context.Context, r *protocol.Request) (any, erro
 			t.Throughput.ReadCapacityUnits, t.Throughput.WriteCapacityUnits = rcu, wcu
 			changed = true
 		} else if billing == "PROVISIONED" && in.BillingMode != nil && changed {
-			return invalid("ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is PROVISIONED")
+			return invalid("ProvisionedThroughput must be specified when BillingMode is PROVISIONED")
 		}
 		if s := in.StreamSpecification; s != nil {
 			if *s.StreamEnabled {

@@ -174,7 +174,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		body[k] = v
 	}
 	body["__type"] = e.Type
-	if e.Message != "" || e.Name() != "UnknownOperationException" {
+	if e.Message != "" {
 		body["message"] = e.Message
 	}
 	out, mErr := json.Marshal(body)
