@@ -82,6 +82,12 @@ func MissingAuthenticationToken(msg string) *Error {
 	return &Error{Type: nsCoral + "MissingAuthenticationTokenException", Message: msg, Status: http.StatusBadRequest}
 }
 
+// IncompleteSignature is returned for an AWS4 Authorization header that
+// lacks a required part.
+func IncompleteSignature(msg string) *Error {
+	return &Error{Type: nsCoral + "IncompleteSignatureException", Message: msg, Status: http.StatusBadRequest}
+}
+
 // ResourceNotFound is ResourceNotFoundException (HTTP 400).
 func ResourceNotFound(format string, args ...any) *Error {
 	return newf(nsDynamoDB, "ResourceNotFoundException", http.StatusBadRequest, format, args)

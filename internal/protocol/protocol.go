@@ -87,7 +87,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Method != http.MethodPost {
-		s.writeError(w, r, ddberr.UnknownOperation())
+		writeUnknownOperation404(w)
+		return
+	}
+	body, err := readBody(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	// DynamoDB answers a body in a content type it does not speak as an
+	// unknown operation, with 404 and an XML body.
+	if len(body) > 0 && !jsonContentType(r.Header.Get("Content-Type")) {
+		writeUnknownOperation404(w)
 		return
 	}
 
@@ -100,23 +111,22 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		service, op = "DynamoDBStreams", target[len(targetStreams):]
 	}
 	if op == "" || !s.Handler.Known(service, op) {
+		// Malformed JSON is reported before an unknown target.
+		if len(body) > 0 && !json.Valid(body) {
+			s.writeError(w, r, ddberr.Serialization(""))
+			return
+		}
 		s.writeError(w, r, ddberr.UnknownOperation())
 		return
 	}
 
-	caller, authErr := parseAuthorization(r.Header.Get("Authorization"))
+	caller, authErr := parseAuthorization(r.Header.Get("Authorization"), r.Header.Get("X-Amz-Date") != "" || r.Header.Get("Date") != "")
 	if authErr != nil {
 		s.writeError(w, r, authErr)
 		return
 	}
 	if caller.Region == "" {
 		caller.Region = s.DefaultRegion
-	}
-
-	body, err := readBody(r)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
 	}
 
 	resp, err := s.serve(r.Context(), &Request{Operation: op, Caller: caller, Host: r.Host, Body: body})
@@ -158,7 +168,7 @@ func (s *Server) logger() *slog.Logger {
 }
 
 func (s *Server) region(r *http.Request) string {
-	if c, err := parseAuthorization(r.Header.Get("Authorization")); err == nil && c.Region != "" {
+	if c, err := parseAuthorization(r.Header.Get("Authorization"), true); err == nil && c.Region != "" {
 		return c.Region
 	}
 	return s.DefaultRegion
@@ -225,29 +235,56 @@ func readBody(r *http.Request) ([]byte, error) {
 //
 //	AWS4-HMAC-SHA256 Credential=AKID/20240101/us-east-1/dynamodb/aws4_request, SignedHeaders=..., Signature=...
 //
-// The signature itself is not verified here.
-func parseAuthorization(h string) (Caller, error) {
-	if h == "" {
+// It reports DynamoDB's errors for a missing or incomplete header; hasDate
+// says whether the request carries X-Amz-Date or Date. The signature itself
+// is not verified here.
+func parseAuthorization(h string, hasDate bool) (Caller, error) {
+	if !strings.HasPrefix(strings.TrimSpace(h), "AWS4-") {
 		return Caller{}, ddberr.MissingAuthenticationToken("Request is missing Authentication Token")
 	}
-	const scheme = "AWS4-HMAC-SHA256"
-	if !strings.HasPrefix(h, scheme) {
-		return Caller{}, ddberr.MissingAuthenticationToken("Authorization header requires 'Credential' parameter. Authorization header requires 'Signature' parameter. Authorization header requires 'SignedHeaders' parameter. Authorization=" + h)
+	params := map[string]string{}
+	if i := strings.IndexByte(h, ' '); i >= 0 {
+		for _, kv := range strings.Split(h[i+1:], ",") {
+			k, v, _ := strings.Cut(strings.TrimSpace(kv), "=")
+			params[k] = v
+		}
 	}
-	i := strings.Index(h, "Credential=")
-	if i < 0 {
-		return Caller{}, ddberr.MissingAuthenticationToken("Authorization header requires 'Credential' parameter. Authorization=" + h)
+	var msg strings.Builder
+	for _, k := range []string{"Credential", "Signature", "SignedHeaders"} {
+		if params[k] == "" {
+			msg.WriteString("Authorization header requires '" + k + "' parameter. ")
+		}
 	}
-	cred := h[i+len("Credential="):]
-	if j := strings.IndexAny(cred, ", "); j >= 0 {
-		cred = cred[:j]
+	if !hasDate {
+		msg.WriteString("Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header. ")
 	}
-	parts := strings.Split(cred, "/")
+	if msg.Len() > 0 {
+		return Caller{}, ddberr.IncompleteSignature(msg.String() + "Authorization=" + h)
+	}
+	parts := strings.Split(params["Credential"], "/")
 	c := Caller{AccessKeyID: parts[0]}
 	if len(parts) >= 3 {
 		c.Region = parts[2]
 	}
 	return c, nil
+}
+
+// jsonContentType reports whether ct is one of the JSON content types
+// DynamoDB accepts.
+func jsonContentType(ct string) bool {
+	ct = strings.TrimSpace(strings.SplitN(ct, ";", 2)[0])
+	switch strings.ToLower(ct) {
+	case "application/x-amz-json-1.0", "application/x-amz-json-1.1", "application/json":
+		return true
+	}
+	return false
+}
+
+// writeUnknownOperation404 is DynamoDB's answer to a non-POST request or a
+// body it cannot read: 404 with an XML error body.
+func writeUnknownOperation404(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "application/xml")
+	writeBody(w, http.StatusNotFound, []byte("<UnknownOperationException/>\n"))
 }
 
 const idAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
