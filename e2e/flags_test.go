@@ -65,6 +65,7 @@ func TestAccountIDAndRegion(t *testing.T) {
 	// A request whose credential names no region gets --region.
 	r := doRaw(t, rawRequest(t, s.Endpoint, "DynamoDB_20120810.DescribeTable", []byte(`{"TableName":"`+name+`"}`), false, func(r *http.Request) {
 		r.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential="+testAccessKey+", SignedHeaders=host, Signature=0")
+		r.Header.Set("X-Amz-Date", "20240101T000000Z")
 	}))
 	if r.Status != 200 {
 		t.Fatalf("DescribeTable: %d %s", r.Status, r.Body)
