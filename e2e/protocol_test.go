@@ -196,3 +196,51 @@ func TestResponseBodiesExact(t *testing.T) {
 		}
 	}
 }
+
+// DynamoDB's front end answers a request that is not a POST, or whose body is
+// in a content type it does not speak, with 404 and an XML body; an AWS4
+// Authorization header lacking its parts is an IncompleteSignatureException.
+// https://github.com/mhart/dynalite/blob/master/index.js (behaviour recorded
+// against DynamoDB)
+func TestProtocolFrontEndErrors(t *testing.T) {
+	s := startServer(t)
+	t.Run("PUT", func(t *testing.T) {
+		req := rawRequest(t, s.Endpoint, "DynamoDB_20120810.ListTables", []byte("{}"), true, nil)
+		req.Method = http.MethodPut
+		r := doRaw(t, req)
+		if r.Status != 404 || string(r.Body) != "<UnknownOperationException/>\n" {
+			t.Fatalf("got %d %q", r.Status, r.Body)
+		}
+	})
+	t.Run("text/plain body", func(t *testing.T) {
+		r := doRaw(t, rawRequest(t, s.Endpoint, "DynamoDB_20120810.ListTables", []byte("{}"), true, func(r *http.Request) {
+			r.Header.Set("Content-Type", "text/plain")
+		}))
+		if r.Status != 404 || string(r.Body) != "<UnknownOperationException/>\n" {
+			t.Fatalf("got %d %q", r.Status, r.Body)
+		}
+	})
+	t.Run("x-amz-json-1.1 accepted", func(t *testing.T) {
+		r := doRaw(t, rawRequest(t, s.Endpoint, "DynamoDB_20120810.ListTables", []byte("{}"), true, func(r *http.Request) {
+			r.Header.Set("Content-Type", "application/x-amz-json-1.1")
+		}))
+		if r.Status != 200 {
+			t.Fatalf("got %d %s", r.Status, r.Body)
+		}
+	})
+	t.Run("incomplete signature", func(t *testing.T) {
+		auth := "AWS4-HMAC-SHA256 Signature=abc"
+		r := doRaw(t, rawRequest(t, s.Endpoint, "DynamoDB_20120810.ListTables", []byte("{}"), false, func(r *http.Request) {
+			r.Header.Set("Authorization", auth)
+		}))
+		wantRawError(t, r, "IncompleteSignatureException",
+			"Authorization header requires 'Credential' parameter. Authorization header requires 'SignedHeaders' parameter. "+
+				"Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header. Authorization="+auth)
+	})
+	t.Run("not AWS4", func(t *testing.T) {
+		r := doRaw(t, rawRequest(t, s.Endpoint, "DynamoDB_20120810.ListTables", []byte("{}"), false, func(r *http.Request) {
+			r.Header.Set("Authorization", "garbage")
+		}))
+		wantRawError(t, r, "MissingAuthenticationTokenException", "Request is missing Authentication Token")
+	})
+}
