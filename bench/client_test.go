@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,10 +28,14 @@ import (
 //	                           in-memory storage (default: SQLite in a temp dir)
 //	EXTENDDB_BENCH_PARALLELISM goroutines per GOMAXPROCS in the parallel variants
 //	                           (default 8, i.e. 16 concurrent clients on 2 cores)
+//	EXTENDDB_BENCH_SERVER_PID  process id of the server behind the endpoint (Linux):
+//	                           also report its CPU time per operation, a figure
+//	                           that other load on the machine barely moves
 const (
 	envEndpoint    = "EXTENDDB_BENCH_ENDPOINT"
 	envInMemory    = "EXTENDDB_BENCH_INMEMORY"
 	envParallelism = "EXTENDDB_BENCH_PARALLELISM"
+	envServerPID   = "EXTENDDB_BENCH_SERVER_PID"
 )
 
 // target returns a client for the endpoint under test. Without
@@ -207,5 +212,46 @@ func load(b *testing.B, c *dynamodb.Client, table string, partitions, perPartiti
 func reportOpsPerSec(b *testing.B) {
 	if s := b.Elapsed().Seconds(); s > 0 {
 		b.ReportMetric(float64(b.N)/s, "ops/s")
+	}
+}
+
+// serverCPU returns the CPU time (user + system) the server process named by
+// EXTENDDB_BENCH_SERVER_PID has used so far, from /proc/PID/stat.
+func serverCPU() (time.Duration, bool) {
+	pid := os.Getenv(envServerPID)
+	if pid == "" {
+		return 0, false
+	}
+	stat, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	// The command name (field 2) is parenthesised and may hold spaces; utime
+	// and stime are fields 14 and 15, in clock ticks (USER_HZ, 100 on Linux).
+	i := strings.LastIndexByte(string(stat), ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(string(stat)[i+1:])
+	if len(f) < 13 {
+		return 0, false
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	return time.Duration(utime+stime) * 10 * time.Millisecond, true
+}
+
+// measureServerCPU starts measuring; the returned func reports the server's
+// CPU time per operation of b as "server-cpu-us/op".
+func measureServerCPU(b *testing.B) func() {
+	start, ok := serverCPU()
+	return func() {
+		end, ok2 := serverCPU()
+		if ok && ok2 && b.N > 0 {
+			b.ReportMetric(float64((end-start).Microseconds())/float64(b.N), "server-cpu-us/op")
+		}
 	}
 }

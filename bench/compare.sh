@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # Runs the HTTP benchmarks of this package against extenddb (durable SQLite
 # and --in-memory) and against dynalite (in-memory and LevelDB --path) in one
-# session, and prints a table of ops/s with ratios. See docs/performance.md.
+# session, and prints tables of ops/s and of server CPU time per operation,
+# with ratios. See docs/performance.md.
 #
-#   bench/compare.sh                       # 3 rounds of 5 s per benchmark
-#   ROUNDS=5 BENCHTIME=10s bench/compare.sh
+#   bench/compare.sh                       # 5 rounds of 2 s per benchmark
+#   ROUNDS=9 BENCHTIME=5s bench/compare.sh
+#
+# All servers run side by side for the whole session, idle except the one
+# under test. Each round runs every benchmark against every target in turn,
+# so drift in the machine's other load hits all targets alike; the tables show
+# medians over rounds.
 #
 # Environment:
-#   ROUNDS        rounds; every target runs once per round, targets interleaved
-#                 so that drift in machine load hits all of them alike (default 3)
-#   BENCHTIME     go test -benchtime per benchmark and round (default 5s)
+#   ROUNDS        rounds (default 5)
+#   BENCHTIME     go test -benchtime per benchmark and round (default 2s)
 #   PARALLELISM   client goroutines per core in the parallel variants (default 8)
 #   PEER_DIR      where dynalite is installed with npm (default /tmp/extenddb-peer)
 #   DYNALITE      dynalite version (default 4.0.0)
@@ -19,8 +24,8 @@
 # Needs go, node and npm. Everything listens on 127.0.0.1 only.
 set -euo pipefail
 
-ROUNDS=${ROUNDS:-3}
-BENCHTIME=${BENCHTIME:-5s}
+ROUNDS=${ROUNDS:-5}
+BENCHTIME=${BENCHTIME:-2s}
 PARALLELISM=${PARALLELISM:-8}
 PEER_DIR=${PEER_DIR:-/tmp/extenddb-peer}
 DYNALITE=${DYNALITE:-4.0.0}
@@ -32,22 +37,18 @@ mkdir -p "$OUT"
 work=$(mktemp -d -t extenddb-compare-work.XXXXXX)
 server_pid=""
 endpoint=""
+declare -A pids=() endpoints=()
 
 cleanup() {
-	stop_server
+	for t in "${!pids[@]}"; do
+		kill "${pids[$t]}" 2>/dev/null || true
+		wait "${pids[$t]}" 2>/dev/null || true
+	done
 	rm -rf "$work"
 }
 trap cleanup EXIT
 
 log() { printf '%s\n' "$*" >&2; }
-
-stop_server() {
-	if [[ -n "$server_pid" ]]; then
-		kill "$server_pid" 2>/dev/null || true
-		wait "$server_pid" 2>/dev/null || true
-		server_pid=""
-	fi
-}
 
 free_port() {
 	node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
@@ -71,6 +72,7 @@ start_target() {
 	extenddb-disk | extenddb-mem)
 		local args=(serve --listen 127.0.0.1:0)
 		if [[ $name == extenddb-mem ]]; then args+=(--in-memory); else args+=(--data-dir "$data"); fi
+		: >"$work/$name.log"
 		"$work/extenddb" "${args[@]}" 2>"$work/$name.log" &
 		server_pid=$!
 		endpoint=""
@@ -118,38 +120,59 @@ fi
 log "== building"
 (cd "$repo" && go build -o "$work/extenddb" ./cmd/extenddb && go test -c -o "$work/bench.test" ./bench)
 
+for target in $TARGETS; do
+	start_target "$target"
+	pids[$target]=$server_pid
+	endpoints[$target]=$endpoint
+	log "started $target at $endpoint (pid $server_pid)"
+done
+
 for round in $(seq 1 "$ROUNDS"); do
-	for target in $TARGETS; do
-		log "== round $round/$ROUNDS: $target"
-		start_target "$target"
-		EXTENDDB_BENCH_ENDPOINT=$endpoint EXTENDDB_BENCH_PARALLELISM=$PARALLELISM \
-			"$work/bench.test" -test.run '^$' -test.bench . -test.benchtime "$BENCHTIME" \
-			| tee -a "$OUT/$target.txt" >&2
-		stop_server
+	log "== round $round/$ROUNDS, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "round $round: load average $(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/load.txt"
+	for bench in BenchmarkPutItem BenchmarkGetItem BenchmarkQuery; do
+		for target in $TARGETS; do
+			log "-- $target"
+			if ! EXTENDDB_BENCH_ENDPOINT=${endpoints[$target]} EXTENDDB_BENCH_SERVER_PID=${pids[$target]} \
+				EXTENDDB_BENCH_PARALLELISM=$PARALLELISM \
+				"$work/bench.test" -test.run '^$' -test.bench "^$bench\$" -test.benchtime "$BENCHTIME" >"$work/last.txt" 2>&1; then
+				cat "$work/last.txt" >&2
+				exit 1
+			fi
+			grep '^Benchmark' "$work/last.txt" | tee -a "$OUT/$target.txt" >&2
+		done
 	done
 done
 
-# Median ops/s per benchmark and target.
-median() { sort -g | awk '{v[NR]=$1} END {if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
-opsps() { # FILE BENCH -> median ops/s
-	awk -v b="$2" '$1 ~ "^"b"-[0-9]+$" { for (i = 2; i <= NF; i++) if ($i == "ops/s") print $(i-1) }' "$1" | median
+# Median of a metric per benchmark and target.
+median() { sort -g | awk '{v[NR]=$1} END {if (NR == 0) print ""; else if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
+metric() { # FILE BENCH UNIT -> median
+	[[ -f "$1" ]] || return 0
+	awk -v b="$2" -v u="$3" '$1 ~ "^"b"-[0-9]+$" { for (i = 2; i <= NF; i++) if ($i == u) print $(i-1) }' "$1" | median
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print "-"; else printf "%.2f", a / b }'; }
+num() { if [[ -n "$1" ]]; then printf '%.0f' "$1"; else printf -- '-'; fi; }
 
-{
+table() { # UNIT TITLE
+	echo "$2"
+	echo
 	echo "| benchmark | extenddb durable | extenddb --in-memory | dynalite in-memory | dynalite --path | durable / dynalite --path | durable / dynalite in-memory | --in-memory / dynalite in-memory |"
 	echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 	for b in BenchmarkPutItem/serial BenchmarkPutItem/parallel BenchmarkGetItem/serial BenchmarkGetItem/parallel BenchmarkQuery/serial BenchmarkQuery/parallel; do
-		declare -A v=()
-		for t in extenddb-disk extenddb-mem dynalite-mem dynalite-disk; do
-			v[$t]=""
-			[[ -f "$OUT/$t.txt" ]] && v[$t]=$(opsps "$OUT/$t.txt" "$b")
-		done
-		fmt() { [[ -n "$1" ]] && printf '%.0f' "$1" || printf -- '-'; }
+		local ed em dm dd
+		ed=$(metric "$OUT/extenddb-disk.txt" "$b" "$1")
+		em=$(metric "$OUT/extenddb-mem.txt" "$b" "$1")
+		dm=$(metric "$OUT/dynalite-mem.txt" "$b" "$1")
+		dd=$(metric "$OUT/dynalite-disk.txt" "$b" "$1")
 		printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "${b#Benchmark}" \
-			"$(fmt "${v[extenddb-disk]}")" "$(fmt "${v[extenddb-mem]}")" "$(fmt "${v[dynalite-mem]}")" "$(fmt "${v[dynalite-disk]}")" \
-			"$(ratio "${v[extenddb-disk]}" "${v[dynalite-disk]}")" "$(ratio "${v[extenddb-disk]}" "${v[dynalite-mem]}")" "$(ratio "${v[extenddb-mem]}" "${v[dynalite-mem]}")"
-		unset v
+			"$(num "$ed")" "$(num "$em")" "$(num "$dm")" "$(num "$dd")" \
+			"$(ratio "$ed" "$dd")" "$(ratio "$ed" "$dm")" "$(ratio "$em" "$dm")"
 	done
+	echo
+}
+
+{
+	table ops/s "Throughput, ops/s (median of $ROUNDS rounds; ratio > 1: extenddb faster)"
+	table server-cpu-us/op "Server CPU time per operation, µs (median of $ROUNDS rounds; ratio < 1: extenddb cheaper)"
 } | tee "$OUT/summary.md"
 log "raw results in $OUT"

@@ -88,17 +88,20 @@ func runBoth(b *testing.B, op func(context.Context) error) {
 	ctx := context.Background()
 	b.Run("serial", func(b *testing.B) {
 		b.ReportAllocs()
+		done := measureServerCPU(b)
 		for b.Loop() {
 			if err := op(ctx); err != nil {
 				b.Fatal(err)
 			}
 		}
+		done()
 		reportOpsPerSec(b)
 	})
 	b.Run("parallel", func(b *testing.B) {
 		b.ReportAllocs()
 		b.SetParallelism(parallelism())
 		var failed atomic.Pointer[error]
+		done := measureServerCPU(b)
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
 				if err := op(ctx); err != nil {
@@ -110,6 +113,7 @@ func runBoth(b *testing.B, op func(context.Context) error) {
 		if errp := failed.Load(); errp != nil {
 			b.Fatal(*errp)
 		}
+		done()
 		reportOpsPerSec(b)
 	})
 }

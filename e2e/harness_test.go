@@ -1,6 +1,15 @@
 // Package e2e runs extenddb as a real process and talks to it over HTTP with
 // the AWS SDK for Go v2, the AWS CLI and boto3, the way users do. Nothing is
 // mocked: every test starts `extenddb serve` built from this checkout.
+//
+// The suite runs on one storage backend at a time, chosen by
+// EXTENDDB_E2E_STORAGE: "sqlite" (the default) or "postgres", which needs
+// EXTENDDB_POSTGRES_DSN (scripts/postgres.sh start prints one). On PostgreSQL
+// every server gets a fresh schema of its own, dropped when the test ends;
+// see startServer for how the SQLite-only flags are carried over.
+//
+//	go test ./e2e/
+//	EXTENDDB_E2E_STORAGE=postgres EXTENDDB_POSTGRES_DSN=$(scripts/postgres.sh start) go test ./e2e/
 package e2e
 
 import (
@@ -17,6 +26,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -25,6 +35,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go"
+	"github.com/jackc/pgx/v5"
 )
 
 // Credentials and region every client uses. extenddb does not check
@@ -39,11 +50,41 @@ const (
 // binPath is the extenddb binary built once by TestMain.
 var binPath string
 
+// Storage backends a server can run on.
+const (
+	backendSQLite   = "sqlite"
+	backendPostgres = "postgres"
+)
+
+// e2eBackend is the backend startServer uses (EXTENDDB_E2E_STORAGE) and
+// postgresDSN the database for PostgreSQL servers (EXTENDDB_POSTGRES_DSN).
+var (
+	e2eBackend  = backendSQLite
+	postgresDSN string
+)
+
 func TestMain(m *testing.M) {
 	os.Exit(run(m))
 }
 
 func run(m *testing.M) int {
+	postgresDSN = os.Getenv("EXTENDDB_POSTGRES_DSN")
+	switch b := os.Getenv("EXTENDDB_E2E_STORAGE"); b {
+	case "", backendSQLite:
+	case backendPostgres:
+		e2eBackend = backendPostgres
+		if postgresDSN == "" {
+			fmt.Fprintln(os.Stderr, "e2e: EXTENDDB_E2E_STORAGE=postgres needs EXTENDDB_POSTGRES_DSN (export EXTENDDB_POSTGRES_DSN=$(scripts/postgres.sh start))")
+			return 1
+		}
+		if err := pingPostgres(); err != nil {
+			fmt.Fprintf(os.Stderr, "e2e: EXTENDDB_E2E_STORAGE=postgres: cannot reach EXTENDDB_POSTGRES_DSN: %v\n", err)
+			return 1
+		}
+	default:
+		fmt.Fprintf(os.Stderr, "e2e: EXTENDDB_E2E_STORAGE=%q: want sqlite or postgres\n", b)
+		return 1
+	}
 	dir, err := os.MkdirTemp("", "extenddb-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
@@ -69,12 +110,16 @@ func run(m *testing.M) int {
 type server struct {
 	t        testing.TB
 	Endpoint string
-	DataDir  string
-	cmd      *exec.Cmd
-	log      *lockedBuffer
-	done     chan struct{} // closed when the process has exited
-	waitErr  error         // valid after done is closed
-	stopOnce sync.Once
+	Backend  string // backendSQLite or backendPostgres
+	DataDir  string // SQLite's directory; on PostgreSQL the --data-dir a test named, if any
+	Schema   string // PostgreSQL schema ("" on SQLite)
+	// dropOnExit: the schema stands for --in-memory and goes with the process.
+	dropOnExit bool
+	cmd        *exec.Cmd
+	log        *lockedBuffer
+	done       chan struct{} // closed when the process has exited
+	waitErr    error         // valid after done is closed
+	stopOnce   sync.Once
 }
 
 type lockedBuffer struct {
@@ -96,34 +141,92 @@ func (b *lockedBuffer) String() string {
 
 var endpointRE = regexp.MustCompile(`msg="extenddb serving DynamoDB API" endpoint=(http://\S+)`)
 
-// startServer starts `extenddb serve --listen 127.0.0.1:0` with its data in a
-// fresh t.TempDir() (unless args name --data-dir or --in-memory), waits until
-// it answers, and stops it with SIGTERM when the test ends, failing the test
-// if it does not exit 0.
+// startServer starts `extenddb serve --listen 127.0.0.1:0` on the suite's
+// backend (EXTENDDB_E2E_STORAGE), waits until it answers, and stops it with
+// SIGTERM when the test ends, failing the test if it does not exit 0.
+//
+// On SQLite its data is in a fresh t.TempDir() unless args name --data-dir
+// or --in-memory. On PostgreSQL the SQLite flags keep their meaning:
+//   - no storage flag: a fresh schema, so the server starts empty;
+//   - --in-memory: a fresh schema, dropped as soon as the process exits, so
+//     nothing it stored survives it;
+//   - --data-dir DIR: the schema belonging to DIR, the same for every server
+//     the test starts with that DIR, so a restart (after SIGTERM or kill -9)
+//     finds the data again, as it would in the directory;
+//   - --postgres-schema S: exactly S (several processes on one schema).
+//
+// Every schema the harness makes is dropped when the test ends.
 func startServer(t testing.TB, args ...string) *server {
 	t.Helper()
+	return startServerOn(t, e2eBackend, args...)
+}
+
+// startServerOn is startServer on a given backend, whatever the suite's.
+// A --storage flag in args overrides backend.
+func startServerOn(t testing.TB, backend string, args ...string) *server {
+	t.Helper()
 	full := []string{"serve", "--listen", "127.0.0.1:0"}
-	dataDir := ""
-	hasStorage := false
-	for i, a := range args {
+	dataDir, schema := "", ""
+	inMemory, hasDSN, explicitSchema := false, false, false
+	var rest []string // args other than the storage flags
+	for i := 0; i < len(args); i++ {
+		name, val, hasVal := strings.Cut(args[i], "=")
+		switch name {
+		case "--data-dir", "--storage", "--postgres-schema":
+			if !hasVal && i+1 < len(args) {
+				val, hasVal = args[i+1], true
+				i++
+			}
+		}
 		switch {
-		case a == "--in-memory":
-			hasStorage = true
-		case a == "--data-dir" && i+1 < len(args):
-			hasStorage = true
-			dataDir = args[i+1]
-		case strings.HasPrefix(a, "--data-dir="):
-			hasStorage = true
-			dataDir = strings.TrimPrefix(a, "--data-dir=")
+		case args[i] == "--in-memory":
+			inMemory = true
+		case name == "--data-dir" && hasVal:
+			dataDir = val
+		case name == "--storage" && hasVal:
+			backend = val
+		case name == "--postgres-schema" && hasVal:
+			schema = val
+		default:
+			hasDSN = hasDSN || name == "--postgres-dsn"
+			rest = append(rest, args[i])
 		}
 	}
-	if !hasStorage {
-		dataDir = t.TempDir()
-		full = append(full, "--data-dir", dataDir)
+	switch backend {
+	case backendSQLite:
+		full = append(full, "--storage", backendSQLite)
+		switch {
+		case inMemory:
+			full = append(full, "--in-memory")
+		case dataDir == "":
+			dataDir = t.TempDir()
+			fallthrough
+		default:
+			full = append(full, "--data-dir", dataDir)
+		}
+	case backendPostgres:
+		if postgresDSN == "" && !hasDSN {
+			t.Fatalf("a PostgreSQL-backed server needs EXTENDDB_POSTGRES_DSN (export EXTENDDB_POSTGRES_DSN=$(scripts/postgres.sh start))")
+		}
+		explicitSchema = schema != ""
+		switch {
+		case explicitSchema:
+		case dataDir != "" && !inMemory:
+			schema = dataDirSchema(t, dataDir)
+		default:
+			schema = newSchema(t)
+		}
+		full = append(full, "--storage", backendPostgres, "--postgres-schema", schema)
+		if !hasDSN {
+			full = append(full, "--postgres-dsn", postgresDSN)
+		}
+	default:
+		t.Fatalf("unknown storage backend %q (want sqlite or postgres)", backend)
 	}
-	full = append(full, args...)
+	full = append(full, rest...)
 
-	s := &server{t: t, DataDir: dataDir, log: &lockedBuffer{}, done: make(chan struct{})}
+	s := &server{t: t, Backend: backend, DataDir: dataDir, Schema: schema, log: &lockedBuffer{}, done: make(chan struct{})}
+	s.dropOnExit = backend == backendPostgres && inMemory && !explicitSchema
 	s.cmd = exec.Command(binPath, full...)
 	s.cmd.Stdout = s.log
 	stderr, err := s.cmd.StderrPipe()
@@ -150,6 +253,11 @@ func startServer(t testing.TB, args ...string) *server {
 		}
 		_, _ = io.Copy(s.log, stderr)
 		s.waitErr = s.cmd.Wait()
+		if s.dropOnExit {
+			if err := dropSchema(s.Schema); err != nil {
+				fmt.Fprintf(s.log, "e2e: dropping the --in-memory schema %s: %v\n", s.Schema, err)
+			}
+		}
 		close(s.done)
 	}()
 	t.Cleanup(func() {
@@ -307,5 +415,107 @@ func wantAPIErrorMatch(t testing.TB, err error, code string, message *regexp.Reg
 	}
 	if !message.MatchString(ae.ErrorMessage()) {
 		t.Fatalf("%s message:\nwant match %v\ngot  %q", code, message, ae.ErrorMessage())
+	}
+}
+
+// ---- PostgreSQL ----
+
+var (
+	schemaSeq atomic.Int64
+	// schemaRun makes schema names unique across concurrent runs of the
+	// suite on one database.
+	schemaRun = fmt.Sprintf("%d_%d", os.Getpid(), time.Now().UnixNano()%1e6)
+
+	dirSchemasMu sync.Mutex
+	dirSchemas   = map[string]string{} // --data-dir -> schema, while its test runs
+)
+
+// newSchema names a fresh PostgreSQL schema (the server creates it) and
+// drops it, with everything in it, when the test ends, after the servers
+// started later in the test have stopped.
+func newSchema(t testing.TB) string {
+	t.Helper()
+	name := fmt.Sprintf("e2e_%s_%d", schemaRun, schemaSeq.Add(1))
+	t.Cleanup(func() {
+		if err := dropSchema(name); err != nil {
+			t.Errorf("drop PostgreSQL schema %s: %v", name, err)
+		}
+	})
+	return name
+}
+
+// dataDirSchema is the schema standing in for the SQLite data directory
+// dir: every server a test starts with --data-dir dir uses the same one.
+func dataDirSchema(t testing.TB, dir string) string {
+	t.Helper()
+	dirSchemasMu.Lock()
+	defer dirSchemasMu.Unlock()
+	if s, ok := dirSchemas[dir]; ok {
+		return s
+	}
+	s := newSchema(t)
+	dirSchemas[dir] = s
+	t.Cleanup(func() {
+		dirSchemasMu.Lock()
+		delete(dirSchemas, dir)
+		dirSchemasMu.Unlock()
+	})
+	return s
+}
+
+func pgConnect(ctx context.Context) (*pgx.Conn, error) {
+	return pgx.Connect(ctx, postgresDSN)
+}
+
+func pingPostgres() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	conn, err := pgConnect(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	return conn.Ping(ctx)
+}
+
+func dropSchema(name string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := pgConnect(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	_, err = conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{name}.Sanitize()+" CASCADE")
+	return err
+}
+
+// requirePostgres is for tests that need a PostgreSQL server whatever the
+// suite's backend: without EXTENDDB_POSTGRES_DSN, or when it cannot be
+// reached, they fail if EXTENDDB_REQUIRE_BACKENDS=1 or CI=true
+// (scripts/test.sh sets the first) and skip otherwise.
+func requirePostgres(t testing.TB) {
+	t.Helper()
+	why := ""
+	if postgresDSN == "" {
+		why = "EXTENDDB_POSTGRES_DSN is not set (export EXTENDDB_POSTGRES_DSN=$(scripts/postgres.sh start))"
+	} else if err := pingPostgres(); err != nil {
+		why = fmt.Sprintf("cannot reach EXTENDDB_POSTGRES_DSN: %v", err)
+	}
+	if why == "" {
+		return
+	}
+	if os.Getenv("EXTENDDB_REQUIRE_BACKENDS") == "1" || os.Getenv("CI") == "true" {
+		t.Fatalf("PostgreSQL required: %s", why)
+	}
+	t.Skipf("PostgreSQL not available: %s", why)
+}
+
+// sqliteOnly marks a test about SQLite itself (its files, its flags): it runs
+// only when the suite runs on SQLite.
+func sqliteOnly(t testing.TB, why string) {
+	t.Helper()
+	if e2eBackend != backendSQLite {
+		t.Skipf("SQLite only (%s); this run's backend is %s", why, e2eBackend)
 	}
 }

@@ -23,6 +23,9 @@ ROOT=$(pwd)
 FUZZTIME=${FUZZTIME:-20s}
 TEST_TIMEOUT=${TEST_TIMEOUT:-30m}
 export DEBIAN_FRONTEND=noninteractive PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
+# Every backend's tests must run: a backend test that cannot reach its
+# server fails instead of skipping.
+export EXTENDDB_REQUIRE_BACKENDS=1
 
 # Tools may live outside a non-login shell's PATH.
 for d in /usr/local/bin /usr/local/go/bin "$HOME/go/bin" "$HOME/.pyenv/shims" "$HOME/.local/bin"; do

@@ -373,7 +373,7 @@ func batchWriteItem(e *Engine, ctx context.Context, r *protocol.Request) (any, e
 	for _, w := range writes {
 		var old item.Item
 		put := w.put
-		err := e.store.Mutate(ctx, w.t, w.key, func(cur item.Item) (item.Item, error) {
+		err := e.mutate(ctx, w.t, w.key, func(cur item.Item) (item.Item, error) {
 			old = cur
 			if put == nil {
 				return nil, nil
@@ -385,6 +385,9 @@ func batchWriteItem(e *Engine, ctx context.Context, r *protocol.Request) (any, e
 		}
 		out.capacity.of(w.t.Name).chargeWrite(w.t, old, put)
 		if m := collectionMetrics(w.t, w.ks, in.ReturnItemCollectionMetrics, w.keyV); m != nil {
+			if err := e.sizeCollection(ctx, w.t, m); err != nil {
+				return nil, err
+			}
 			if out.metrics == nil {
 				out.metrics = map[string][]*itemCollectionMetrics{}
 			}

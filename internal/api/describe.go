@@ -165,12 +165,18 @@ func (e *Engine) describe(ctx context.Context, region string, t *storage.Table, 
 	if t.TableClass != "" && t.TableClass != "STANDARD" {
 		d.TableClassSummary = &tableClassSummary{TableClass: t.TableClass}
 	}
+	var ixStats map[string]storage.TableStats
 	if withStats && d.TableStatus != storage.StatusCreating {
 		st, err := e.store.Stats(ctx, t)
 		if err != nil {
 			return nil, err
 		}
 		d.ItemCount, d.TableSizeBytes = st.ItemCount, st.SizeBytes
+		if s, ok := e.store.(storage.IndexStatser); ok && len(t.Indexes) > 0 {
+			if ixStats, err = s.IndexStats(ctx, t); err != nil {
+				return nil, err
+			}
+		}
 	}
 	for i := range t.Indexes {
 		ix := &t.Indexes[i]
@@ -180,6 +186,9 @@ func (e *Engine) describe(ctx context.Context, region string, t *storage.Table, 
 			KeySchema:  keySchemaOut(ix.KeySchema),
 			Projection: projection{ProjectionType: &pt, NonKeyAttributes: ix.Projection.NonKeyAttributes},
 			IndexArn:   d.TableArn + "/index/" + ix.IndexName,
+		}
+		if st, ok := ixStats[ix.ID]; ok {
+			id.ItemCount, id.IndexSizeBytes = st.ItemCount, st.SizeBytes
 		}
 		if ix.Global {
 			id.IndexStatus = ix.Status

@@ -111,7 +111,7 @@ func putItem(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
 		return nil, err
 	}
 	var old item.Item
-	err = e.store.Mutate(ctx, t, key, func(cur item.Item) (item.Item, error) {
+	err = e.mutate(ctx, t, key, func(cur item.Item) (item.Item, error) {
 		old = cur
 		if err := checkCondition(cond, cur, in.ReturnValuesOnConditionCheckFailure); err != nil {
 			return nil, err
@@ -122,6 +122,9 @@ func putItem(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
 		return nil, err
 	}
 	out := w.output(t, ks, old, in.Item, in.Item)
+	if err := e.sizeCollection(ctx, t, out.metrics); err != nil {
+		return nil, err
+	}
 	if returnValuesMode(in.ReturnValues) == "ALL_OLD" {
 		out.attributes = old
 	}
@@ -348,7 +351,7 @@ func deleteItem(e *Engine, ctx context.Context, r *protocol.Request) (any, error
 		return nil, err
 	}
 	var old item.Item
-	err = e.store.Mutate(ctx, t, key, func(cur item.Item) (item.Item, error) {
+	err = e.mutate(ctx, t, key, func(cur item.Item) (item.Item, error) {
 		old = cur
 		if err := checkCondition(cond, cur, in.ReturnValuesOnConditionCheckFailure); err != nil {
 			return nil, err
@@ -359,6 +362,9 @@ func deleteItem(e *Engine, ctx context.Context, r *protocol.Request) (any, error
 		return nil, err
 	}
 	out := w.output(t, ks, old, nil, in.Key)
+	if err := e.sizeCollection(ctx, t, out.metrics); err != nil {
+		return nil, err
+	}
 	if returnValuesMode(in.ReturnValues) == "ALL_OLD" {
 		out.attributes = old
 	}

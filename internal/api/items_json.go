@@ -13,15 +13,17 @@ import (
 // secondary indexes.
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ItemCollectionMetrics.html
 type itemCollectionMetrics struct {
-	key item.Item // the partition key of the item collection
+	key  item.Item // the partition key of the item collection
+	size int64     // bytes, from the backend (index_collection.go)
 }
 
 func (m *itemCollectionMetrics) appendJSON(dst []byte) []byte {
 	dst = append(dst, `{"ItemCollectionKey":`...)
 	dst = item.AppendItemJSON(dst, m.key)
 	// The size of an item collection is an estimate DynamoDB gives as a
-	// range in gigabytes; collections here stay within the first gigabyte.
-	return append(dst, `,"SizeEstimateRangeGB":[0.0,1.0]}`...)
+	// range in gigabytes.
+	dst = append(dst, `,"SizeEstimateRangeGB":`...)
+	return append(appendSizeEstimate(dst, m.size), '}')
 }
 
 // writeOutput is the response of PutItem, UpdateItem and DeleteItem.

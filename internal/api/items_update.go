@@ -112,7 +112,7 @@ func updateItem(e *Engine, ctx context.Context, r *protocol.Request) (any, error
 	}
 
 	var old, new item.Item
-	err = e.store.Mutate(ctx, t, key, func(cur item.Item) (item.Item, error) {
+	err = e.mutate(ctx, t, key, func(cur item.Item) (item.Item, error) {
 		old, new = cur, nil
 		if err := checkCondition(cond, cur, in.ReturnValuesOnConditionCheckFailure); err != nil {
 			return nil, err
@@ -149,6 +149,9 @@ func updateItem(e *Engine, ctx context.Context, r *protocol.Request) (any, error
 		return nil, err
 	}
 	out := w.output(t, ks, old, new, in.Key)
+	if err := e.sizeCollection(ctx, t, out.metrics); err != nil {
+		return nil, err
+	}
 	out.attributes = updateReturnValues(returnValuesMode(in.ReturnValues), old, new, upd)
 	return out, nil
 }

@@ -19,6 +19,17 @@ const (
 type keySchema struct {
 	hash, rng         string    // rng is "" without a sort key
 	hashType, rngType item.Type // declared types
+	// multi holds every attribute of a global secondary index's
+	// multi-attribute key, in KeySchema order (nil otherwise); hash and rng
+	// then name the first of each kind.
+	multi []keyPart
+}
+
+// keyPart is one attribute of a multi-attribute key.
+type keyPart struct {
+	name string
+	typ  item.Type
+	hash bool // a partition-key attribute (HASH), else a sort-key one
 }
 
 func schemaOf(t *storage.Table, ks []storage.KeyElement) keySchema {
@@ -28,11 +39,24 @@ func schemaOf(t *storage.Table, ks []storage.KeyElement) keySchema {
 	if r != "" {
 		s.rngType, _ = item.TypeFromString(t.AttributeType(r))
 	}
+	if isMultiAttribute(ks) {
+		for _, k := range ks {
+			typ, _ := item.TypeFromString(t.AttributeType(k.AttributeName))
+			s.multi = append(s.multi, keyPart{name: k.AttributeName, typ: typ, hash: k.KeyType == "HASH"})
+		}
+	}
 	return s
 }
 
 // names returns the key's attribute names, hash key first.
 func (s keySchema) names() []string {
+	if s.multi != nil {
+		out := make([]string, len(s.multi))
+		for i, k := range s.multi {
+			out[i] = k.name
+		}
+		return out
+	}
 	if s.rng == "" {
 		return []string{s.hash}
 	}
@@ -40,7 +64,14 @@ func (s keySchema) names() []string {
 }
 
 // has reports whether name is one of the key's attributes.
-func (s keySchema) has(name string) bool { return name == s.hash || (s.rng != "" && name == s.rng) }
+func (s keySchema) has(name string) bool {
+	for _, k := range s.multi {
+		if k.name == name {
+			return true
+		}
+	}
+	return name == s.hash || (s.rng != "" && name == s.rng)
+}
 
 func (s keySchema) size() int {
 	if s.rng == "" {
@@ -177,7 +208,7 @@ func checkIndexKeys(t *storage.Table, it item.Item) error {
 				}
 				return ddberr.Validation("One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty %s value. IndexName: %s, IndexKey: %s", kind, ix.IndexName, name)
 			}
-			if err := checkKeyValueSize(v, j == 0); err != nil {
+			if err := checkKeyValueSize(v, j == 0 || ke.KeyType == "HASH"); err != nil {
 				return err
 			}
 		}
@@ -203,6 +234,9 @@ func keyItem(it item.Item, schemas ...keySchema) item.Item {
 // encodeKeyOf encodes the key of schema s held by it; ok is false when it
 // lacks an attribute or holds one of another type.
 func encodeKeyOf(s keySchema, it item.Item) (k storage.Key, ok bool) {
+	if s.multi != nil {
+		return encodeMultiKey(s, it)
+	}
 	h, found := it[s.hash]
 	if !found || h.Type != s.hashType {
 		return k, false

@@ -132,28 +132,35 @@ func query(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	schema := expr.KeySchema{PartitionKey: p.iks.hash, PartitionType: p.iks.hashType, SortKey: p.iks.rng, SortType: p.iks.rngType}
-	var kc *expr.KeyCondition
-	if in.KeyConditionExpression != nil {
-		kc, err = expr.ParseKeyCondition(*in.KeyConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues, nil, schema)
+	var q *storage.QueryRequest
+	if p.iks.multi != nil {
+		// A global secondary index with a multi-attribute key.
+		if q, err = multiIndexQuery(p, &in, start); err != nil {
+			return nil, err
+		}
 	} else {
-		kc, err = expr.ConvertKeyConditions(in.KeyConditions, schema)
-	}
-	if err != nil {
-		return nil, err
-	}
-	q, err := keyQuery(p, kc)
-	if err != nil {
-		return nil, err
-	}
-	if start != nil {
-		if !item.Equal(in.ExclusiveStartKey[p.iks.hash], kc.PartitionValue) {
-			return nil, ddberr.Validation("The provided starting key is outside query boundaries based on provided conditions")
+		schema := expr.KeySchema{PartitionKey: p.iks.hash, PartitionType: p.iks.hashType, SortKey: p.iks.rng, SortType: p.iks.rngType}
+		var kc *expr.KeyCondition
+		if in.KeyConditionExpression != nil {
+			kc, err = expr.ParseKeyCondition(*in.KeyConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues, nil, schema)
+		} else {
+			kc, err = expr.ConvertKeyConditions(in.KeyConditions, schema)
 		}
-		if kc.SortOp != expr.SortNone && !kc.MatchSort(in.ExclusiveStartKey[p.iks.rng]) {
-			return nil, ddberr.Validation("The provided starting key does not match the range key predicate")
+		if err != nil {
+			return nil, err
 		}
-		q.ExclusiveStart = start
+		if q, err = keyQuery(p, kc); err != nil {
+			return nil, err
+		}
+		if start != nil {
+			if !item.Equal(in.ExclusiveStartKey[p.iks.hash], kc.PartitionValue) {
+				return nil, ddberr.Validation("The provided starting key is outside query boundaries based on provided conditions")
+			}
+			if kc.SortOp != expr.SortNone && !kc.MatchSort(in.ExclusiveStartKey[p.iks.rng]) {
+				return nil, ddberr.Validation("The provided starting key does not match the range key predicate")
+			}
+			q.ExclusiveStart = start
+		}
 	}
 	if err := checkProjectionKeyPaths(t, proj); err != nil {
 		return nil, err

@@ -78,6 +78,9 @@ func resolveIndex(t *storage.Table, name *string, consistent bool, sel *string) 
 		return nil, nil
 	}
 	ix := t.Index(*name)
+	if ix != nil && ix.Global && ix.Status == storage.StatusCreating && ix.Backfilling {
+		return nil, ddberr.Validation("Cannot read from backfilling global secondary index: %s", *name)
+	}
 	if ix == nil || (ix.Global && ix.Status != "" && ix.Status != storage.StatusActive && ix.Status != storage.StatusUpdating) {
 		return nil, ddberr.Validation("The table does not have the specified index: %s", *name)
 	}
@@ -135,6 +138,9 @@ func startPosition(p *readPlan, esk item.Item) (*storage.Position, error) {
 	want[p.iks.hash] = p.iks.hashType
 	if p.iks.rng != "" {
 		want[p.iks.rng] = p.iks.rngType
+	}
+	for _, k := range p.iks.multi {
+		want[k.name] = k.typ
 	}
 	if len(esk) != len(want) {
 		return nil, bad()

@@ -110,10 +110,10 @@ func (e *Engine) validateCreateTable(in *createTableInput) (*storage.Table, erro
 		c.enum(in.StreamSpecification.StreamViewType, "streamSpecification.streamViewType", "NEW_IMAGE", "OLD_IMAGE", "NEW_AND_OLD_IMAGES", "KEYS_ONLY")
 	}
 	for i, ix := range in.LocalSecondaryIndexes {
-		indexConstraints(&c, &ix, "localSecondaryIndexes."+itoa(i+1)+".member.")
+		indexConstraints(&c, &ix, "localSecondaryIndexes."+itoa(i+1)+".member.", 2)
 	}
 	for i, ix := range in.GlobalSecondaryIndexes {
-		indexConstraints(&c, &ix, "globalSecondaryIndexes."+itoa(i+1)+".member.")
+		indexConstraints(&c, &ix, "globalSecondaryIndexes."+itoa(i+1)+".member.", maxGSIKeySchemaSize)
 	}
 	for i, tg := range in.Tags {
 		tagConstraints(&c, tg, "tags."+itoa(i+1)+".member.")
@@ -192,15 +192,9 @@ func (e *Engine) validateCreateTable(in *createTableInput) (*storage.Table, erro
 			return nil, invalid("Table KeySchema does not have a range key, which is required when specifying a LocalSecondaryIndex")
 		}
 		for _, ix := range in.LocalSecondaryIndexes {
-			idx, err := checkIndex(&ix, false, defs, defNames, seen)
+			idx, err := checkIndex(&ix, ks[0].AttributeName, defs, defNames, seen)
 			if err != nil {
 				return nil, err
-			}
-			if len(idx.KeySchema) != 2 {
-				return nil, invalid("Index KeySchema does not have a range key for index: %s", idx.IndexName)
-			}
-			if idx.KeySchema[0].AttributeName != ks[0].AttributeName {
-				return nil, invalid("Index KeySchema does not have the same leading hash key as table KeySchema for index: %s. index hash key: %s, table hash key: %s", idx.IndexName, idx.KeySchema[0].AttributeName, ks[0].AttributeName)
 			}
 			for _, k := range idx.KeySchema {
 				used[k.AttributeName] = true
@@ -216,7 +210,7 @@ func (e *Engine) validateCreateTable(in *createTableInput) (*storage.Table, erro
 			return nil, invalid("List of GlobalSecondaryIndexes is empty")
 		}
 		for _, ix := range in.GlobalSecondaryIndexes {
-			idx, err := checkIndex(&ix, true, defs, defNames, seen)
+			idx, err := checkIndex(&ix, "", defs, defNames, seen)
 			if err != nil {
 				return nil, err
 			}
@@ -302,16 +296,19 @@ func throughputBounds(tp *provisionedThroughput) error {
 	return nil
 }
 
-func indexConstraints(c *constraints, ix *secondaryIndexInput, p string) {
+// indexConstraints checks the members of an index definition; maxKeys is
+// the longest KeySchema allowed (2, or 8 for a global secondary index with
+// multi-attribute keys).
+func indexConstraints(c *constraints, ix *secondaryIndexInput, p string, maxKeys int) {
 	if c.notNull(ix.IndexName != nil, p+"indexName") {
 		c.name(ix.IndexName, p+"indexName")
 	}
 	if c.notNull(ix.KeySchema != nil, p+"keySchema") {
-		c.listLen(len(ix.KeySchema), true, p+"keySchema", 1, 2, func() string { return renderKeySchema(ix.KeySchema) })
+		c.listLen(len(ix.KeySchema), true, p+"keySchema", 1, maxKeys, func() string { return renderKeySchema(ix.KeySchema) })
 		keySchemaConstraints(c, ix.KeySchema, p+"keySchema")
 	}
 	if c.notNull(ix.Projection != nil, p+"projection") {
-		c.enum(ix.Projection.ProjectionType, p+"projection.projectionType", "ALL", "KEYS_ONLY", "INCLUDE")
+		c.enum(ix.Projection.ProjectionType, p+"projection.projectionType", "ALL", "INCLUDE", "KEYS_ONLY")
 		if ix.Projection.NonKeyAttributes != nil {
 			c.listLen(len(ix.Projection.NonKeyAttributes), true, p+"projection.nonKeyAttributes", 1, 20, func() string { return "[" + strings.Join(ix.Projection.NonKeyAttributes, ", ") + "]" })
 		}
@@ -366,7 +363,10 @@ func checkKeySchema(in []keySchemaElement, defs map[string]string, defNames []st
 	return out, nil
 }
 
-func checkIndex(ix *secondaryIndexInput, global bool, defs map[string]string, defNames []string, seen map[string]bool) (storage.Index, error) {
+// checkIndex validates one index definition. lsiHash is the table's hash key
+// for a local secondary index and "" for a global one.
+func checkIndex(ix *secondaryIndexInput, lsiHash string, defs map[string]string, defNames []string, seen map[string]bool) (storage.Index, error) {
+	global := lsiHash == ""
 	name := *ix.IndexName
 	names := make([]string, len(ix.KeySchema))
 	for i, k := range ix.KeySchema {
@@ -377,9 +377,21 @@ func checkIndex(ix *secondaryIndexInput, global bool, defs map[string]string, de
 			return storage.Index{}, invalid("Some index key attributes are not defined in AttributeDefinitions. Keys: [%s], AttributeDefinitions: [%s]", strings.Join(names, ", "), strings.Join(defNames, ", "))
 		}
 	}
-	ks, err := checkKeySchema(ix.KeySchema, defs, defNames)
+	check := checkKeySchema
+	if global {
+		check = checkGSIKeySchema // multi-attribute keys
+	}
+	ks, err := check(ix.KeySchema, defs, defNames)
 	if err != nil {
 		return storage.Index{}, err
+	}
+	if !global {
+		if len(ks) != 2 {
+			return storage.Index{}, invalid("Index KeySchema does not have a range key for index: %s", name)
+		}
+		if ks[0].AttributeName != lsiHash {
+			return storage.Index{}, invalid("Index KeySchema does not have the same leading hash key as table KeySchema for index: %s. index hash key: %s, table hash key: %s", name, ks[0].AttributeName, lsiHash)
+		}
 	}
 	if ix.Projection.ProjectionType == nil {
 		return storage.Index{}, invalid("Unknown ProjectionType: null")
@@ -387,6 +399,9 @@ func checkIndex(ix *secondaryIndexInput, global bool, defs map[string]string, de
 	pt := *ix.Projection.ProjectionType
 	if ix.Projection.NonKeyAttributes != nil && pt != "INCLUDE" {
 		return storage.Index{}, invalid("ProjectionType is %s, but NonKeyAttributes is specified", pt)
+	}
+	if pt == "INCLUDE" && len(ix.Projection.NonKeyAttributes) == 0 {
+		return storage.Index{}, invalid("ProjectionType is INCLUDE, but NonKeyAttributes is not specified")
 	}
 	if seen[name] {
 		return storage.Index{}, invalid("Duplicate index name: %s", name)
@@ -518,6 +533,11 @@ func deleteTable(e *Engine, ctx context.Context, r *protocol.Request) (any, erro
 	}
 	if t.DeletionProtection {
 		return nil, ddberr.Validation("Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first.")
+	}
+	if indexBusy(t) {
+		// Verified against DynamoDB by dynoxide's conformance notes
+		// (docs/compatibility.md, "Cannot delete table while indexes are being created").
+		return nil, ddberr.ResourceInUse("Attempt to change a resource which is still in use: Cannot delete table while indexes are being created, updated, or deleted.")
 	}
 	d, err := e.describe(ctx, r.Caller.Region, t, true)
 	if err != nil {

@@ -346,6 +346,9 @@ func (e *Engine) runTransactWrite(ctx context.Context, in *transactWriteItemsInp
 		}
 		if w.kind != txCheck {
 			if m := collectionMetrics(w.t, w.ks, in.ReturnItemCollectionMetrics, keyV); m != nil {
+				if err := e.sizeCollection(ctx, w.t, m); err != nil {
+					return nil, err
+				}
 				out.metrics = out.metrics.add(w.t.Name, m)
 			}
 		}

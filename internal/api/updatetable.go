@@ -10,7 +10,7 @@ import (
 )
 
 // UpdateTable: billing mode, provisioned throughput, streams, deletion
-// protection and table class.
+// protection, table class and global secondary indexes (index_update.go).
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateTable.html
 
 type updateTableInput struct {
@@ -21,7 +21,7 @@ type updateTableInput struct {
 	StreamSpecification         *streamSpecification   `json:"StreamSpecification"`
 	DeletionProtectionEnabled   *bool                  `json:"DeletionProtectionEnabled"`
 	TableClass                  *string                `json:"TableClass"`
-	GlobalSecondaryIndexUpdates json.RawMessage        `json:"GlobalSecondaryIndexUpdates"`
+	GlobalSecondaryIndexUpdates []gsiUpdate            `json:"GlobalSecondaryIndexUpdates"`
 	SSESpecification            json.RawMessage        `json:"SSESpecification"`
 	ReplicaUpdates              json.RawMessage        `json:"ReplicaUpdates"`
 }
@@ -42,6 +42,7 @@ func updateTable(e *Engine, ctx context.Context, r *protocol.Request) (any, erro
 		c.notNull(in.StreamSpecification.StreamEnabled != nil, "streamSpecification.streamEnabled")
 		c.enum(in.StreamSpecification.StreamViewType, "streamSpecification.streamViewType", "NEW_IMAGE", "OLD_IMAGE", "NEW_AND_OLD_IMAGES", "KEYS_ONLY")
 	}
+	gsiUpdateConstraints(&c, in.GlobalSecondaryIndexUpdates)
 	if err := c.err(); err != nil {
 		return nil, err
 	}
@@ -50,8 +51,8 @@ func updateTable(e *Engine, ctx context.Context, r *protocol.Request) (any, erro
 		in.SSESpecification == nil && in.ReplicaUpdates == nil {
 		return nil, ddberr.Validation("At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required")
 	}
-	if in.GlobalSecondaryIndexUpdates != nil {
-		return nil, ddberr.Validation("GlobalSecondaryIndexUpdates are not supported by this server yet")
+	if err := e.checkOnlineSupport(in.GlobalSecondaryIndexUpdates); err != nil {
+		return nil, err
 	}
 	account := e.account(r)
 	e.forget(account, *in.TableName)
@@ -63,8 +64,15 @@ func updateTable(e *Engine, ctx context.Context, r *protocol.Request) (any, erro
 		return nil, ddberr.ResourceInUse("Attempt to change a resource which is still in use: Table is being %s: %s", map[string]string{storage.StatusCreating: "created", storage.StatusUpdating: "updated", storage.StatusDeleting: "deleted"}[st], cur.Name)
 	}
 	now := e.now()
+	online := false
 	updated, err := e.store.UpdateTable(ctx, account, *in.TableName, func(t *storage.Table) error {
 		changed := false
+		if in.GlobalSecondaryIndexUpdates != nil {
+			var err error
+			if online, err = applyGSIUpdates(t, in.GlobalSecondaryIndexUpdates, in.AttributeDefinitions, now); err != nil {
+				return err
+			}
+		}
 		billing := t.BillingMode
 		if in.BillingMode != nil && *in.BillingMode != t.BillingMode {
 			billing = *in.BillingMode
@@ -135,6 +143,9 @@ func updateTable(e *Engine, ctx context.Context, r *protocol.Request) (any, erro
 	})
 	if err != nil {
 		return nil, catalogErr(err, *in.TableName)
+	}
+	if online {
+		e.kickIndexWorker()
 	}
 	e.remember(updated)
 	d, err := e.describe(ctx, r.Caller.Region, updated, true)

@@ -16,18 +16,23 @@ import (
 	"github.com/extenddb/extenddb/internal/api"
 	"github.com/extenddb/extenddb/internal/protocol"
 	"github.com/extenddb/extenddb/internal/storage"
+	"github.com/extenddb/extenddb/internal/storage/postgres"
 	"github.com/extenddb/extenddb/internal/storage/sqlite"
+	"github.com/extenddb/extenddb/internal/workers"
 )
 
 // Config is everything `extenddb serve` can be told.
 type Config struct {
-	Listen      string        // host:port; port 0 picks a free port
-	DataDir     string        // SQLite data directory
-	InMemory    bool          // keep everything in memory (nothing survives exit)
-	Region      string        // region reported when a request names none
-	AccountID   string        // 12-digit account id used in ARNs
-	StatusDelay time.Duration // CREATING/UPDATING/DELETING duration; 0 = immediate
-	Log         *slog.Logger
+	Listen         string        // host:port; port 0 picks a free port
+	Storage        string        // "sqlite" (default) or "postgres"
+	DataDir        string        // SQLite data directory
+	InMemory       bool          // SQLite: keep everything in memory (nothing survives exit)
+	PostgresDSN    string        // PostgreSQL connection string (URL or key=value)
+	PostgresSchema string        // PostgreSQL schema holding extenddb's tables; "" = search_path
+	Region         string        // region reported when a request names none
+	AccountID      string        // 12-digit account id used in ARNs
+	StatusDelay    time.Duration // CREATING/UPDATING/DELETING duration; 0 = immediate
+	Log            *slog.Logger
 }
 
 // Server is a running extenddb.
@@ -36,6 +41,9 @@ type Server struct {
 	store    storage.Backend
 	http     *http.Server
 	listener net.Listener
+
+	stopWorkers context.CancelFunc
+	workersDone chan struct{}
 }
 
 // Start opens storage and begins serving. The returned server is listening.
@@ -56,11 +64,27 @@ func Start(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
 	engine := api.New(store, api.Config{AccountID: cfg.AccountID, StatusDelay: cfg.StatusDelay, Log: cfg.Log})
+	// Background workers: online index builds and drops (they resume at
+	// start-up from the durable cursors in the catalog).
+	account := cfg.AccountID
+	if account == "" {
+		account = "000000000000"
+	}
+	indexes := workers.NewIndexes(store, workers.IndexConfig{Accounts: []string{account}, Log: cfg.Log})
+	engine.SetIndexWorker(indexes.Kick)
+	wctx, stopWorkers := context.WithCancel(context.Background())
+	workersDone := make(chan struct{})
+	go func() {
+		defer close(workersDone)
+		indexes.Run(wctx)
+	}()
 	h := &protocol.Server{Handler: engine, Log: cfg.Log, DefaultRegion: cfg.Region}
 	s := &Server{
-		cfg:      cfg,
-		store:    store,
-		listener: ln,
+		cfg:         cfg,
+		store:       store,
+		listener:    ln,
+		stopWorkers: stopWorkers,
+		workersDone: workersDone,
 		http: &http.Server{
 			Handler:           h,
 			ReadHeaderTimeout: 30 * time.Second,
@@ -77,6 +101,18 @@ func Start(cfg Config) (*Server, error) {
 }
 
 func openStorage(cfg Config) (storage.Backend, error) {
+	switch cfg.Storage {
+	case "", "sqlite":
+	case "postgres":
+		if cfg.PostgresDSN == "" {
+			return nil, errors.New("--storage postgres needs --postgres-dsn (or EXTENDDB_POSTGRES_DSN)")
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		return postgres.Open(ctx, cfg.PostgresDSN, postgres.Options{Schema: cfg.PostgresSchema})
+	default:
+		return nil, fmt.Errorf("unknown storage %q (want sqlite or postgres)", cfg.Storage)
+	}
 	if cfg.InMemory {
 		return sqlite.Open("", sqlite.Options{})
 	}
@@ -93,8 +129,18 @@ func (s *Server) Endpoint() string { return "http://" + s.listener.Addr().String
 // ctx ends), then closes storage cleanly.
 func (s *Server) Shutdown(ctx context.Context) error {
 	err := s.http.Shutdown(ctx)
+	s.stopWorkers()
+	<-s.workersDone
 	if cerr := s.store.Close(); err == nil {
 		err = cerr
 	}
 	return err
+}
+
+// PostgresSchemaOrDefault names the schema extenddb uses on PostgreSQL.
+func (c Config) PostgresSchemaOrDefault() string {
+	if c.PostgresSchema == "" {
+		return "search_path"
+	}
+	return c.PostgresSchema
 }

@@ -33,26 +33,52 @@ func (a *IndexRow) SameRow(b *IndexRow) bool {
 // IndexChange is what one item write does to one index: remove Delete, then
 // insert or overwrite Put. Either may be nil. When the old and new images
 // map to the same entry, only Put is set (never a delete and re-insert of one
-// row), and when that entry's projected image is unchanged too, the index
-// has no IndexChange at all.
+// row) and Replaced is the entry's image before the write, so that a backend
+// can keep per-index counts; when the projected image is unchanged too, the
+// index has no IndexChange at all.
 type IndexChange struct {
-	Index  *Index // points into Table.Indexes
-	Delete *IndexRow
-	Put    *IndexRow
+	Index    *Index // points into Table.Indexes
+	Delete   *IndexRow
+	Put      *IndexRow
+	Replaced *IndexRow // set only with Put and without Delete: the row Put overwrites in place
 }
 
-// KeyNames returns the attribute names of a key schema's HASH and RANGE
-// elements; rangeKey is "" when there is none.
+// Maintained reports whether item writes maintain index ix: every index
+// except one being deleted (StatusDeleting), whose rows are about to be
+// dropped. A CREATING index is maintained from the moment it is in the
+// catalog, so that its backfill (see IndexBuilder) only has to copy the
+// items written before.
+func (ix *Index) Maintained() bool { return ix.Status != StatusDeleting }
+
+// KeyNames returns the attribute names of a key schema's first HASH and
+// first RANGE elements; rangeKey is "" when there is none. A multi-attribute
+// key (KeyParts) is named by its first attribute of each kind.
 func KeyNames(ks []KeyElement) (hashKey, rangeKey string) {
 	for _, k := range ks {
-		switch k.KeyType {
-		case "HASH":
+		switch {
+		case k.KeyType == "HASH" && hashKey == "":
 			hashKey = k.AttributeName
-		case "RANGE":
+		case k.KeyType == "RANGE" && rangeKey == "":
 			rangeKey = k.AttributeName
 		}
 	}
 	return hashKey, rangeKey
+}
+
+// KeyParts returns the attribute names of a key schema's HASH elements and
+// of its RANGE elements, each in schema order. A table or local secondary
+// index has one of each at most; a global secondary index may have up to
+// four of each (a multi-attribute key).
+func KeyParts(ks []KeyElement) (hash, rng []string) {
+	for _, k := range ks {
+		switch k.KeyType {
+		case "HASH":
+			hash = append(hash, k.AttributeName)
+		case "RANGE":
+			rng = append(rng, k.AttributeName)
+		}
+	}
+	return hash, rng
 }
 
 // AttributeType returns the declared type ("S", "N" or "B") of a key
@@ -82,7 +108,7 @@ var ErrMissingKey = errors.New("storage: item lacks a key attribute of its decla
 
 // ItemKey returns the encoded table key of it.
 func ItemKey(t *Table, it item.Item) (Key, error) {
-	hk, rk := KeyNames(t.KeySchema)
+	hk, rk := KeyParts(t.KeySchema)
 	k, ok := encodeKey(t, hk, rk, it)
 	if !ok {
 		return Key{}, fmt.Errorf("%w (table %s)", ErrMissingKey, t.Name)
@@ -90,44 +116,63 @@ func ItemKey(t *Table, it item.Item) (Key, error) {
 	return k, nil
 }
 
-// encodeKey encodes the key named (hk, rk) of it; ok is false when an
-// attribute is missing or of a type other than its AttributeDefinition.
-func encodeKey(t *Table, hk, rk string, it item.Item) (k Key, ok bool) {
-	pk, ok := encodeAttr(t, hk, it)
-	if !ok {
+// IndexKeyOf returns the encoded key it has in index ix of t; ok is false
+// when it lacks an index key attribute or holds one of a type other than its
+// AttributeDefinition.
+func IndexKeyOf(t *Table, ix *Index, it item.Item) (k Key, ok bool) {
+	hk, rk := KeyParts(ix.KeySchema)
+	return encodeKey(t, hk, rk, it)
+}
+
+// encodeKey encodes the key made of the attributes hk (partition) and rk
+// (sort) of it; ok is false when an attribute is missing or of a type other
+// than its AttributeDefinition.
+func encodeKey(t *Table, hk, rk []string, it item.Item) (k Key, ok bool) {
+	if k.PK, ok = encodeParts(t, hk, it); !ok {
 		return Key{}, false
 	}
-	k.PK = pk
-	if rk != "" {
-		if k.SK, ok = encodeAttr(t, rk, it); !ok {
+	if len(rk) > 0 {
+		if k.SK, ok = encodeParts(t, rk, it); !ok {
 			return Key{}, false
 		}
 	}
 	return k, true
 }
 
-func encodeAttr(t *Table, name string, it item.Item) ([]byte, bool) {
-	v, ok := it[name]
-	if !ok || v.Type.String() != t.AttributeType(name) {
+// encodeParts encodes one side of a key: a single attribute as
+// item.EncodeKey, several as EncodeComposite.
+func encodeParts(t *Table, names []string, it item.Item) ([]byte, bool) {
+	if len(names) == 0 {
 		return nil, false
 	}
-	return item.EncodeKey(v), true
+	vals := make([]item.AttributeValue, len(names))
+	for i, name := range names {
+		v, ok := it[name]
+		if !ok || v.Type.String() != t.AttributeType(name) {
+			return nil, false
+		}
+		vals[i] = v
+	}
+	if len(vals) == 1 {
+		return item.EncodeKey(vals[0]), true
+	}
+	return EncodeComposite(vals), true
 }
 
 // IndexRowFor returns the entry it has in index ix of t, or nil when the
 // item is absent from the index: it is nil, or lacks an index key attribute,
 // or holds one with a type other than its AttributeDefinition (a sparse
-// index). The projected image shares values with it.
+// index; with a multi-attribute key, every attribute must be present). The
+// projected image shares values with it.
 func IndexRowFor(t *Table, ix *Index, it item.Item) *IndexRow {
 	if it == nil {
 		return nil
 	}
-	ihk, irk := KeyNames(ix.KeySchema)
-	ik, ok := encodeKey(t, ihk, irk, it)
+	ik, ok := IndexKeyOf(t, ix, it)
 	if !ok {
 		return nil
 	}
-	thk, trk := KeyNames(t.KeySchema)
+	thk, trk := KeyParts(t.KeySchema)
 	tk, ok := encodeKey(t, thk, trk, it)
 	if !ok {
 		return nil
@@ -148,12 +193,12 @@ func Project(t *Table, ix *Index, it item.Item) item.Item {
 			out[name] = v
 		}
 	}
-	thk, trk := KeyNames(t.KeySchema)
-	ihk, irk := KeyNames(ix.KeySchema)
-	keep(thk)
-	keep(trk)
-	keep(ihk)
-	keep(irk)
+	for _, k := range t.KeySchema {
+		keep(k.AttributeName)
+	}
+	for _, k := range ix.KeySchema {
+		keep(k.AttributeName)
+	}
 	if ix.Projection.ProjectionType == ProjectInclude {
 		for _, name := range ix.Projection.NonKeyAttributes {
 			keep(name)
@@ -164,13 +209,16 @@ func Project(t *Table, ix *Index, it item.Item) item.Item {
 
 // IndexChanges derives the index maintenance of one item write: old is the
 // image before it and new the image after it (nil for an absent item). It
-// returns at most one IndexChange per index of t, in t.Indexes order, and
-// only for indexes that change. It is pure: every backend persists exactly
-// these rows.
+// returns at most one IndexChange per maintained index of t (see
+// Index.Maintained), in t.Indexes order, and only for indexes that change.
+// It is pure: every backend persists exactly these rows.
 func IndexChanges(t *Table, old, new item.Item) []IndexChange {
 	var out []IndexChange
 	for i := range t.Indexes {
 		ix := &t.Indexes[i]
+		if !ix.Maintained() {
+			continue
+		}
 		o := IndexRowFor(t, ix, old)
 		n := IndexRowFor(t, ix, new)
 		switch {
@@ -180,7 +228,7 @@ func IndexChanges(t *Table, old, new item.Item) []IndexChange {
 			if itemsEqual(o.Item, n.Item) {
 				continue
 			}
-			out = append(out, IndexChange{Index: ix, Put: n})
+			out = append(out, IndexChange{Index: ix, Put: n, Replaced: o})
 		default:
 			out = append(out, IndexChange{Index: ix, Delete: o, Put: n})
 		}
@@ -202,3 +250,49 @@ func itemsEqual(a, b item.Item) bool {
 	}
 	return true
 }
+
+// Multi-attribute keys. A key side made of several attributes is stored as
+// one byte string: each value's item.EncodeKey bytes, escaped so that 0x00
+// becomes 00 01 and 0xFF becomes FF 00, then terminated by 00 00. The
+// encoding is injective and order-preserving (tuples compare attribute by
+// attribute, a shorter value first), no encoding contains FF FF, and no
+// component is a prefix of another, so equality on the first attributes is
+// a byte prefix and a condition on the next one a byte range.
+// See docs/adr/0004-secondary-indexes.md.
+
+// EncodeComposite encodes the values of a multi-attribute key side.
+func EncodeComposite(vals []item.AttributeValue) []byte {
+	var out []byte
+	for _, v := range vals {
+		out = AppendComponent(out, item.EncodeKey(v))
+	}
+	return out
+}
+
+// AppendComponent appends one escaped, terminated component (the
+// item.EncodeKey bytes of a value) to dst.
+func AppendComponent(dst, enc []byte) []byte {
+	dst = AppendEscaped(dst, enc)
+	return append(dst, 0x00, 0x00)
+}
+
+// AppendEscaped appends enc escaped but not terminated: the encoding of
+// every component whose value begins with enc begins with it.
+func AppendEscaped(dst, enc []byte) []byte {
+	for _, c := range enc {
+		switch c {
+		case 0x00:
+			dst = append(dst, 0x00, 0x01)
+		case 0xFF:
+			dst = append(dst, 0xFF, 0x00)
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}
+
+// CompositeMax is a byte string greater than every encoded component
+// sequence: appended to a prefix it bounds, inclusively, the keys that
+// begin with that prefix.
+var CompositeMax = []byte{0xFF, 0xFF}

@@ -71,6 +71,10 @@ type Index struct {
 	Status      string      // GSIs: CREATING, ACTIVE, DELETING, UPDATING
 	Backfilling bool
 	ID          string // immutable; physical names derive from it
+	// BackfillCursor is the durable progress of an online build (an index
+	// added with Status CREATING and Backfilling set): the table key of the
+	// last item copied, nil before the first page. See IndexBuilder.
+	BackfillCursor *Key `json:",omitempty"`
 }
 
 // StreamSpecification is a table's stream setting.
@@ -224,6 +228,59 @@ type Items interface {
 	Scan(ctx context.Context, t *Table, s *ScanRequest, visit VisitFunc) error
 	// Stats returns the item count and total size of a table.
 	Stats(ctx context.Context, t *Table) (TableStats, error)
+}
+
+// IndexBuilder is implemented by a backend that builds and drops global
+// secondary indexes online (UpdateTable GlobalSecondaryIndexUpdates). The
+// lifecycle, driven by internal/workers:
+//
+//  1. Catalog.UpdateTable adds an Index with Status CREATING, Backfilling
+//     true and a nil BackfillCursor. The backend creates its (empty) storage
+//     in that same catalog change, and from then on every item write
+//     maintains the index (IndexChanges includes it).
+//  2. BackfillIndex is called repeatedly until it reports done.
+//  3. For a delete, Catalog.UpdateTable sets the index's Status to
+//     DELETING (writes stop maintaining it, reads reject it), then DropIndex
+//     removes its rows and its catalog entry.
+type IndexBuilder interface {
+	// BackfillIndex copies the next page of at most limit items of the
+	// table (account, name) into the index with ID indexID, in table-key
+	// scan order after its BackfillCursor. The page is one write
+	// transaction, serialised with item writes on those items: it derives
+	// each row with IndexRowFor from the item's current image (so it never
+	// overwrites a newer row written by a concurrent Mutate), writes it,
+	// and stores the last table key copied as the index's BackfillCursor in
+	// the catalog. When the page reaches the end of the table, the same
+	// transaction sets the index ACTIVE, Backfilling false and the cursor
+	// nil, and done is true. Calling it for an index that is not CREATING
+	// and backfilling, or not there at all, does nothing and reports done.
+	// Errors: ErrTableNotFound, ErrClosed, backend failures.
+	BackfillIndex(ctx context.Context, account, name, indexID string, limit int) (done bool, err error)
+	// DropIndex removes every row of the index with ID indexID and then
+	// its catalog entry. It is idempotent: an index that is gone already
+	// (or a table that is) is not an error. Only an index whose Status is
+	// DELETING is dropped; for any other it does nothing.
+	DropIndex(ctx context.Context, account, name, indexID string) error
+}
+
+// IndexStatser is implemented by a backend that reports per-index counts
+// for DescribeTable's ItemCount and IndexSizeBytes.
+type IndexStatser interface {
+	// IndexStats returns, by index ID, the number of rows of each index of
+	// t and their total size (item.Size of each projected row image).
+	IndexStats(ctx context.Context, t *Table) (map[string]TableStats, error)
+}
+
+// CollectionSizer is implemented by a backend that can size an item
+// collection: the items of a table that share a partition key, with their
+// local secondary index rows. The engine uses it for
+// ReturnItemCollectionMetrics and the item collection size limit of tables
+// with local secondary indexes.
+type CollectionSizer interface {
+	// CollectionSize returns the total stored size (item.Size) of the
+	// items of t whose encoded partition key is pk plus that of their rows
+	// in t's local secondary indexes.
+	CollectionSize(ctx context.Context, t *Table, pk []byte) (int64, error)
 }
 
 // Backend is a complete storage backend.

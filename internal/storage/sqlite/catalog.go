@@ -10,7 +10,6 @@ import (
 	"github.com/google/uuid"
 	sqlite3 "github.com/mattn/go-sqlite3"
 
-	"github.com/extenddb/extenddb/internal/item"
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
@@ -51,8 +50,11 @@ func (b *Backend) CreateTable(ctx context.Context, t *storage.Table) error {
 		if err := w.execRaw(itemsDDL(pt.name)); err != nil {
 			return err
 		}
-		for _, pi := range pt.indexes {
+		for ixID, pi := range pt.indexes {
 			if err := w.execRaw(indexDDL(pi.name)); err != nil {
+				return err
+			}
+			if _, err := w.exec("INSERT OR REPLACE INTO table_stats (id, item_count, size_bytes) VALUES (?, 0, 0)", ixID); err != nil {
 				return err
 			}
 		}
@@ -109,7 +111,8 @@ func (b *Backend) ListTables(ctx context.Context, account string) ([]string, err
 
 // UpdateTable runs fn on the writer against a copy of the committed entry
 // and stores the result with Version+1. Indexes that appear get a physical
-// table, filled from the table's items in the same transaction; indexes
+// table, filled from the table's items in the same transaction unless they
+// are built online (CREATING and Backfilling: see BackfillIndex); indexes
 // that disappear are dropped. Errors: fn's error unchanged;
 // storage.ErrTableNotFound; an error if fn changes Account, Name or ID.
 func (b *Backend) UpdateTable(ctx context.Context, account, name string, fn func(t *storage.Table) error) (*storage.Table, error) {
@@ -157,9 +160,11 @@ func (b *Backend) UpdateTable(ctx context.Context, account, name string, fn func
 	return out, nil
 }
 
-// reshapeIndexes creates and back-fills the physical tables of indexes in
-// cur but not in before, and drops those of indexes only in before. It
-// returns the dropped physical names.
+// reshapeIndexes creates the physical tables of indexes in cur but not in
+// before, and drops those of indexes only in before. A new index that is
+// CREATING and Backfilling is left empty for BackfillIndex (an online
+// build); any other new index is filled from the table's items here, in the
+// same transaction. It returns the dropped physical names.
 func (w *writer) reshapeIndexes(before, cur *storage.Table) ([]string, error) {
 	had := map[string]bool{}
 	for _, ix := range before.Indexes {
@@ -180,7 +185,13 @@ func (w *writer) reshapeIndexes(before, cur *storage.Table) ([]string, error) {
 		if err := w.execRaw(indexDDL(pi.name)); err != nil {
 			return nil, err
 		}
-		if err := w.backfill(pt, ix, pi); err != nil {
+		if _, err := w.exec("INSERT OR REPLACE INTO table_stats (id, item_count, size_bytes) VALUES (?, 0, 0)", ix.ID); err != nil {
+			return nil, err
+		}
+		if ix.Status == storage.StatusCreating && ix.Backfilling {
+			continue
+		}
+		if _, err := w.backfillPage(pt, ix, pi, nil, -1); err != nil {
 			return nil, err
 		}
 	}
@@ -192,56 +203,12 @@ func (w *writer) reshapeIndexes(before, cur *storage.Table) ([]string, error) {
 				return nil, err
 			}
 			dropped = append(dropped, n)
+			if _, err := w.exec("DELETE FROM table_stats WHERE id = ?", ix.ID); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return dropped, w.drop(dropped)
-}
-
-// backfill writes index ix's rows for every item of the table, reading the
-// items in key order a page at a time.
-func (w *writer) backfill(pt *physTable, ix *storage.Index, pi *physIndex) error {
-	const page = 512
-	q := "SELECT h, pk, sk, item FROM " + pt.name + " WHERE (h, pk, sk) > (?, ?, ?) ORDER BY h, pk, sk LIMIT " + fmt.Sprint(page)
-	var h int64 = -1
-	pk, sk := []byte{}, []byte{}
-	for {
-		s, err := w.stmt(q)
-		if err != nil {
-			return err
-		}
-		rows, err := s.Query(h, pk, sk)
-		if err != nil {
-			return mapErr(err)
-		}
-		var items []item.Item
-		for rows.Next() {
-			var blob []byte
-			if err := rows.Scan(&h, &pk, &sk, &blob); err != nil {
-				rows.Close()
-				return err
-			}
-			it, err := item.UnmarshalItem(blob)
-			if err != nil {
-				rows.Close()
-				return fmt.Errorf("sqlite: corrupt item in table %s: %w", pt.def.Name, err)
-			}
-			items = append(items, it)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		for _, it := range items {
-			if r := storage.IndexRowFor(pt.def, ix, it); r != nil {
-				if err := w.putIndexRow(pi, r, nil, nil, 0); err != nil {
-					return err
-				}
-			}
-		}
-		if len(items) < page {
-			return nil
-		}
-	}
 }
 
 // DeleteTable removes the entry, its stats and its physical tables in one
@@ -259,6 +226,11 @@ func (b *Backend) DeleteTable(ctx context.Context, account, name string) error {
 		}
 		if _, err := w.exec("DELETE FROM table_stats WHERE id = ?", t.ID); err != nil {
 			return err
+		}
+		for _, ix := range t.Indexes {
+			if _, err := w.exec("DELETE FROM table_stats WHERE id = ?", ix.ID); err != nil {
+				return err
+			}
 		}
 		pt, err := newPhysTable(t)
 		if err != nil {

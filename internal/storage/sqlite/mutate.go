@@ -114,20 +114,39 @@ func (w *writer) mutate(tableID string, key storage.Key, fn storage.MutateFunc, 
 	return nil, w.writeIndexes(pt, old, nw, blob, size)
 }
 
-// writeIndexes persists storage.IndexChanges(old, nw). blob and size are
-// nw's stored form, reused by ALL projections.
+// writeIndexes persists storage.IndexChanges(old, nw) and the changes to
+// each index's counts. blob and size are nw's stored form, reused by ALL
+// projections.
 func (w *writer) writeIndexes(pt *physTable, old, nw item.Item, blob []byte, size int64) error {
 	for _, c := range storage.IndexChanges(pt.def, old, nw) {
 		pi := pt.indexes[c.Index.ID]
 		if c.Delete != nil {
 			r := c.Delete
-			if _, err := w.exec(pi.del, int64(item.PartitionHash(r.IndexKey.PK)), r.IndexKey.PK, nz(r.IndexKey.SK), r.TableKey.PK, nz(r.TableKey.SK)); err != nil {
+			res, err := w.exec(pi.del, int64(item.PartitionHash(r.IndexKey.PK)), r.IndexKey.PK, nz(r.IndexKey.SK), r.TableKey.PK, nz(r.TableKey.SK))
+			if err != nil {
 				return err
+			}
+			// A CREATING index lacks the rows of items its backfill has
+			// not reached yet: only a row that was there is uncounted.
+			if n, err := res.RowsAffected(); err == nil && n > 0 {
+				w.addStats(c.Index.ID, -1, -int64(item.Size(r.Item)))
 			}
 		}
 		if c.Put != nil {
+			if c.Replaced != nil && c.Index.Status == storage.StatusCreating {
+				// The row may be missing in a CREATING index, as above.
+				if err := w.backfillRow(c.Index.ID, pi, c.Put); err != nil {
+					return err
+				}
+				continue
+			}
 			if err := w.putIndexRow(pi, c.Put, nw, blob, size); err != nil {
 				return err
+			}
+			if c.Replaced != nil {
+				w.addStats(c.Index.ID, 0, int64(item.Size(c.Put.Item)-item.Size(c.Replaced.Item)))
+			} else {
+				w.addStats(c.Index.ID, 1, int64(item.Size(c.Put.Item)))
 			}
 		}
 	}

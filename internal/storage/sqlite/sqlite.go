@@ -150,6 +150,9 @@ func (b *Backend) open(syncMode string, opts Options) error {
 	if err := migrate(ctx, conn); err != nil {
 		return err
 	}
+	if err := ensureIndexStats(ctx, conn); err != nil {
+		return err
+	}
 
 	rparams := "_busy_timeout=10000&_query_only=1"
 	if opts.CacheSizeKiB > 0 {

@@ -58,6 +58,10 @@ func Run(t *testing.T, open func(t *testing.T) storage.Backend) {
 		{"IndexQueries", testIndexQueries},
 		{"IndexProjectionsAndSparse", testIndexProjections},
 		{"IndexAgreementAudit", testIndexAudit},
+		{"IndexRaceAudit", testIndexRace},
+		{"IndexBackfillWithWriters", testIndexBackfill},
+		{"IndexBackfillResume", testIndexBackfillResume},
+		{"IndexDrop", testIndexDrop},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,137 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/extenddb/extenddb/internal/item"
+	"github.com/extenddb/extenddb/internal/storage"
+)
+
+// The benchmarks mirror internal/storage/sqlite's (same items, keys and
+// shapes), so the two backends compare directly:
+//
+//	export EXTENDDB_POSTGRES_DSN=$(scripts/postgres.sh start)
+//	go test -run '^$' -bench . ./internal/storage/postgres ./internal/storage/sqlite
+
+// benchTable creates a table with hash key pk and range key sk (both S).
+func benchTable(b *testing.B, be *Backend) *storage.Table {
+	tb := testTable("bench", "S")
+	if err := be.CreateTable(context.Background(), tb); err != nil {
+		b.Fatal(err)
+	}
+	return tb
+}
+
+func benchItem(pk, sk string) item.Item {
+	return item.Item{"pk": item.S(pk), "sk": item.S(sk), "n": item.N("12345"), "payload": item.S(strings.Repeat("x", 200))}
+}
+
+// BenchmarkMutatePut measures acknowledged puts (creates) of ~250-byte
+// items with 1 and 16 concurrent writers.
+func BenchmarkMutatePut(b *testing.B) {
+	for _, writers := range []int{1, 16} {
+		b.Run(fmt.Sprintf("writers=%d", writers), func(b *testing.B) {
+			be := openFresh(b, Options{MaxConns: int32(writers)})
+			benchPuts(b, be, writers, false)
+		})
+	}
+}
+
+// BenchmarkMutateUpdate measures read-modify-write updates of existing
+// items with 1 and 16 concurrent writers.
+func BenchmarkMutateUpdate(b *testing.B) {
+	for _, writers := range []int{1, 16} {
+		b.Run(fmt.Sprintf("writers=%d", writers), func(b *testing.B) {
+			be := openFresh(b, Options{MaxConns: int32(writers)})
+			benchPuts(b, be, writers, true)
+		})
+	}
+}
+
+func benchPuts(b *testing.B, be *Backend, writers int, update bool) {
+	tb := benchTable(b, be)
+	ctx := context.Background()
+	const keys = 1000
+	if update {
+		for i := range keys {
+			put(b, be, tb, benchItem(fmt.Sprint("p", i), "s"))
+		}
+	}
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	start := time.Now()
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < b.N; i += writers {
+				pk := fmt.Sprint("p", i)
+				if update {
+					pk = fmt.Sprint("p", i%keys)
+				}
+				it := benchItem(pk, "s")
+				k := storage.Key{PK: item.EncodeKey(it["pk"]), SK: item.EncodeKey(it["sk"])}
+				if err := be.Mutate(ctx, tb, k, func(item.Item) (item.Item, error) { return it, nil }); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "ops/s")
+}
+
+func BenchmarkGetItem(b *testing.B) {
+	be := openFresh(b, Options{})
+	tb := benchTable(b, be)
+	const n = 10000
+	for i := range n {
+		put(b, be, tb, benchItem(fmt.Sprint("p", i), "s"))
+	}
+	ctx := context.Background()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		i := 0
+		for pb.Next() {
+			k := storage.Key{PK: item.EncodeKey(item.S(fmt.Sprint("p", i%n))), SK: item.EncodeKey(item.S("s"))}
+			it, err := be.GetItem(ctx, tb, k, true)
+			if err != nil || it == nil {
+				b.Fatalf("GetItem: %v, %v", it, err)
+			}
+			i += 7
+		}
+	})
+}
+
+// BenchmarkQuery10 reads 10-row partitions.
+func BenchmarkQuery10(b *testing.B) {
+	be := openFresh(b, Options{})
+	tb := benchTable(b, be)
+	const parts = 500
+	for p := range parts {
+		for s := range 10 {
+			put(b, be, tb, benchItem(fmt.Sprint("p", p), fmt.Sprint("s", s)))
+		}
+	}
+	ctx := context.Background()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		i := 0
+		for pb.Next() {
+			rows := 0
+			q := storage.QueryRequest{PK: item.EncodeKey(item.S(fmt.Sprint("p", i%parts))), Forward: true}
+			if err := be.Query(ctx, tb, &q, func(storage.Row) bool { rows++; return true }); err != nil || rows != 10 {
+				b.Fatalf("Query: %d rows, %v", rows, err)
+			}
+			i += 7
+		}
+	})
+}

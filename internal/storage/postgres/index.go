@@ -1,0 +1,225 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/extenddb/extenddb/internal/item"
+	"github.com/extenddb/extenddb/internal/storage"
+)
+
+var (
+	_ storage.IndexBuilder    = (*Backend)(nil)
+	_ storage.IndexStatser    = (*Backend)(nil)
+	_ storage.CollectionSizer = (*Backend)(nil)
+)
+
+// BackfillIndex copies the next page of at most limit items of table
+// (account, name), in scan order (h, pk, sk) after the index's
+// BackfillCursor, into the index with ID indexID, in one transaction: it
+// locks the catalog entry (FOR UPDATE) and the page's items (FOR SHARE), so
+// a concurrent Mutate of one of them either committed before (its image is
+// the one copied) or waits and then maintains the index itself (the index
+// has been in the catalog since UpdateTable added it). It stores the last
+// key copied as the cursor or, at the end of the table, makes the index
+// ACTIVE; done reports the latter. An index that is not CREATING and
+// backfilling, or is gone, is done. Errors: storage.ErrTableNotFound,
+// storage.ErrClosed, SQL errors.
+func (b *Backend) BackfillIndex(ctx context.Context, account, name, indexID string, limit int) (done bool, err error) {
+	limit = max(limit, 1)
+	err = b.withConn(ctx, func(c *pgxpool.Conn) error {
+		done = false
+		tx, err := c.Begin(ctx)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback(context.Background())
+		t, err := lockEntry(ctx, tx, account, name)
+		if err != nil {
+			return err
+		}
+		var ix *storage.Index
+		for i := range t.Indexes {
+			if t.Indexes[i].ID == indexID {
+				ix = &t.Indexes[i]
+			}
+		}
+		if ix == nil || ix.Status != storage.StatusCreating || !ix.Backfilling {
+			done = true
+			return nil
+		}
+		pt, err := newPhysTable(t, t.Version)
+		if err != nil {
+			return err
+		}
+		var h int64 = -1
+		pk, sk := []byte{}, []byte{}
+		if cur := ix.BackfillCursor; cur != nil {
+			h, pk, sk = int64(item.PartitionHash(cur.PK)), nz(cur.PK), nz(cur.SK)
+		}
+		rows, err := tx.Query(ctx, "SELECT pk, sk, item FROM "+pt.name+
+			" WHERE (h, pk, sk) > ($1, $2, $3) ORDER BY h, pk, sk LIMIT $4 FOR SHARE", h, pk, sk, limit)
+		if err != nil {
+			return err
+		}
+		batch := &pgx.Batch{}
+		n := 0
+		var last storage.Key
+		for rows.Next() {
+			var blob []byte
+			if err := rows.Scan(&last.PK, &last.SK, &blob); err != nil {
+				rows.Close()
+				return err
+			}
+			n++
+			it, err := decodeItem(blob)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			if r := storage.IndexRowFor(t, ix, it); r != nil {
+				queueIndexPut(batch, pt.indexes[ix.ID], r, nil, nil, 0)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if batch.Len() > 0 {
+			if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+				return err
+			}
+		}
+		if n < limit {
+			ix.Status, ix.Backfilling, ix.BackfillCursor = storage.StatusActive, false, nil
+			done = true
+		} else {
+			last.SK = nilIfEmpty(last.SK)
+			ix.BackfillCursor = &last
+		}
+		if err := storeEntry(ctx, tx, t); err != nil {
+			return err
+		}
+		return tx.Commit(ctx)
+	})
+	return done, err
+}
+
+// errNothingToDrop ends a DropIndex whose index is gone or not DELETING.
+var errNothingToDrop = errors.New("postgres: nothing to drop")
+
+// DropIndex removes the index with ID indexID from table (account, name)
+// when its Status is DELETING: its catalog entry and its physical table go
+// in one transaction (UpdateTable). An index or table that is gone, or an
+// index in another state, is left alone without error. Errors:
+// storage.ErrClosed, SQL errors.
+func (b *Backend) DropIndex(ctx context.Context, account, name, indexID string) error {
+	_, err := b.UpdateTable(ctx, account, name, func(t *storage.Table) error {
+		for i, ix := range t.Indexes {
+			if ix.ID == indexID && ix.Status == storage.StatusDeleting {
+				t.Indexes = append(t.Indexes[:i:i], t.Indexes[i+1:]...)
+				return nil
+			}
+		}
+		return errNothingToDrop
+	})
+	if errors.Is(err, errNothingToDrop) || errors.Is(err, storage.ErrTableNotFound) {
+		return nil
+	}
+	return err
+}
+
+// IndexStats returns, by index ID, the row count and total size of each
+// index of t, counted now. Errors: storage.ErrTableNotFound when an index
+// table is gone, SQL errors.
+func (b *Backend) IndexStats(ctx context.Context, t *storage.Table) (map[string]storage.TableStats, error) {
+	if b.closed.Load() {
+		return nil, storage.ErrClosed
+	}
+	out := map[string]storage.TableStats{}
+	if len(t.Indexes) == 0 {
+		return out, nil
+	}
+	var parts []string
+	for i, ix := range t.Indexes {
+		name, err := indexName(ix.ID)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, fmt.Sprintf("SELECT %d, count(*), coalesce(sum(size), 0)::bigint FROM %s", i, name))
+	}
+	rows, err := b.pool.Query(ctx, strings.Join(parts, " UNION ALL "))
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var i int
+		var st storage.TableStats
+		if err := rows.Scan(&i, &st.ItemCount, &st.SizeBytes); err != nil {
+			return nil, mapErr(err)
+		}
+		out[t.Indexes[i].ID] = st
+	}
+	return out, mapErr(rows.Err())
+}
+
+// CollectionSize returns the stored size of the items of t whose encoded
+// partition key is pk plus that of their local secondary index rows.
+// Errors: storage.ErrTableNotFound, SQL errors.
+func (b *Backend) CollectionSize(ctx context.Context, t *storage.Table, pk []byte) (int64, error) {
+	if b.closed.Load() {
+		return 0, storage.ErrClosed
+	}
+	name, err := itemsName(t.ID)
+	if err != nil {
+		return 0, err
+	}
+	parts := []string{"SELECT coalesce(sum(size), 0) FROM " + name + " WHERE h = $1 AND pk = $2"}
+	for _, ix := range t.Indexes {
+		if ix.Global {
+			continue
+		}
+		iname, err := indexName(ix.ID)
+		if err != nil {
+			return 0, err
+		}
+		parts = append(parts, "SELECT coalesce(sum(size), 0) FROM "+iname+" WHERE h = $1 AND ipk = $2")
+	}
+	var size int64
+	err = b.pool.QueryRow(ctx, "SELECT coalesce(sum(s), 0)::bigint FROM ("+strings.Join(parts, " UNION ALL ")+") AS c(s)",
+		int64(item.PartitionHash(pk)), pk).Scan(&size)
+	return size, mapErr(err)
+}
+
+// lockEntry reads and locks (FOR UPDATE) a table's catalog entry inside
+// tx. Errors: storage.ErrTableNotFound (as a *fnError), SQL errors.
+func lockEntry(ctx context.Context, tx pgx.Tx, account, name string) (*storage.Table, error) {
+	var def []byte
+	var version int64
+	err := tx.QueryRow(ctx, "SELECT def, version FROM catalog WHERE account = $1 AND name = $2 FOR UPDATE", account, name).Scan(&def, &version)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, &fnError{storage.ErrTableNotFound}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return decodeTable(def, version)
+}
+
+// storeEntry writes t as its catalog entry with Version+1 (set on t).
+func storeEntry(ctx context.Context, tx pgx.Tx, t *storage.Table) error {
+	t.Version++
+	def, err := json.Marshal(t)
+	if err != nil {
+		return fmt.Errorf("postgres: encode table: %w", err)
+	}
+	_, err = tx.Exec(ctx, "UPDATE catalog SET def = $1, version = $2 WHERE account = $3 AND name = $4", def, t.Version, t.Account, t.Name)
+	return err
+}

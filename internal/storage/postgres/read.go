@@ -1,0 +1,368 @@
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/extenddb/extenddb/internal/item"
+	"github.com/extenddb/extenddb/internal/storage"
+)
+
+// Reads go to the one primary and every acknowledged write is committed
+// before it is acknowledged, so all reads are strongly consistent: the
+// Consistent flags change nothing. Query and Scan read in chunks (keyset
+// pagination: each chunk starts after the last row of the one before), so
+// a visitor that stops early never makes the server produce, nor the
+// connection drain, the rest of a large range. Each chunk is one statement
+// on one snapshot; like DynamoDB's, a long read is not one snapshot.
+
+// Chunk sizes of Query and Scan: the first chunk is small (a Limit 1 query
+// reads little), later ones grow to chunkMax.
+const (
+	chunkMin = 16
+	chunkMax = 1024
+)
+
+// GetItem returns the committed item with key in t, or nil when absent.
+// Errors: storage.ErrTableNotFound when t's physical table is gone,
+// storage.ErrClosed, SQL errors.
+func (b *Backend) GetItem(ctx context.Context, t *storage.Table, key storage.Key, consistent bool) (item.Item, error) {
+	if b.closed.Load() {
+		return nil, storage.ErrClosed
+	}
+	name, err := itemsName(t.ID)
+	if err != nil {
+		return nil, err
+	}
+	var blob []byte
+	err = b.pool.QueryRow(ctx, "SELECT item FROM "+name+" WHERE h = $1 AND pk = $2 AND sk = $3",
+		int64(item.PartitionHash(key.PK)), key.PK, nz(key.SK)).Scan(&blob)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	return decodeItem(blob)
+}
+
+// Query visits the rows of partition q.PK of t (or of index q.Index) whose
+// sort key satisfies q.SK, in ascending (q.Forward) or descending sort-key
+// order; on an index, rows sharing an index sort key are ordered by table
+// key. It starts after q.ExclusiveStart when set and stops when visit
+// returns false. Errors: an unknown index (wrapped
+// storage.ErrTableNotFound) or a bad condition, wrapped
+// storage.ErrTableNotFound for a vanished table, SQL errors.
+func (b *Backend) Query(ctx context.Context, t *storage.Table, q *storage.QueryRequest, visit storage.VisitFunc) error {
+	if b.closed.Load() {
+		return storage.ErrClosed
+	}
+	src, err := source(t, q.Index)
+	if err != nil {
+		return err
+	}
+	lo, hi, err := sortKeyRange(q.SK)
+	if err != nil {
+		return err
+	}
+	build := func(start *storage.Position, limit int) (string, []any) {
+		return src.querySQL(q, lo, hi, start, limit)
+	}
+	return b.visitChunks(ctx, build, q.ExclusiveStart, src.index, visit)
+}
+
+// querySQL builds one chunk of a Query: at most limit rows after start.
+func (src rowSource) querySQL(q *storage.QueryRequest, lo, hi bound, start *storage.Position, limit int) (string, []any) {
+	skCol := "sk"
+	if src.index {
+		skCol = "isk"
+	}
+	var a args
+	var sb strings.Builder
+	sb.WriteString("SELECT " + src.cols + " FROM " + src.name + " WHERE h = " + a.add(int64(item.PartitionHash(q.PK))) +
+		" AND " + src.pkCol + " = " + a.add(q.PK))
+	// The start position replaces the bound on its side when it is at least
+	// as tight, so each side keeps one range constraint and the index scan
+	// starts at the tighter one.
+	if start != nil {
+		startSK := start.Key.SK
+		if src.index {
+			startSK = start.IndexKey.SK
+		}
+		side := &lo
+		if !q.Forward {
+			side = &hi
+		}
+		if side.supersededBy(nz(startSK), q.Forward) {
+			*side = bound{}
+			cmp := ">"
+			if !q.Forward {
+				cmp = "<"
+			}
+			if src.index {
+				sb.WriteString(" AND (isk, pk, sk) " + cmp + " (" + a.add(nz(start.IndexKey.SK)) + ", " + a.add(nz(start.Key.PK)) + ", " + a.add(nz(start.Key.SK)) + ")")
+			} else {
+				sb.WriteString(" AND sk " + cmp + " " + a.add(nz(start.Key.SK)))
+			}
+		}
+	}
+	for _, bd := range []bound{lo, hi} {
+		if bd.op != "" {
+			sb.WriteString(" AND " + skCol + " " + bd.op + " " + a.add(bd.v))
+		}
+	}
+	dir := ""
+	if !q.Forward {
+		dir = " DESC"
+	}
+	if src.index {
+		sb.WriteString(" ORDER BY isk" + dir + ", pk" + dir + ", sk" + dir)
+	} else {
+		sb.WriteString(" ORDER BY sk" + dir)
+	}
+	sb.WriteString(" LIMIT " + a.add(limit))
+	return sb.String(), a
+}
+
+// Scan visits the rows of t (or of index s.Index) in partition-hash order:
+// (h, partition key, sort key[, table key]) ascending. Segment k of N covers
+// the hashes [k*2^32/N, (k+1)*2^32/N). It starts after s.ExclusiveStart when
+// set and stops when visit returns false. Errors as for Query, plus a
+// Segment outside [0, TotalSegments).
+func (b *Backend) Scan(ctx context.Context, t *storage.Table, s *storage.ScanRequest, visit storage.VisitFunc) error {
+	if b.closed.Load() {
+		return storage.ErrClosed
+	}
+	src, err := source(t, s.Index)
+	if err != nil {
+		return err
+	}
+	n := int64(max(s.TotalSegments, 1))
+	if s.Segment < 0 || int64(s.Segment) >= n {
+		return fmt.Errorf("postgres: segment %d outside [0, %d)", s.Segment, n)
+	}
+	lo := int64(s.Segment) << 32 / n
+	hi := (int64(s.Segment) + 1) << 32 / n
+	build := func(start *storage.Position, limit int) (string, []any) {
+		return src.scanSQL(lo, hi, start, limit)
+	}
+	return b.visitChunks(ctx, build, s.ExclusiveStart, src.index, visit)
+}
+
+// scanSQL builds one chunk of a Scan of the hashes [lo, hi): at most limit
+// rows after start.
+func (src rowSource) scanSQL(lo, hi int64, start *storage.Position, limit int) (string, []any) {
+	var a args
+	var sb strings.Builder
+	sb.WriteString("SELECT " + src.cols + " FROM " + src.name + " WHERE h < " + a.add(hi))
+	// A start inside the segment replaces its lower bound; a start before
+	// the segment is irrelevant.
+	var startPK []byte
+	if start != nil {
+		startPK = start.Key.PK
+		if src.index {
+			startPK = start.IndexKey.PK
+		}
+	}
+	switch sh := int64(item.PartitionHash(startPK)); {
+	case start != nil && sh >= lo && src.index:
+		sb.WriteString(" AND (h, ipk, isk, pk, sk) > (" + a.add(sh) + ", " + a.add(nz(start.IndexKey.PK)) + ", " +
+			a.add(nz(start.IndexKey.SK)) + ", " + a.add(nz(start.Key.PK)) + ", " + a.add(nz(start.Key.SK)) + ")")
+	case start != nil && sh >= lo:
+		sb.WriteString(" AND (h, pk, sk) > (" + a.add(sh) + ", " + a.add(nz(start.Key.PK)) + ", " + a.add(nz(start.Key.SK)) + ")")
+	default:
+		sb.WriteString(" AND h >= " + a.add(lo))
+	}
+	if src.index {
+		sb.WriteString(" ORDER BY h, ipk, isk, pk, sk")
+	} else {
+		sb.WriteString(" ORDER BY h, pk, sk")
+	}
+	sb.WriteString(" LIMIT " + a.add(limit))
+	return sb.String(), a
+}
+
+// Stats returns t's item count and total stored size in bytes (item.Size
+// of each item), counted now: exact, and linear in the table's size.
+// Errors: storage.ErrTableNotFound if t is gone, SQL errors.
+func (b *Backend) Stats(ctx context.Context, t *storage.Table) (storage.TableStats, error) {
+	var st storage.TableStats
+	if b.closed.Load() {
+		return st, storage.ErrClosed
+	}
+	name, err := itemsName(t.ID)
+	if err != nil {
+		return st, err
+	}
+	err = b.pool.QueryRow(ctx, "SELECT count(*), coalesce(sum(size), 0)::bigint FROM "+name).Scan(&st.ItemCount, &st.SizeBytes)
+	return st, mapErr(err)
+}
+
+// args collects the parameters of a statement being built.
+type args []any
+
+// add appends v and returns its placeholder.
+func (a *args) add(v any) string {
+	*a = append(*a, v)
+	return "$" + strconv.Itoa(len(*a))
+}
+
+// rowSource is the physical table a read goes to.
+type rowSource struct {
+	name  string
+	index bool
+	pkCol string
+	cols  string
+}
+
+func source(t *storage.Table, index string) (rowSource, error) {
+	if index == "" {
+		name, err := itemsName(t.ID)
+		return rowSource{name: name, pkCol: "pk", cols: "pk, sk, item, size"}, err
+	}
+	ix := t.Index(index)
+	if ix == nil {
+		return rowSource{}, fmt.Errorf("%w: table %s has no index %s", storage.ErrTableNotFound, t.Name, index)
+	}
+	name, err := indexName(ix.ID)
+	return rowSource{name: name, index: true, pkCol: "ipk", cols: "ipk, isk, pk, sk, item, size"}, err
+}
+
+// bound is one side of a sort-key range: op is ">", ">=", "<" or "<=",
+// or "" for none.
+type bound struct {
+	op string
+	v  []byte
+}
+
+// supersededBy reports whether a start position whose sort key is startSK
+// makes this bound redundant: every row after (forward) or before
+// (backward) the start already satisfies it. Otherwise the start itself is
+// redundant: every row within the bound lies after (before) it.
+func (bd bound) supersededBy(startSK []byte, forward bool) bool {
+	if bd.op == "" {
+		return true
+	}
+	c := bytes.Compare(startSK, bd.v)
+	if !forward {
+		c = -c
+	}
+	strict := bd.op == ">" || bd.op == "<"
+	return c > 0 || c == 0 && !strict
+}
+
+// sortKeyRange turns a key condition into its lower and upper byte bounds.
+// Errors: an unknown operator or a wrong number of values.
+func sortKeyRange(c storage.KeyCondition) (lo, hi bound, err error) {
+	want := 1
+	switch c.Op {
+	case "":
+		return lo, hi, nil
+	case "BETWEEN":
+		want = 2
+	case "EQ", "LT", "LE", "GT", "GE", "BEGINS_WITH":
+	default:
+		return lo, hi, fmt.Errorf("postgres: unknown key condition %q", c.Op)
+	}
+	if len(c.Values) != want {
+		return lo, hi, fmt.Errorf("postgres: key condition %s needs %d values, got %d", c.Op, want, len(c.Values))
+	}
+	v := nz(c.Values[0])
+	switch c.Op {
+	case "EQ":
+		return bound{">=", v}, bound{"<=", v}, nil
+	case "LT":
+		return lo, bound{"<", v}, nil
+	case "LE":
+		return lo, bound{"<=", v}, nil
+	case "GT":
+		return bound{">", v}, hi, nil
+	case "GE":
+		return bound{">=", v}, hi, nil
+	case "BETWEEN":
+		return bound{">=", v}, bound{"<=", nz(c.Values[1])}, nil
+	default: // BEGINS_WITH
+		if succ := Successor(v); succ != nil {
+			return bound{">=", v}, bound{"<", succ}, nil
+		}
+		return bound{">=", v}, hi, nil
+	}
+}
+
+// Successor returns the smallest byte string greater than every string
+// with prefix p: p without its trailing 0xFF bytes, last byte plus one. It
+// returns nil when there is none (p empty or all 0xFF): the range is then
+// unbounded above.
+func Successor(p []byte) []byte {
+	i := len(p) - 1
+	for i >= 0 && p[i] == 0xFF {
+		i--
+	}
+	if i < 0 {
+		return nil
+	}
+	s := make([]byte, i+1)
+	copy(s, p[:i+1])
+	s[i]++
+	return s
+}
+
+// visitChunks streams the rows of a read to visit, one chunk (statement)
+// at a time: build returns the statement for at most limit rows after
+// start. It stops when visit returns false or a chunk comes back short.
+func (b *Backend) visitChunks(ctx context.Context, build func(start *storage.Position, limit int) (string, []any), start *storage.Position, index bool, visit storage.VisitFunc) error {
+	limit := chunkMin
+	for {
+		query, a := build(start, limit)
+		rows, err := b.pool.Query(ctx, query, a...)
+		if err != nil {
+			return mapErr(err)
+		}
+		n := 0
+		var last storage.Position
+		stop := false
+		for rows.Next() {
+			var r storage.Row
+			var blob []byte
+			var size int64
+			if index {
+				err = rows.Scan(&r.Pos.IndexKey.PK, &r.Pos.IndexKey.SK, &r.Pos.Key.PK, &r.Pos.Key.SK, &blob, &size)
+				r.Pos.IndexKey.SK = nilIfEmpty(r.Pos.IndexKey.SK)
+			} else {
+				err = rows.Scan(&r.Pos.Key.PK, &r.Pos.Key.SK, &blob, &size)
+			}
+			if err == nil {
+				r.Item, err = decodeItem(blob)
+			}
+			if err != nil {
+				rows.Close()
+				return mapErr(err)
+			}
+			r.Pos.Key.SK = nilIfEmpty(r.Pos.Key.SK)
+			r.Size = int(size)
+			n++
+			last = r.Pos
+			if !visit(r) {
+				// The rest of this chunk is at most limit rows: drained by
+				// Close, never the rest of the range.
+				stop = true
+				break
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return mapErr(err)
+		}
+		if stop || n < limit {
+			return nil
+		}
+		start = &last
+		limit = min(2*limit, chunkMax)
+	}
+}

@@ -1,0 +1,174 @@
+// Package workers holds the server's background workers: long-running
+// loops that finish control-plane changes the API records as durable intent
+// in the catalog.
+package workers
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/extenddb/extenddb/internal/storage"
+)
+
+// IndexConfig tunes an Indexes worker. The zero value works.
+type IndexConfig struct {
+	// Accounts whose tables the worker looks after; default the engine's
+	// default account, "000000000000".
+	Accounts []string
+	// PageSize is how many items one backfill transaction copies; default 256.
+	PageSize int
+	// Sweep is how often the worker looks for work without being kicked;
+	// default 5 s. Work recorded by another process sharing the store is
+	// found at the next sweep.
+	Sweep time.Duration
+	// PageDelay is a pause between backfill pages, zero by default. Tests
+	// use it (or the environment variable EXTENDDB_INDEX_PAGE_DELAY, a Go
+	// duration, read when it is zero) to observe an index while it builds.
+	PageDelay time.Duration
+	Log       *slog.Logger
+}
+
+// Indexes builds global secondary indexes created online (CREATING with
+// Backfilling) and drops deleted ones (DELETING), through the backend's
+// storage.IndexBuilder. Progress is durable in the catalog, so a restarted
+// worker resumes a build from its BackfillCursor. It is idempotent: two
+// workers on one store do the same work twice at worst, never wrong work.
+type Indexes struct {
+	store storage.Backend
+	ib    storage.IndexBuilder
+	cfg   IndexConfig
+	kick  chan struct{}
+}
+
+// NewIndexes returns a worker over store, or nil when store does not
+// implement storage.IndexBuilder (online index changes then stay pending).
+func NewIndexes(store storage.Backend, cfg IndexConfig) *Indexes {
+	ib, ok := store.(storage.IndexBuilder)
+	if !ok {
+		return nil
+	}
+	if len(cfg.Accounts) == 0 {
+		cfg.Accounts = []string{"000000000000"}
+	}
+	if cfg.PageSize <= 0 {
+		cfg.PageSize = 256
+	}
+	if cfg.Sweep <= 0 {
+		cfg.Sweep = 5 * time.Second
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.PageDelay == 0 {
+		cfg.PageDelay, _ = time.ParseDuration(os.Getenv("EXTENDDB_INDEX_PAGE_DELAY"))
+	}
+	return &Indexes{store: store, ib: ib, cfg: cfg, kick: make(chan struct{}, 1)}
+}
+
+// Kick wakes the worker for new work. It never blocks.
+func (w *Indexes) Kick() {
+	if w == nil {
+		return
+	}
+	select {
+	case w.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Run works until ctx ends: a pass at start (resuming interrupted builds),
+// then one after every Kick and every Sweep.
+func (w *Indexes) Run(ctx context.Context) {
+	if w == nil {
+		return
+	}
+	t := time.NewTicker(w.cfg.Sweep)
+	defer t.Stop()
+	for {
+		if err := w.RunOnce(ctx); errors.Is(err, storage.ErrClosed) {
+			return
+		} else if err != nil && ctx.Err() == nil {
+			w.cfg.Log.Error("index worker", "error", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-w.kick:
+		case <-t.C:
+		}
+	}
+}
+
+// RunOnce finishes every pending index build and drop it finds, then
+// returns. Errors of one table are logged and do not stop the others; the
+// first is returned.
+func (w *Indexes) RunOnce(ctx context.Context) error {
+	var first error
+	note := func(err error) {
+		if err != nil && first == nil {
+			first = err
+		}
+	}
+	for _, account := range w.cfg.Accounts {
+		names, err := w.store.ListTables(ctx, account)
+		if err != nil {
+			return err
+		}
+		for _, name := range names {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			t, err := w.store.GetTable(ctx, account, name)
+			if errors.Is(err, storage.ErrTableNotFound) {
+				continue
+			}
+			if err != nil {
+				note(err)
+				continue
+			}
+			for _, ix := range t.Indexes {
+				switch {
+				case ix.Status == storage.StatusCreating && ix.Backfilling:
+					note(w.backfill(ctx, account, name, ix))
+				case ix.Status == storage.StatusDeleting:
+					err := w.ib.DropIndex(ctx, account, name, ix.ID)
+					if err != nil && !errors.Is(err, storage.ErrTableNotFound) {
+						note(err)
+					}
+				}
+			}
+		}
+	}
+	return first
+}
+
+// backfill copies pages until the index is built, the table or index goes
+// away, or ctx ends.
+func (w *Indexes) backfill(ctx context.Context, account, name string, ix storage.Index) error {
+	start := time.Now()
+	pages := 0
+	for {
+		done, err := w.ib.BackfillIndex(ctx, account, name, ix.ID, w.cfg.PageSize)
+		if errors.Is(err, storage.ErrTableNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		pages++
+		if done {
+			w.cfg.Log.Info("index built", "table", name, "index", ix.IndexName, "pages", pages, "took", time.Since(start))
+			return nil
+		}
+		if w.cfg.PageDelay > 0 {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(w.cfg.PageDelay):
+			}
+		}
+	}
+}
