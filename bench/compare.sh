@@ -6,6 +6,7 @@
 #
 #   bench/compare.sh                       # 5 rounds of 2 s per benchmark
 #   ROUNDS=9 BENCHTIME=5s bench/compare.sh
+#   bench/compare.sh --summarize DIR...    # tables for earlier raw results
 #
 # All servers run side by side for the whole session, idle except the one
 # under test. Each round runs every benchmark against every target in turn,
@@ -29,10 +30,58 @@ BENCHTIME=${BENCHTIME:-2s}
 PARALLELISM=${PARALLELISM:-8}
 PEER_DIR=${PEER_DIR:-/tmp/extenddb-peer}
 DYNALITE=${DYNALITE:-4.0.0}
-OUT=${OUT:-$(mktemp -d -t extenddb-compare.XXXXXX)}
+OUT=${OUT:-}
 TARGETS=${TARGETS:-extenddb-disk extenddb-mem dynalite-mem dynalite-disk}
 
+# Median of a metric per benchmark and target.
+median() { sort -g | awk '{v[NR]=$1} END {if (NR == 0) print ""; else if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
+metric() { # FILE BENCH UNIT -> median
+	[[ -f "$1" ]] || return 0
+	awk -v b="$2" -v u="$3" '$1 ~ "^"b"-[0-9]+$" { for (i = 2; i <= NF; i++) if ($i == u) print $(i-1) }' "$1" | median
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print "-"; else printf "%.2f", a / b }'; }
+num() { if [[ -n "$1" ]]; then printf '%.0f' "$1"; else printf -- '-'; fi; }
+
+table() { # UNIT TITLE
+	echo "$2"
+	echo
+	echo "| benchmark | extenddb durable | extenddb --in-memory | dynalite in-memory | dynalite --path | durable / dynalite --path | durable / dynalite in-memory | --in-memory / dynalite in-memory |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+	for b in BenchmarkPutItem/serial BenchmarkPutItem/parallel BenchmarkGetItem/serial BenchmarkGetItem/parallel BenchmarkQuery/serial BenchmarkQuery/parallel; do
+		local ed em dm dd
+		ed=$(metric "$OUT/extenddb-disk.txt" "$b" "$1")
+		em=$(metric "$OUT/extenddb-mem.txt" "$b" "$1")
+		dm=$(metric "$OUT/dynalite-mem.txt" "$b" "$1")
+		dd=$(metric "$OUT/dynalite-disk.txt" "$b" "$1")
+		printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "${b#Benchmark}" \
+			"$(num "$ed")" "$(num "$em")" "$(num "$dm")" "$(num "$dd")" \
+			"$(ratio "$ed" "$dd")" "$(ratio "$ed" "$dm")" "$(ratio "$em" "$dm")"
+	done
+	echo
+}
+
+summary() {
+	local rounds=0
+	if [[ -f "$OUT/load.txt" ]]; then rounds=$(wc -l <"$OUT/load.txt"); fi
+	table ops/s "Throughput, ops/s (median of $rounds rounds; ratio > 1: extenddb faster)"
+	table server-cpu-us/op "Server CPU time per operation, µs (median of $rounds rounds; ratio < 1: extenddb cheaper)"
+}
+
+# --summarize DIR...: print the tables for earlier runs' raw results (several
+# directories are pooled) and exit.
+if [[ ${1:-} == --summarize ]]; then
+	shift
+	OUT=$(mktemp -d -t extenddb-compare-summary.XXXXXX)
+	trap 'rm -rf "$OUT"' EXIT
+	for dir in "$@"; do
+		for f in "$dir"/*.txt; do cat "$f" >>"$OUT/$(basename "$f")"; done
+	done
+	summary
+	exit 0
+fi
+
 repo=$(cd "$(dirname "$0")/.." && pwd)
+[[ -n "$OUT" ]] || OUT=$(mktemp -d -t extenddb-compare.XXXXXX)
 mkdir -p "$OUT"
 work=$(mktemp -d -t extenddb-compare-work.XXXXXX)
 server_pid=""
@@ -144,35 +193,5 @@ for round in $(seq 1 "$ROUNDS"); do
 	done
 done
 
-# Median of a metric per benchmark and target.
-median() { sort -g | awk '{v[NR]=$1} END {if (NR == 0) print ""; else if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
-metric() { # FILE BENCH UNIT -> median
-	[[ -f "$1" ]] || return 0
-	awk -v b="$2" -v u="$3" '$1 ~ "^"b"-[0-9]+$" { for (i = 2; i <= NF; i++) if ($i == u) print $(i-1) }' "$1" | median
-}
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b == 0) print "-"; else printf "%.2f", a / b }'; }
-num() { if [[ -n "$1" ]]; then printf '%.0f' "$1"; else printf -- '-'; fi; }
-
-table() { # UNIT TITLE
-	echo "$2"
-	echo
-	echo "| benchmark | extenddb durable | extenddb --in-memory | dynalite in-memory | dynalite --path | durable / dynalite --path | durable / dynalite in-memory | --in-memory / dynalite in-memory |"
-	echo "|---|---:|---:|---:|---:|---:|---:|---:|"
-	for b in BenchmarkPutItem/serial BenchmarkPutItem/parallel BenchmarkGetItem/serial BenchmarkGetItem/parallel BenchmarkQuery/serial BenchmarkQuery/parallel; do
-		local ed em dm dd
-		ed=$(metric "$OUT/extenddb-disk.txt" "$b" "$1")
-		em=$(metric "$OUT/extenddb-mem.txt" "$b" "$1")
-		dm=$(metric "$OUT/dynalite-mem.txt" "$b" "$1")
-		dd=$(metric "$OUT/dynalite-disk.txt" "$b" "$1")
-		printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "${b#Benchmark}" \
-			"$(num "$ed")" "$(num "$em")" "$(num "$dm")" "$(num "$dd")" \
-			"$(ratio "$ed" "$dd")" "$(ratio "$ed" "$dm")" "$(ratio "$em" "$dm")"
-	done
-	echo
-}
-
-{
-	table ops/s "Throughput, ops/s (median of $ROUNDS rounds; ratio > 1: extenddb faster)"
-	table server-cpu-us/op "Server CPU time per operation, µs (median of $ROUNDS rounds; ratio < 1: extenddb cheaper)"
-} | tee "$OUT/summary.md"
+summary | tee "$OUT/summary.md"
 log "raw results in $OUT"

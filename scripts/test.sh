@@ -3,14 +3,20 @@
 #
 #   scripts/test.sh                      # everything
 #   scripts/test.sh -run Tutorial ./e2e  # arguments replace ./... in the final go test
+#   EXTENDDB_E2E_STORAGE=postgres scripts/test.sh -run Tutorial ./e2e
+#                                        # the same on PostgreSQL-backed servers
 #
 # 1. installs what the tests need and is missing (the AWS CLI and boto3 from
 #    PyPI, a C compiler for the SQLite driver), then runs each hook in
 #    scripts/test.d/ (services such as PostgreSQL or Cassandra);
 # 2. go vet ./...  and a gofmt check;
 # 3. bounded fuzzing: every Fuzz target under internal/ for $FUZZTIME each;
-# 4. go test ./... (unit tests and the end-to-end tests in e2e/), last, so the
-#    output ends with go test's summary.
+# 4. go test ./e2e/ with EXTENDDB_E2E_STORAGE=postgres: the end-to-end suite
+#    with every server on PostgreSQL (fails without EXTENDDB_POSTGRES_DSN,
+#    which scripts/test.d/10-postgres.sh exports); only when run without
+#    arguments;
+# 5. go test ./... (unit tests and the end-to-end tests in e2e/ on SQLite),
+#    last, so the output ends with go test's summary.
 #
 # Exits non-zero if any step fails. Environment:
 #   FUZZTIME      fuzzing time per target (default 20s; 0 skips fuzzing)
@@ -153,11 +159,24 @@ if [[ $FUZZTIME != 0 ]]; then
 fi
 
 # ---------------------------------------------------------------------- tests
+args=("$@")
+if ((${#args[@]} == 0)); then
+	args=(./...)
+	# The end-to-end suite once more with every server on PostgreSQL (the
+	# run of ./... below has them on SQLite). It goes first, so the output
+	# still ends with the summary of go test ./...
+	step "go test ./e2e/ on PostgreSQL (EXTENDDB_E2E_STORAGE=postgres, -timeout $TEST_TIMEOUT)"
+	if [[ -z ${EXTENDDB_POSTGRES_DSN:-} ]]; then
+		echo "EXTENDDB_POSTGRES_DSN is not set (the hook scripts/test.d/10-postgres.sh exports it)"
+		note_failure "go test ./e2e/ on PostgreSQL: no EXTENDDB_POSTGRES_DSN"
+	elif ! EXTENDDB_E2E_STORAGE=postgres go test -count=1 -timeout "$TEST_TIMEOUT" ./e2e/; then
+		note_failure "go test ./e2e/ on PostgreSQL"
+	fi
+	export EXTENDDB_E2E_STORAGE=sqlite
+fi
 if ((${#failed[@]})); then
 	printf '\nearlier steps failed: %s\n' "${failed[*]}"
 fi
-args=("$@")
-((${#args[@]})) || args=(./...)
 step "go test ${args[*]} (-timeout $TEST_TIMEOUT)"
 # -count=1: the e2e tests run a freshly built server binary, which go test's
 # cache cannot see, so results must never come from the cache.

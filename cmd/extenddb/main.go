@@ -87,6 +87,7 @@ func serveCmd() *cobra.Command {
 	f.String("region", "us-east-1", "region reported when a request's credentials name none")
 	f.String("account-id", "000000000000", "12-digit account id used in ARNs")
 	f.Duration("status-delay", 0, "how long tables stay CREATING/UPDATING/DELETING (e.g. 2s); 0 = immediate")
+	f.Duration("ttl-interval", 30*time.Second, "how often expired items (Time to Live) are looked for and deleted")
 	return cmd
 }
 
@@ -114,6 +115,7 @@ func loadConfig(v *viper.Viper, flags *pflag.FlagSet) (server.Config, error) {
 		Region:         v.GetString("region"),
 		AccountID:      v.GetString("account-id"),
 		StatusDelay:    v.GetDuration("status-delay"),
+		TTLInterval:    v.GetDuration("ttl-interval"),
 	}, nil
 }
 

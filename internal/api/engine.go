@@ -70,16 +70,24 @@ func New(store storage.Backend, cfg Config) *Engine {
 
 // Known implements protocol.Handler.
 func (e *Engine) Known(service, op string) bool {
-	if service != "DynamoDB" {
-		return false
+	var ok bool
+	switch service {
+	case "DynamoDB":
+		_, ok = e.ops[op]
+	case "DynamoDBStreams":
+		_, ok = streamOps[op]
 	}
-	_, ok := e.ops[op]
 	return ok
 }
 
-// Serve implements protocol.Handler.
+// Serve implements protocol.Handler. Operations of DynamoDB Streams
+// (Service "DynamoDBStreams") are in streams.go.
 func (e *Engine) Serve(ctx context.Context, r *protocol.Request) (any, error) {
-	f, ok := e.ops[r.Operation]
+	ops := e.ops
+	if r.Service == "DynamoDBStreams" {
+		ops = streamOps
+	}
+	f, ok := ops[r.Operation]
 	if !ok {
 		return nil, ddberr.UnknownOperation()
 	}

@@ -25,8 +25,8 @@ var (
 )
 
 // newExprEnv checks the placeholder maps as DynamoDB does before parsing any
-// expression: neither may be empty, keys must be well formed, and every
-// value must be a valid AttributeValue.
+// expression: neither may be empty, keys must be well formed, no name may be
+// empty and every value must be a valid AttributeValue.
 // https://github.com/mhart/dynalite/blob/master/validations/index.js (validateExpressions)
 func newExprEnv(names map[string]string, values map[string]item.AttributeValue) (*exprEnv, error) {
 	if names != nil {
@@ -36,6 +36,11 @@ func newExprEnv(names map[string]string, values map[string]item.AttributeValue) 
 		for _, k := range sortedKeys(names) {
 			if !namePlaceholder.MatchString(k) {
 				return nil, ddberr.Validation("ExpressionAttributeNames contains invalid key: Syntax error; key: \"%s\"", k)
+			}
+			// DynamoDB's message, word for word as applications written
+			// against DynamoDB test for it in their error handling.
+			if names[k] == "" {
+				return nil, ddberr.Validation("ExpressionAttributeNames contains invalid value: Empty attribute name for key %s", k)
 			}
 		}
 	}

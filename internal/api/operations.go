@@ -24,5 +24,7 @@ func operations() map[string]opFunc {
 		"BatchWriteItem":     batchWriteItem,
 		"TransactWriteItems": transactWriteItems,
 		"TransactGetItems":   transactGetItems,
+		"UpdateTimeToLive":   updateTimeToLive,
+		"DescribeTimeToLive": describeTimeToLive,
 	}
 }

@@ -27,6 +27,7 @@ type readPlan struct {
 	proj       *expr.Projection
 	count      bool // Select COUNT
 	fetchTable bool // read the table image of each index row
+	indexImage bool // return the index row, not the fetched table image
 	limit      int  // 0: none
 	consistent bool
 	capMode    int
@@ -108,47 +109,80 @@ func newReadPlan(t *storage.Table, ix *storage.Index, sel *string, proj *expr.Pr
 		p.limit = int(*limit)
 	}
 	p.count = sel != nil && *sel == "COUNT"
-	if ix != nil && !ix.Global && ix.Projection.ProjectionType != storage.ProjectAll {
-		switch {
-		case sel != nil && *sel == "ALL_ATTRIBUTES":
-			p.fetchTable = true
-		case proj != nil:
-			p.fetchTable = !projectedAll(t, ix, proj.TopLevel())
-		case filter != nil:
-			p.fetchTable = !projectedAll(t, ix, conditionNames(filter))
+	if ix != nil && !ix.Global && ix.Projection.ProjectionType != storage.ProjectAll && ix.Projection.ProjectionType != "" {
+		// A local secondary index read fetches from the table every
+		// attribute it needs that the index does not hold: those Select,
+		// the projection and the filter name. The filter sees them; the
+		// result still holds only the attributes asked for, which without
+		// Select or a projection are the index's own.
+		// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/LSI.html#LSI.Reading
+		// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Query.html#DDB-Query-request-Select
+		all := sel != nil && *sel == "ALL_ATTRIBUTES"
+		var names []string
+		if proj != nil {
+			names = append(names, proj.TopLevel()...)
 		}
+		names = append(names, conditionNames(filter)...)
+		p.fetchTable = all || !projectedAll(t, ix, names)
+		p.indexImage = p.fetchTable && !all && proj == nil
 	}
 	return p
 }
 
 // startPosition validates an ExclusiveStartKey against the table key and,
 // on an index, the index key, and returns the storage position after which
-// the read resumes.
-func startPosition(p *readPlan, esk item.Item) (*storage.Position, error) {
+// the read resumes. query is true for Query, false for Scan.
+//
+// DynamoDB words the errors by what is wrong. A Scan of the table itself has
+// one message for every mismatch. Otherwise the key must have exactly the
+// attributes of the table key and the key read (the index key on an index):
+// a missing or extra attribute is "The provided starting key is invalid", a
+// key-read attribute of the wrong type "The provided key element does not
+// match the schema", and a table key attribute of the wrong type the two
+// joined.
+// https://github.com/architect/dynalite/blob/main/test/query.js ("ExclusiveStartKey is invalid", "does not match range schema")
+// https://github.com/architect/dynalite/blob/main/test/scan.js ("ExclusiveStartKey is invalid for local index", "does not match schema for local index")
+func startPosition(p *readPlan, esk item.Item, query bool) (*storage.Position, error) {
 	if esk == nil {
 		return nil, nil
 	}
-	bad := func() error {
+	schemaErr := func() error {
 		return ddberr.Validation("The provided starting key is invalid: The provided key element does not match the schema")
 	}
-	want := map[string]item.Type{p.tks.hash: p.tks.hashType}
-	if p.tks.rng != "" {
-		want[p.tks.rng] = p.tks.rngType
+	invalidErr := func() error {
+		return ddberr.Validation("The provided starting key is invalid")
 	}
-	want[p.iks.hash] = p.iks.hashType
-	if p.iks.rng != "" {
-		want[p.iks.rng] = p.iks.rngType
+	table, read := keyParts(p.tks), keyParts(p.iks)
+	want := map[string]bool{}
+	for _, k := range append(append([]keyPart{}, table...), read...) {
+		want[k.name] = true
 	}
-	for _, k := range p.iks.multi {
-		want[k.name] = k.typ
-	}
-	if len(esk) != len(want) {
-		return nil, bad()
-	}
-	for name, typ := range want {
-		v, ok := esk[name]
-		if !ok || v.Type != typ {
-			return nil, bad()
+	if !query && p.ix == nil {
+		if len(esk) != len(want) {
+			return nil, schemaErr()
+		}
+		for _, k := range table {
+			if v, ok := esk[k.name]; !ok || v.Type != k.typ {
+				return nil, schemaErr()
+			}
+		}
+	} else {
+		if len(esk) != len(want) {
+			return nil, invalidErr()
+		}
+		for _, k := range read {
+			v, ok := esk[k.name]
+			if !ok {
+				return nil, invalidErr()
+			}
+			if v.Type != k.typ {
+				return nil, errKeySchema()
+			}
+		}
+		for _, k := range table {
+			if v, ok := esk[k.name]; !ok || v.Type != k.typ {
+				return nil, schemaErr()
+			}
 		}
 	}
 	for i, name := range p.tks.names() {
@@ -165,6 +199,18 @@ func startPosition(p *readPlan, esk item.Item) (*storage.Position, error) {
 		pos.IndexKey, _ = encodeKeyOf(p.iks, esk)
 	}
 	return pos, nil
+}
+
+// keyParts lists the attributes of a key with their types, in key order.
+func keyParts(s keySchema) []keyPart {
+	if s.multi != nil {
+		return s.multi
+	}
+	out := []keyPart{{name: s.hash, typ: s.hashType, hash: true}}
+	if s.rng != "" {
+		out = append(out, keyPart{name: s.rng, typ: s.rngType})
+	}
+	return out
 }
 
 // run pages through the rows read yields and builds the response.
@@ -191,7 +237,7 @@ func (e *Engine) run(ctx context.Context, p *readPlan, read func(storage.VisitFu
 		return nil, err
 	}
 
-	out := &readOutput{count: p.count, scanned: len(rows)}
+	res := &readOutput{count: p.count, scanned: len(rows)}
 	var capacity *consumed
 	if p.capMode != capNone {
 		capacity = newConsumed(p.capMode, p.t.Name)
@@ -201,12 +247,13 @@ func (e *Engine) run(ctx context.Context, p *readPlan, read func(storage.VisitFu
 		} else {
 			capacity.units = units
 		}
-		out.capacity = capacity
+		res.capacity = capacity
 	}
 
 	tableBytes := 0
 	for i := range rows {
 		it := rows[i].Item
+		img := it // the image the result holds
 		if p.fetchTable {
 			full, err := e.store.GetItem(ctx, p.t, rows[i].Pos.Key, p.consistent)
 			if err != nil {
@@ -217,6 +264,9 @@ func (e *Engine) run(ctx context.Context, p *readPlan, read func(storage.VisitFu
 			}
 			tableBytes += item.Size(full)
 			it = full
+			if !p.indexImage {
+				img = full
+			}
 		}
 		if p.filter != nil {
 			ok, err := p.filter.Eval(it)
@@ -227,21 +277,21 @@ func (e *Engine) run(ctx context.Context, p *readPlan, read func(storage.VisitFu
 				continue
 			}
 		}
-		out.n++
+		res.n++
 		if !p.count {
-			it = projectItem(p.proj, it)
-			out.approxLength += 64 * len(it)
-			out.items = append(out.items, it)
+			img = projectItem(p.proj, img)
+			res.approxLength += 64 * len(img)
+			res.items = append(res.items, img)
 		}
 	}
 	if p.fetchTable && capacity != nil && len(rows) > 0 {
 		capacity.units += readUnits(tableBytes, p.consistent)
 	}
-	if !p.count && out.items == nil {
-		out.items = []item.Item{}
+	if !p.count && res.items == nil {
+		res.items = []item.Item{}
 	}
 	if limited && last != nil {
-		out.lastKey = keyItem(last.Item, p.tks, p.iks)
+		res.lastKey = keyItem(last.Item, p.tks, p.iks)
 	}
-	return out, nil
+	return res, nil
 }

@@ -109,7 +109,7 @@ func scan(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
 		return nil, err
 	}
 	p := newReadPlan(t, ix, in.Select, proj, filter, in.Limit, consistent, capacityMode(in.ReturnConsumedCapacity))
-	start, err := startPosition(p, in.ExclusiveStartKey)
+	start, err := startPosition(p, in.ExclusiveStartKey, false)
 	if err != nil {
 		return nil, err
 	}

@@ -257,6 +257,9 @@ func (e *Engine) validateCreateTable(in *createTableInput) (*storage.Table, erro
 	if err := checkTagKeysUnique(t.Tags); err != nil {
 		return nil, err
 	}
+	if err := checkReservedTagKeys(tagKeys(in.Tags)); err != nil {
+		return nil, err
+	}
 	t.TTL.Status = "DISABLED"
 	return t, nil
 }

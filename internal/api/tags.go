@@ -55,6 +55,29 @@ func checkTagKeysUnique(tags []storage.Tag) error {
 	return nil
 }
 
+// checkReservedTagKeys refuses tag keys with the prefix aws:, in any case,
+// which AWS reserves for its own tags.
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/TaggingRestrictions.html
+// DynamoDB's wording of this error is not known; the message is extenddb's
+// (docs/differences-from-dynamodb.md).
+func checkReservedTagKeys(keys []string) error {
+	for _, k := range keys {
+		if len(k) >= 4 && strings.EqualFold(k[:4], "aws:") {
+			return invalid("Tag keys starting with aws: are reserved for AWS use. Tag key: %s", k)
+		}
+	}
+	return nil
+}
+
+// tagKeys returns the keys of tags.
+func tagKeys(tags []tag) []string {
+	out := make([]string, 0, len(tags))
+	for _, tg := range tags {
+		out = append(out, *tg.Key)
+	}
+	return out
+}
+
 // resolveArn finds the table a resource ARN names:
 // arn:aws:dynamodb:<region>:<account>:table/<name>.
 func (e *Engine) resolveArn(ctx context.Context, r *protocol.Request, arn string) (*storage.Table, error) {
@@ -98,6 +121,9 @@ func tagResource(e *Engine, ctx context.Context, r *protocol.Request) (any, erro
 	}
 	if len(in.Tags) == 0 {
 		return nil, ddberr.Validation("Atleast one Tag needs to be provided as Input.")
+	}
+	if err := checkReservedTagKeys(tagKeys(in.Tags)); err != nil {
+		return nil, err
 	}
 	updated, err := e.store.UpdateTable(ctx, t.Account, t.Name, func(t *storage.Table) error {
 		for _, tg := range in.Tags {
@@ -143,6 +169,9 @@ func untagResource(e *Engine, ctx context.Context, r *protocol.Request) (any, er
 	}
 	if len(in.TagKeys) == 0 {
 		return nil, ddberr.Validation("Atleast one Tag Key needs to be provided as Input.")
+	}
+	if err := checkReservedTagKeys(in.TagKeys); err != nil {
+		return nil, err
 	}
 	drop := map[string]bool{}
 	for _, k := range in.TagKeys {

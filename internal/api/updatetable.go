@@ -3,6 +3,8 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"strings"
+	"time"
 
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/protocol"
@@ -67,23 +69,30 @@ func updateTable(e *Engine, ctx context.Context, r *protocol.Request) (any, erro
 	online := false
 	updated, err := e.store.UpdateTable(ctx, account, *in.TableName, func(t *storage.Table) error {
 		changed := false
-		if in.GlobalSecondaryIndexUpdates != nil {
-			var err error
-			if online, err = applyGSIUpdates(t, in.GlobalSecondaryIndexUpdates, in.AttributeDefinitions, now); err != nil {
-				return err
-			}
-		}
-		billing := t.BillingMode
+		// The billing mode changes first: index throughput updates in the
+		// same request apply to the mode the table is switching to.
+		billing, wasOnDemand := t.BillingMode, t.BillingMode == "PAY_PER_REQUEST"
 		if in.BillingMode != nil && *in.BillingMode != t.BillingMode {
 			billing = *in.BillingMode
 			t.BillingMode = billing
-			t.BillingModeUpdated = now
 			changed = true
 			if billing == "PAY_PER_REQUEST" {
+				// LastUpdateToPayPerRequestDateTime is the time of the last
+				// switch to PAY_PER_REQUEST; a switch back to PROVISIONED
+				// leaves it as it was.
+				// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BillingModeSummary.html
+				t.BillingModeUpdated = now
 				t.Throughput.ReadCapacityUnits, t.Throughput.WriteCapacityUnits = 0, 0
 				for i := range t.Indexes {
 					t.Indexes[i].Throughput = nil
 				}
+			}
+		}
+		toProvisioned := wasOnDemand && billing == "PROVISIONED"
+		if in.GlobalSecondaryIndexUpdates != nil {
+			var err error
+			if online, err = applyGSIUpdates(t, in.GlobalSecondaryIndexUpdates, in.AttributeDefinitions, now); err != nil {
+				return err
 			}
 		}
 		if in.ProvisionedThroughput != nil {
@@ -97,17 +106,40 @@ func updateTable(e *Engine, ctx context.Context, r *protocol.Request) (any, erro
 			if rcu == t.Throughput.ReadCapacityUnits && wcu == t.Throughput.WriteCapacityUnits && in.BillingMode == nil {
 				return ddberr.Validation("The provisioned throughput for the table will not change. The requested value equals the current value. Current ReadCapacityUnits provisioned for the table: %d. Requested ReadCapacityUnits: %d. Current WriteCapacityUnits provisioned for the table: %d. Requested WriteCapacityUnits: %d. Refer to the Amazon DynamoDB Developer Guide for current limits and how to request higher limits.", t.Throughput.ReadCapacityUnits, rcu, t.Throughput.WriteCapacityUnits, wcu)
 			}
-			if rcu > t.Throughput.ReadCapacityUnits || wcu > t.Throughput.WriteCapacityUnits {
-				t.Throughput.LastIncreaseDateTime = now
-			}
-			if rcu < t.Throughput.ReadCapacityUnits || wcu < t.Throughput.WriteCapacityUnits {
-				t.Throughput.LastDecreaseDateTime = now
-				t.Throughput.NumberOfDecreasesToday++
+			// Leaving PAY_PER_REQUEST sets the throughput; it neither
+			// increases nor decreases it.
+			if !toProvisioned {
+				if rcu > t.Throughput.ReadCapacityUnits || wcu > t.Throughput.WriteCapacityUnits {
+					t.Throughput.LastIncreaseDateTime = now
+				}
+				if rcu < t.Throughput.ReadCapacityUnits || wcu < t.Throughput.WriteCapacityUnits {
+					t.Throughput.LastDecreaseDateTime = now
+					t.Throughput.NumberOfDecreasesToday++
+				}
 			}
 			t.Throughput.ReadCapacityUnits, t.Throughput.WriteCapacityUnits = rcu, wcu
 			changed = true
 		} else if billing == "PROVISIONED" && in.BillingMode != nil && changed {
 			return invalid("ProvisionedThroughput must be specified when BillingMode is PROVISIONED")
+		}
+		if toProvisioned {
+			// Every global secondary index needs throughput of its own,
+			// given by an Update action of this request.
+			// https://github.com/crossplane-contrib/provider-upjet-aws/issues/1041
+			var missing []string
+			for _, ix := range t.Indexes {
+				if ix.Global && ix.Status != storage.StatusDeleting && ix.Throughput == nil {
+					missing = append(missing, ix.IndexName)
+				}
+			}
+			if len(missing) > 0 {
+				return invalid("ProvisionedThroughput must be specified for index: %s", strings.Join(missing, ","))
+			}
+			for i := range t.Indexes {
+				if tp := t.Indexes[i].Throughput; tp != nil {
+					tp.LastIncreaseDateTime = time.Time{}
+				}
+			}
 		}
 		if s := in.StreamSpecification; s != nil {
 			if *s.StreamEnabled {

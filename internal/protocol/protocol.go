@@ -40,6 +40,7 @@ type Caller struct {
 
 // Request is one decoded API call handed to an Operation.
 type Request struct {
+	Service   string // "DynamoDB" or "DynamoDBStreams"
 	Operation string // e.g. "PutItem"
 	Caller    Caller
 	Host      string // the Host the request was sent to
@@ -129,7 +130,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		caller.Region = s.DefaultRegion
 	}
 
-	resp, err := s.serve(r.Context(), &Request{Operation: op, Caller: caller, Host: r.Host, Body: body})
+	resp, err := s.serve(r.Context(), &Request{Service: service, Operation: op, Caller: caller, Host: r.Host, Body: body})
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/extenddb/extenddb/internal/api"
@@ -32,6 +33,7 @@ type Config struct {
 	Region         string        // region reported when a request names none
 	AccountID      string        // 12-digit account id used in ARNs
 	StatusDelay    time.Duration // CREATING/UPDATING/DELETING duration; 0 = immediate
+	TTLInterval    time.Duration // how often expired items are deleted; 0 = 30 s
 	Log            *slog.Logger
 }
 
@@ -72,11 +74,19 @@ func Start(cfg Config) (*Server, error) {
 	}
 	indexes := workers.NewIndexes(store, workers.IndexConfig{Accounts: []string{account}, Log: cfg.Log})
 	engine.SetIndexWorker(indexes.Kick)
+	// Time to Live (backfill, drain, expiry) and stream retention.
+	ttl := workers.NewTTL(store, workers.TTLConfig{Accounts: []string{account}, Interval: cfg.TTLInterval, Log: cfg.Log})
+	engine.SetTTLWorker(ttl.Kick)
+	trimmer := workers.NewStreamTrimmer(store, 0, cfg.Log)
 	wctx, stopWorkers := context.WithCancel(context.Background())
 	workersDone := make(chan struct{})
 	go func() {
 		defer close(workersDone)
+		var wg sync.WaitGroup
+		wg.Go(func() { ttl.Run(wctx) })
+		wg.Go(func() { trimmer.Run(wctx) })
 		indexes.Run(wctx)
+		wg.Wait()
 	}()
 	h := &protocol.Server{Handler: engine, Log: cfg.Log, DefaultRegion: cfg.Region}
 	s := &Server{

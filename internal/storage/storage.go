@@ -83,10 +83,16 @@ type StreamSpecification struct {
 	StreamViewType string
 }
 
-// TimeToLive is a table's TTL setting.
+// TimeToLive is a table's TTL setting. See TTLStore for its lifecycle.
 type TimeToLive struct {
 	AttributeName string
 	Status        string // DISABLED, ENABLING, ENABLED, DISABLING
+	// Generation increases with every accepted UpdateTimeToLive; backfill
+	// and drain pages are fenced on it.
+	Generation int64 `json:",omitempty"`
+	// BackfillCursor is the durable progress of an ENABLING backfill: the
+	// table key of the last item registered, nil before the first page.
+	BackfillCursor *Key `json:",omitempty"`
 }
 
 // Tag is one resource tag.
@@ -262,6 +268,9 @@ type IndexBuilder interface {
 	// DELETING is dropped; for any other it does nothing.
 	DropIndex(ctx context.Context, account, name, indexID string) error
 }
+
+// Optional interfaces for Streams and Time to Live (StreamStore, TTLStore,
+// Leaser) are declared in streamrecords.go and ttlrows.go.
 
 // IndexStatser is implemented by a backend that reports per-index counts
 // for DescribeTable's ItemCount and IndexSizeBytes.

@@ -315,6 +315,9 @@ func (b *Backend) DeleteTable(ctx context.Context, account, name string) error {
 		if err := simple(ctx, tx.Conn(), "DROP TABLE IF EXISTS "+strings.Join(names, ", ")); err != nil {
 			return err
 		}
+		if err := dropDerived(ctx, tx, t.ID); err != nil {
+			return err
+		}
 		id = t.ID
 		return tx.Commit(ctx)
 	})

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -46,7 +47,9 @@ func (b *Backend) Mutate(ctx context.Context, t *storage.Table, key storage.Key,
 	h := int64(item.PartitionHash(key.PK))
 	sk := nz(key.SK)
 	lock := "SELECT item, size FROM " + name + " WHERE h = $1 AND pk = $2 AND sk = $3 FOR UPDATE"
+	id := storage.UserIdentityFrom(ctx)
 	return b.withConn(ctx, func(c *pgxpool.Conn) error {
+		now := time.Now()
 		cached, cv := b.cached(t.ID)
 		batch := &pgx.Batch{}
 		batch.Queue("BEGIN")
@@ -115,6 +118,9 @@ func (b *Backend) Mutate(ctx context.Context, t *storage.Table, key storage.Key,
 				}
 			}
 			queueIndexChanges(writes, pt, old, nw, newBlob, newSize)
+			var streams pgx.Batch
+			queueDerived(writes, &streams, pt, old, nw, id, now)
+			appendBatch(writes, &streams)
 			writes.Queue("COMMIT")
 			return c.SendBatch(ctx, writes).Close()
 		}
@@ -200,6 +206,7 @@ func (b *Backend) TransactWrite(ctx context.Context, ms []storage.Mutation) erro
 	slices.SortFunc(order, func(a, b *slot) int {
 		return cmp.Or(cmp.Compare(a.tableID, b.tableID), bytes.Compare(a.key.PK, b.key.PK), bytes.Compare(a.key.SK, b.key.SK))
 	})
+	id := storage.UserIdentityFrom(ctx)
 	var tableIDs []string
 	for _, s := range order {
 		if len(tableIDs) == 0 || tableIDs[len(tableIDs)-1] != s.tableID {
@@ -265,6 +272,8 @@ func (b *Backend) TransactWrite(ctx context.Context, ms []storage.Mutation) erro
 		}
 
 		writes := &pgx.Batch{}
+		var streams pgx.Batch // stream records go last, in table-ID order
+		now := time.Now()
 		var inserts []int // positions in writes of the creates
 		for _, s := range order {
 			if (s.old == nil && s.cur == nil) || sameMap(s.old, s.cur) {
@@ -286,7 +295,9 @@ func (b *Backend) TransactWrite(ctx context.Context, ms []storage.Mutation) erro
 				}
 			}
 			queueIndexChanges(writes, s.pt, s.old, s.cur, blob, size)
+			queueDerived(writes, &streams, s.pt, s.old, s.cur, id, now)
 		}
+		appendBatch(writes, &streams)
 		if len(inserts) == 0 {
 			writes.Queue("COMMIT")
 			return c.SendBatch(ctx, writes).Close()

@@ -24,6 +24,39 @@ CREATE TABLE IF NOT EXISTS catalog (
 );
 CREATE UNIQUE INDEX IF NOT EXISTS catalog_id ON catalog (id);
 `,
+	2: `
+CREATE TABLE IF NOT EXISTS ttl_rows (
+	tid       text   COLLATE "C" NOT NULL,
+	expire_at bigint NOT NULL,
+	pk        bytea  NOT NULL,
+	sk        bytea  NOT NULL DEFAULT '',
+	PRIMARY KEY (tid, expire_at, pk, sk)
+);
+CREATE TABLE IF NOT EXISTS stream_seqs (
+	tid text   COLLATE "C" NOT NULL PRIMARY KEY,
+	seq bigint NOT NULL
+);
+CREATE TABLE IF NOT EXISTS stream_records (
+	tid     text   COLLATE "C" NOT NULL,
+	label   text   COLLATE "C" NOT NULL,
+	seq     bigint NOT NULL,
+	created bigint NOT NULL,
+	rec     bytea  NOT NULL,
+	PRIMARY KEY (tid, label, seq)
+);
+CREATE INDEX IF NOT EXISTS stream_records_created ON stream_records (created);
+CREATE TABLE IF NOT EXISTS stream_trims (
+	tid   text   COLLATE "C" NOT NULL,
+	label text   COLLATE "C" NOT NULL,
+	upto  bigint NOT NULL,
+	PRIMARY KEY (tid, label)
+);
+CREATE TABLE IF NOT EXISTS leases (
+	name       text        COLLATE "C" NOT NULL PRIMARY KEY,
+	owner      text        NOT NULL,
+	expires_at timestamptz NOT NULL
+);
+`,
 }
 
 // migrationLockClass is the first key of the advisory lock that serialises

@@ -227,6 +227,9 @@ func (b *Backend) DeleteTable(ctx context.Context, account, name string) error {
 		if _, err := w.exec("DELETE FROM table_stats WHERE id = ?", t.ID); err != nil {
 			return err
 		}
+		if err := w.dropDerived(t.ID); err != nil {
+			return err
+		}
 		for _, ix := range t.Indexes {
 			if _, err := w.exec("DELETE FROM table_stats WHERE id = ?", ix.ID); err != nil {
 				return err

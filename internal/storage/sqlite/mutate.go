@@ -19,8 +19,9 @@ import (
 // storage.ErrTableNotFound when t no longer exists; storage.ErrClosed after
 // Close; ctx's error when it ended before the write started; SQLite errors.
 func (b *Backend) Mutate(ctx context.Context, t *storage.Table, key storage.Key, fn storage.MutateFunc) error {
+	id := storage.UserIdentityFrom(ctx)
 	return b.submit(ctx, false, func(w *writer) error {
-		fnErr, err := w.mutate(t.ID, key, fn, true)
+		fnErr, err := w.mutate(t.ID, key, fn, true, id)
 		if err != nil {
 			return err
 		}
@@ -34,11 +35,12 @@ func (b *Backend) Mutate(ctx context.Context, t *storage.Table, key storage.Key,
 // is mutation i's error (nil for the others). Storage failures, such as
 // storage.ErrTableNotFound, are returned as they are.
 func (b *Backend) TransactWrite(ctx context.Context, ms []storage.Mutation) error {
+	id := storage.UserIdentityFrom(ctx)
 	return b.submit(ctx, false, func(w *writer) error {
 		reasons := make([]error, len(ms))
 		failed := false
 		for i, m := range ms {
-			fnErr, err := w.mutate(m.Table.ID, m.Key, m.Fn, !failed)
+			fnErr, err := w.mutate(m.Table.ID, m.Key, m.Fn, !failed, id)
 			if err != nil {
 				return err
 			}
@@ -55,9 +57,10 @@ func (b *Backend) TransactWrite(ctx context.Context, ms []storage.Mutation) erro
 }
 
 // mutate reads the image of key, calls fn and, when write is set and fn
-// succeeded, stores the result with its index rows. fnErr is fn's error;
-// err is a storage failure.
-func (w *writer) mutate(tableID string, key storage.Key, fn storage.MutateFunc, write bool) (fnErr, err error) {
+// succeeded, stores the result with its index rows, expiry row and stream
+// record (id is the writer's identity for the latter). fnErr is fn's
+// error; err is a storage failure.
+func (w *writer) mutate(tableID string, key storage.Key, fn storage.MutateFunc, write bool, id *storage.UserIdentity) (fnErr, err error) {
 	pt, err := w.table(tableID)
 	if err != nil {
 		return nil, err
@@ -92,7 +95,10 @@ func (w *writer) mutate(tableID string, key storage.Key, fn storage.MutateFunc, 
 			return nil, err
 		}
 		w.addStats(tableID, -1, -oldSize)
-		return nil, w.writeIndexes(pt, old, nil, nil, 0)
+		if err := w.writeIndexes(pt, old, nil, nil, 0); err != nil {
+			return nil, err
+		}
+		return nil, w.writeDerived(pt, old, nil, id)
 	}
 	nk, err := storage.ItemKey(pt.def, nw)
 	if err != nil {
@@ -111,7 +117,10 @@ func (w *writer) mutate(tableID string, key storage.Key, fn storage.MutateFunc, 
 	} else {
 		w.addStats(tableID, 0, size-oldSize)
 	}
-	return nil, w.writeIndexes(pt, old, nw, blob, size)
+	if err := w.writeIndexes(pt, old, nw, blob, size); err != nil {
+		return nil, err
+	}
+	return nil, w.writeDerived(pt, old, nw, id)
 }
 
 // writeIndexes persists storage.IndexChanges(old, nw) and the changes to

@@ -28,6 +28,30 @@ CREATE TABLE IF NOT EXISTS table_stats (
 	size_bytes INTEGER NOT NULL DEFAULT 0
 ) WITHOUT ROWID;
 `,
+	2: `
+CREATE TABLE IF NOT EXISTS ttl_rows (
+	tid       TEXT    NOT NULL,
+	expire_at INTEGER NOT NULL,
+	pk        BLOB    NOT NULL,
+	sk        BLOB    NOT NULL DEFAULT x'',
+	PRIMARY KEY (tid, expire_at, pk, sk)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS stream_records (
+	seq     INTEGER PRIMARY KEY AUTOINCREMENT,
+	tid     TEXT    NOT NULL,
+	label   TEXT    NOT NULL,
+	created INTEGER NOT NULL,
+	rec     BLOB    NOT NULL
+);
+CREATE INDEX IF NOT EXISTS stream_records_stream ON stream_records (tid, label, seq);
+CREATE INDEX IF NOT EXISTS stream_records_created ON stream_records (created);
+CREATE TABLE IF NOT EXISTS stream_trims (
+	tid   TEXT    NOT NULL,
+	label TEXT    NOT NULL,
+	upto  INTEGER NOT NULL,
+	PRIMARY KEY (tid, label)
+) WITHOUT ROWID;
+`,
 }
 
 // migrate applies the migrations the database lacks.

@@ -63,6 +63,7 @@ func Run(t *testing.T, open func(t *testing.T) storage.Backend) {
 		{"IndexBackfillResume", testIndexBackfillResume},
 		{"IndexDrop", testIndexDrop},
 	}
+	tests = append(tests, streamTTLTests...) // streams_ttl.go
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

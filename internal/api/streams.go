@@ -1,0 +1,504 @@
+package api
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/extenddb/extenddb/internal/ddberr"
+	"github.com/extenddb/extenddb/internal/item"
+	"github.com/extenddb/extenddb/internal/protocol"
+	"github.com/extenddb/extenddb/internal/storage"
+)
+
+// DynamoDB Streams on the DynamoDB endpoint (X-Amz-Target
+// DynamoDBStreams_20120810.<Operation>): ListStreams, DescribeStream,
+// GetShardIterator and GetRecords. A table's stream is identified by its
+// label (LatestStreamLabel) and has one shard; records come from the
+// backend's storage.StreamStore. See
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Operations_Amazon_DynamoDB_Streams.html
+// and docs/streams-and-ttl.md.
+
+// streamOps maps each DynamoDB Streams operation to its handler.
+var streamOps = map[string]opFunc{
+	"ListStreams":      listStreams,
+	"DescribeStream":   describeStream,
+	"GetShardIterator": getShardIterator,
+	"GetRecords":       getRecords,
+}
+
+// IteratorLifetime is how long a shard iterator stays valid.
+const IteratorLifetime = 15 * time.Minute
+
+// streamRef is a parsed stream ARN.
+type streamRef struct {
+	arn, region, table, label string
+}
+
+// parseStreamArn parses arn:aws:dynamodb:REGION:ACCOUNT:table/NAME/stream/LABEL.
+func parseStreamArn(arn string) (streamRef, bool) {
+	parts := strings.SplitN(arn, ":", 6)
+	if len(parts) != 6 || parts[0] != "arn" || parts[2] != "dynamodb" {
+		return streamRef{}, false
+	}
+	rest, ok := strings.CutPrefix(parts[5], "table/")
+	if !ok {
+		return streamRef{}, false
+	}
+	name, label, ok := strings.Cut(rest, "/stream/")
+	if !ok || name == "" || label == "" {
+		return streamRef{}, false
+	}
+	return streamRef{arn: arn, region: parts[3], table: name, label: label}, true
+}
+
+func errStreamNotFound(arn string) error {
+	return ddberr.ResourceNotFound("Requested resource not found: Stream: %s not found", arn)
+}
+
+// streamError builds a DynamoDB Streams error; the service answers in the
+// DynamoDB namespace.
+func streamError(name, msg string) error {
+	return &ddberr.Error{Type: "com.amazonaws.dynamodb.v20120810#" + name, Message: msg, Status: http.StatusBadRequest}
+}
+
+func (e *Engine) streamStore() (storage.StreamStore, bool) {
+	s, ok := e.store.(storage.StreamStore)
+	return s, ok
+}
+
+// stream resolves a stream ARN to its table; the stream must be the
+// table's latest (enabled, or disabled and still kept).
+func (e *Engine) stream(ctx context.Context, r *protocol.Request, arn string) (*storage.Table, streamRef, error) {
+	ref, ok := parseStreamArn(arn)
+	if !ok {
+		return nil, ref, errStreamNotFound(arn)
+	}
+	if _, ok := e.streamStore(); !ok {
+		return nil, ref, errStreamNotFound(arn)
+	}
+	t, err := e.table(ctx, e.account(r), ref.table)
+	if err != nil || t.LatestStreamLabel != ref.label {
+		return nil, ref, errStreamNotFound(arn)
+	}
+	return t, ref, nil
+}
+
+// streamOpen reports whether the stream labelled label of t still
+// receives records.
+func streamOpen(t *storage.Table, label string) bool {
+	return t.Stream.StreamEnabled && t.LatestStreamLabel == label
+}
+
+// shardID names the one shard of a stream: its creation time in
+// milliseconds and a hash of the table ID and label.
+func shardID(t *storage.Table, label string) string {
+	ms := int64(0)
+	if at, err := time.ParseInLocation("2006-01-02T15:04:05.000", label, time.Local); err == nil {
+		ms = at.UnixMilli()
+	}
+	h := sha256.Sum256([]byte(t.ID + "/" + label))
+	return fmt.Sprintf("shardId-%020d-%s", ms, hex.EncodeToString(h[:4]))
+}
+
+type streamSummary struct {
+	StreamArn   string `json:"StreamArn"`
+	StreamLabel string `json:"StreamLabel"`
+	TableName   string `json:"TableName"`
+}
+
+type listStreamsInput struct {
+	TableName               *string `json:"TableName"`
+	Limit                   *int64  `json:"Limit"`
+	ExclusiveStartStreamArn *string `json:"ExclusiveStartStreamArn"`
+}
+
+type listStreamsOutput struct {
+	Streams                []streamSummary `json:"Streams"`
+	LastEvaluatedStreamArn string          `json:"LastEvaluatedStreamArn,omitempty"`
+}
+
+// listStreams is ListStreams: the streams of the account's tables (or of
+// TableName), in table-name order.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_streams_ListStreams.html
+func listStreams(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+	var in listStreamsInput
+	if err := decode(r.Body, &in); err != nil {
+		return nil, err
+	}
+	var c constraints
+	if in.TableName != nil {
+		c.name(in.TableName, "tableName")
+	}
+	c.minInt(in.Limit, "limit", 1)
+	c.maxInt(in.Limit, "limit", 100)
+	if in.ExclusiveStartStreamArn != nil {
+		c.lenRange(in.ExclusiveStartStreamArn, "exclusiveStartStreamArn", 37, 1024)
+	}
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	limit := 100
+	if in.Limit != nil {
+		limit = int(*in.Limit)
+	}
+	account := e.account(r)
+	var names []string
+	if in.TableName != nil {
+		if _, err := e.table(ctx, account, *in.TableName); err != nil {
+			return nil, err
+		}
+		names = []string{*in.TableName}
+	} else {
+		var err error
+		if names, err = e.store.ListTables(ctx, account); err != nil {
+			return nil, err
+		}
+	}
+	after := ""
+	if in.ExclusiveStartStreamArn != nil {
+		ref, ok := parseStreamArn(*in.ExclusiveStartStreamArn)
+		if !ok {
+			return nil, ddberr.Validation("Invalid StreamArn")
+		}
+		after = ref.table
+	}
+	out := listStreamsOutput{Streams: []streamSummary{}}
+	if _, ok := e.streamStore(); !ok {
+		return out, nil
+	}
+	for _, name := range names {
+		if name <= after && after != "" {
+			continue
+		}
+		t, err := e.table(ctx, account, name)
+		if err != nil || t.LatestStreamLabel == "" {
+			continue
+		}
+		if len(out.Streams) == limit {
+			out.LastEvaluatedStreamArn = out.Streams[limit-1].StreamArn
+			break
+		}
+		out.Streams = append(out.Streams, streamSummary{
+			StreamArn:   e.tableArn(r.Caller.Region, t) + "/stream/" + t.LatestStreamLabel,
+			StreamLabel: t.LatestStreamLabel,
+			TableName:   t.Name,
+		})
+	}
+	return out, nil
+}
+
+type describeStreamInput struct {
+	StreamArn             *string         `json:"StreamArn"`
+	Limit                 *int64          `json:"Limit"`
+	ExclusiveStartShardId *string         `json:"ExclusiveStartShardId"`
+	ShardFilter           json.RawMessage `json:"ShardFilter"`
+}
+
+type sequenceNumberRange struct {
+	StartingSequenceNumber string `json:"StartingSequenceNumber,omitempty"`
+	EndingSequenceNumber   string `json:"EndingSequenceNumber,omitempty"`
+}
+
+type shardDescription struct {
+	ShardId             string              `json:"ShardId"`
+	SequenceNumberRange sequenceNumberRange `json:"SequenceNumberRange"`
+	ParentShardId       string              `json:"ParentShardId,omitempty"`
+}
+
+type streamDescription struct {
+	StreamArn               string             `json:"StreamArn"`
+	StreamLabel             string             `json:"StreamLabel"`
+	StreamStatus            string             `json:"StreamStatus"`
+	StreamViewType          string             `json:"StreamViewType"`
+	CreationRequestDateTime float64            `json:"CreationRequestDateTime"`
+	TableName               string             `json:"TableName"`
+	KeySchema               []keySchemaElement `json:"KeySchema"`
+	Shards                  []shardDescription `json:"Shards"`
+	LastEvaluatedShardId    string             `json:"LastEvaluatedShardId,omitempty"`
+}
+
+// describeStream is DescribeStream.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_streams_DescribeStream.html
+func describeStream(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+	var in describeStreamInput
+	if err := decode(r.Body, &in); err != nil {
+		return nil, err
+	}
+	var c constraints
+	if c.notNull(in.StreamArn != nil, "streamArn") {
+		c.lenRange(in.StreamArn, "streamArn", 37, 1024)
+	}
+	c.minInt(in.Limit, "limit", 1)
+	c.maxInt(in.Limit, "limit", 100)
+	if in.ExclusiveStartShardId != nil {
+		c.lenRange(in.ExclusiveStartShardId, "exclusiveStartShardId", 28, 65)
+	}
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	t, ref, err := e.stream(ctx, r, *in.StreamArn)
+	if err != nil {
+		return nil, err
+	}
+	ss, _ := e.streamStore()
+	b, err := ss.StreamBounds(ctx, t.ID, ref.label)
+	if err != nil {
+		return nil, err
+	}
+	created := time.Time{}
+	if at, err := time.ParseInLocation("2006-01-02T15:04:05.000", ref.label, time.Local); err == nil {
+		created = at
+	}
+	d := streamDescription{
+		StreamArn:               ref.arn,
+		StreamLabel:             ref.label,
+		StreamStatus:            "DISABLED",
+		StreamViewType:          t.Stream.StreamViewType,
+		CreationRequestDateTime: float64(created.UnixMilli()) / 1000,
+		TableName:               t.Name,
+		KeySchema:               keySchemaOut(t.KeySchema),
+		Shards:                  []shardDescription{},
+	}
+	open := streamOpen(t, ref.label)
+	if open {
+		d.StreamStatus = "ENABLED"
+	}
+	id := shardID(t, ref.label)
+	if in.ExclusiveStartShardId == nil || *in.ExclusiveStartShardId < id {
+		start := b.First
+		if start == 0 {
+			start = max(b.Trimmed, b.Last) + 1
+		}
+		sh := shardDescription{ShardId: id, SequenceNumberRange: sequenceNumberRange{StartingSequenceNumber: storage.FormatSequenceNumber(start)}}
+		if !open {
+			sh.SequenceNumberRange.EndingSequenceNumber = storage.FormatSequenceNumber(max(b.Last, start))
+		}
+		d.Shards = append(d.Shards, sh)
+	}
+	return map[string]any{"StreamDescription": d}, nil
+}
+
+// shardIterator is the decoded form of a ShardIterator: the stream, the
+// position (records after sequence number After) and when it was issued.
+type shardIterator struct {
+	Arn    string `json:"a"`
+	Table  string `json:"t"` // table ID: a recreated table's iterators are stale
+	Shard  string `json:"s"`
+	After  uint64 `json:"p"`
+	Issued int64  `json:"i"` // unix milliseconds
+}
+
+func (it *shardIterator) encode() string {
+	b, _ := json.Marshal(it)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeShardIterator(s string) (*shardIterator, bool) {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return nil, false
+	}
+	var it shardIterator
+	if json.Unmarshal(b, &it) != nil || it.Arn == "" {
+		return nil, false
+	}
+	return &it, true
+}
+
+type getShardIteratorInput struct {
+	StreamArn         *string `json:"StreamArn"`
+	ShardId           *string `json:"ShardId"`
+	ShardIteratorType *string `json:"ShardIteratorType"`
+	SequenceNumber    *string `json:"SequenceNumber"`
+}
+
+// getShardIterator is GetShardIterator.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_streams_GetShardIterator.html
+func getShardIterator(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+	var in getShardIteratorInput
+	if err := decode(r.Body, &in); err != nil {
+		return nil, err
+	}
+	var c constraints
+	if c.notNull(in.StreamArn != nil, "streamArn") {
+		c.lenRange(in.StreamArn, "streamArn", 37, 1024)
+	}
+	if c.notNull(in.ShardId != nil, "shardId") {
+		c.lenRange(in.ShardId, "shardId", 28, 65)
+	}
+	if c.notNull(in.ShardIteratorType != nil, "shardIteratorType") {
+		c.enum(in.ShardIteratorType, "shardIteratorType", "TRIM_HORIZON", "LATEST", "AT_SEQUENCE_NUMBER", "AFTER_SEQUENCE_NUMBER")
+	}
+	if in.SequenceNumber != nil {
+		c.lenRange(in.SequenceNumber, "sequenceNumber", 21, 40)
+	}
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	t, ref, err := e.stream(ctx, r, *in.StreamArn)
+	if err != nil {
+		return nil, err
+	}
+	if *in.ShardId != shardID(t, ref.label) {
+		return nil, ddberr.ResourceNotFound("Requested resource not found: Shard does not exist")
+	}
+	ss, _ := e.streamStore()
+	b, err := ss.StreamBounds(ctx, t.ID, ref.label)
+	if err != nil {
+		return nil, err
+	}
+	it := &shardIterator{Arn: ref.arn, Table: t.ID, Shard: *in.ShardId, Issued: e.now().UnixMilli()}
+	switch typ := *in.ShardIteratorType; typ {
+	case "TRIM_HORIZON":
+		it.After = b.Trimmed
+	case "LATEST":
+		it.After = max(b.Last, b.Trimmed)
+	default:
+		if in.SequenceNumber == nil {
+			return nil, ddberr.Validation("Must specify SequenceNumber when using ShardIteratorType %s", typ)
+		}
+		seq, ok := storage.ParseSequenceNumber(*in.SequenceNumber)
+		if !ok || seq == 0 {
+			return nil, ddberr.Validation("Invalid SequenceNumber %s for shard %s", *in.SequenceNumber, *in.ShardId)
+		}
+		it.After = seq
+		if typ == "AT_SEQUENCE_NUMBER" {
+			it.After = seq - 1
+		}
+		if it.After < b.Trimmed {
+			return nil, streamError("TrimmedDataAccessException", "The data you are trying to access has been trimmed")
+		}
+	}
+	return map[string]string{"ShardIterator": it.encode()}, nil
+}
+
+type getRecordsInput struct {
+	ShardIterator *string `json:"ShardIterator"`
+	Limit         *int64  `json:"Limit"`
+}
+
+// record is one Record of GetRecords.
+type record struct {
+	EventID      string        `json:"eventID"`
+	EventName    string        `json:"eventName"`
+	EventVersion string        `json:"eventVersion"`
+	EventSource  string        `json:"eventSource"`
+	AwsRegion    string        `json:"awsRegion"`
+	Dynamodb     streamRecord  `json:"dynamodb"`
+	UserIdentity *userIdentity `json:"userIdentity,omitempty"`
+}
+
+type streamRecord struct {
+	ApproximateCreationDateTime int64     `json:"ApproximateCreationDateTime"`
+	Keys                        item.Item `json:"Keys"`
+	NewImage                    item.Item `json:"NewImage,omitempty"`
+	OldImage                    item.Item `json:"OldImage,omitempty"`
+	SequenceNumber              string    `json:"SequenceNumber"`
+	SizeBytes                   int64     `json:"SizeBytes"`
+	StreamViewType              string    `json:"StreamViewType"`
+}
+
+type userIdentity struct {
+	PrincipalId string `json:"PrincipalId"`
+	Type        string `json:"Type"`
+}
+
+type getRecordsOutput struct {
+	Records           []record `json:"Records"`
+	NextShardIterator string   `json:"NextShardIterator,omitempty"`
+}
+
+// getRecords is GetRecords: up to Limit (default and at most 1000)
+// records after the iterator's position.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_streams_GetRecords.html
+func getRecords(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+	var in getRecordsInput
+	if err := decode(r.Body, &in); err != nil {
+		return nil, err
+	}
+	var c constraints
+	if c.notNull(in.ShardIterator != nil, "shardIterator") {
+		c.lenRange(in.ShardIterator, "shardIterator", 1, 2048)
+	}
+	c.minInt(in.Limit, "limit", 1)
+	c.maxInt(in.Limit, "limit", 1000)
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	it, ok := decodeShardIterator(*in.ShardIterator)
+	if !ok {
+		return nil, ddberr.Validation("Invalid ShardIterator")
+	}
+	if e.now().Sub(time.UnixMilli(it.Issued)) > IteratorLifetime {
+		return nil, streamError("ExpiredIteratorException", "The shard iterator has expired")
+	}
+	t, ref, err := e.stream(ctx, r, it.Arn)
+	if err != nil {
+		return nil, err
+	}
+	if t.ID != it.Table {
+		return nil, errStreamNotFound(it.Arn)
+	}
+	ss, _ := e.streamStore()
+	b, err := ss.StreamBounds(ctx, t.ID, ref.label)
+	if err != nil {
+		return nil, err
+	}
+	if it.After < b.Trimmed {
+		return nil, streamError("TrimmedDataAccessException", "The data you are trying to access has been trimmed")
+	}
+	limit := 1000
+	if in.Limit != nil {
+		limit = int(*in.Limit)
+	}
+	recs, err := ss.ReadStream(ctx, t.ID, ref.label, it.After, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := getRecordsOutput{Records: make([]record, 0, len(recs))}
+	region := ref.region
+	for _, sr := range recs {
+		out.Records = append(out.Records, renderRecord(t.ID, region, sr))
+		it.After = sr.Seq
+	}
+	// A closed shard (the stream was disabled) ends once read to its end.
+	if streamOpen(t, ref.label) || len(recs) > 0 && it.After < b.Last {
+		it.Issued = e.now().UnixMilli()
+		out.NextShardIterator = it.encode()
+	}
+	return out, nil
+}
+
+// renderRecord renders a stored record as a GetRecords Record. Its eventID
+// derives from the table and sequence number, so a record read twice has
+// one ID.
+func renderRecord(tableID, region string, sr *storage.StreamRecord) record {
+	h := sha256.Sum256([]byte(tableID + "/" + storage.FormatSequenceNumber(sr.Seq)))
+	rec := record{
+		EventID:      hex.EncodeToString(h[:16]),
+		EventName:    sr.EventName,
+		EventVersion: "1.1",
+		EventSource:  "aws:dynamodb",
+		AwsRegion:    region,
+		Dynamodb: streamRecord{
+			ApproximateCreationDateTime: sr.CreatedAt.Unix(),
+			Keys:                        sr.Keys,
+			NewImage:                    sr.NewImage,
+			OldImage:                    sr.OldImage,
+			SequenceNumber:              storage.FormatSequenceNumber(sr.Seq),
+			SizeBytes:                   sr.SizeBytes,
+			StreamViewType:              sr.ViewType,
+		},
+	}
+	if sr.Identity != nil {
+		rec.UserIdentity = &userIdentity{PrincipalId: sr.Identity.PrincipalID, Type: sr.Identity.Type}
+	}
+	return rec
+}

@@ -1,0 +1,121 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/extenddb/extenddb/internal/protocol"
+	"github.com/extenddb/extenddb/internal/storage"
+)
+
+// UpdateTimeToLive and DescribeTimeToLive. Enabling or disabling returns
+// once the catalog change is durable; a background worker
+// (internal/workers TTL) registers existing items (ENABLING -> ENABLED) or
+// removes their expiry rows (DISABLING -> DISABLED).
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateTimeToLive.html
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DescribeTimeToLive.html
+
+// ttlWorkers holds, per engine, the kick of its TTL worker.
+var ttlWorkers sync.Map // *Engine -> func()
+
+// SetTTLWorker registers kick, called after every accepted
+// UpdateTimeToLive so that the backfill or drain starts at once.
+func (e *Engine) SetTTLWorker(kick func()) { ttlWorkers.Store(e, kick) }
+
+func (e *Engine) kickTTL() {
+	if k, ok := ttlWorkers.Load(e); ok {
+		k.(func())()
+	}
+}
+
+type timeToLiveSpecification struct {
+	Enabled       *bool   `json:"Enabled"`
+	AttributeName *string `json:"AttributeName"`
+}
+
+type updateTimeToLiveInput struct {
+	TableName               *string                  `json:"TableName"`
+	TimeToLiveSpecification *timeToLiveSpecification `json:"TimeToLiveSpecification"`
+}
+
+type ttlSpecOut struct {
+	AttributeName string `json:"AttributeName"`
+	Enabled       bool   `json:"Enabled"`
+}
+
+func updateTimeToLive(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+	var in updateTimeToLiveInput
+	if err := decode(r.Body, &in); err != nil {
+		return nil, err
+	}
+	var c constraints
+	c.tableName(in.TableName)
+	if spec := in.TimeToLiveSpecification; c.notNull(spec != nil, "timeToLiveSpecification") {
+		c.notNull(spec.Enabled != nil, "timeToLiveSpecification.enabled")
+		if c.notNull(spec.AttributeName != nil, "timeToLiveSpecification.attributeName") {
+			c.lenRange(spec.AttributeName, "timeToLiveSpecification.attributeName", 1, 255)
+		}
+	}
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	account := e.account(r)
+	e.forget(account, *in.TableName)
+	if _, err := e.activeTable(ctx, account, *in.TableName); err != nil {
+		return nil, err
+	}
+	enable, attr := *in.TimeToLiveSpecification.Enabled, *in.TimeToLiveSpecification.AttributeName
+	_, pending := e.store.(storage.TTLStore)
+	t, err := e.store.UpdateTable(ctx, account, *in.TableName, func(t *storage.Table) error {
+		if err := ttlGate(t.TTL, enable, attr); err != nil {
+			return err
+		}
+		t.TTL = ttlApply(t.TTL, enable, attr, pending)
+		return nil
+	})
+	if err != nil {
+		if errors.Is(err, storage.ErrTableNotFound) {
+			return nil, errTableNotFound(*in.TableName)
+		}
+		return nil, err
+	}
+	e.remember(t)
+	e.kickTTL()
+	return map[string]ttlSpecOut{"TimeToLiveSpecification": {AttributeName: attr, Enabled: enable}}, nil
+}
+
+type describeTimeToLiveInput struct {
+	TableName *string `json:"TableName"`
+}
+
+type ttlDescription struct {
+	TimeToLiveStatus string `json:"TimeToLiveStatus"`
+	AttributeName    string `json:"AttributeName,omitempty"`
+}
+
+func describeTimeToLive(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+	var in describeTimeToLiveInput
+	if err := decode(r.Body, &in); err != nil {
+		return nil, err
+	}
+	var c constraints
+	c.tableName(in.TableName)
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	account := e.account(r)
+	e.forget(account, *in.TableName)
+	t, err := e.table(ctx, account, *in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	d := ttlDescription{TimeToLiveStatus: t.TTL.Status, AttributeName: t.TTL.AttributeName}
+	if d.TimeToLiveStatus == "" {
+		d.TimeToLiveStatus = storage.TTLDisabled
+	}
+	if d.TimeToLiveStatus == storage.TTLDisabled {
+		d.AttributeName = ""
+	}
+	return map[string]ttlDescription{"TimeToLiveDescription": d}, nil
+}

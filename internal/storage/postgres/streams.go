@@ -1,0 +1,311 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/extenddb/extenddb/internal/item"
+	"github.com/extenddb/extenddb/internal/storage"
+)
+
+// Streams, Time to Live and leases (storage.StreamStore, storage.TTLStore,
+// storage.Leaser).
+//
+//	ttl_rows(tid, expire_at, pk, sk)                 one per item with a Number TTL attribute
+//	stream_seqs(tid, seq)                            last sequence number of a table's streams
+//	stream_records(tid, label, seq, created, rec)    PRIMARY KEY (tid, label, seq)
+//	stream_trims(tid, label, upto)                   highest seq removed by trimming
+//	leases(name, owner, expires_at)                  background-job ownership
+//
+// A write takes its sequence numbers by incrementing the table's
+// stream_seqs row, the last statement of its transaction: the row lock is
+// held until commit, so numbers are allocated in commit order and a reader
+// never sees a smaller number appear after a larger one. Writers of one
+// table's stream serialise on that row for the length of their commit
+// only; transactions lock stream_seqs rows in table-ID order after all
+// their item rows, so they cannot deadlock on them.
+
+var (
+	_ storage.StreamStore = (*Backend)(nil)
+	_ storage.TTLStore    = (*Backend)(nil)
+	_ storage.Leaser      = (*Backend)(nil)
+)
+
+const appendRecord = `WITH s AS (
+	INSERT INTO stream_seqs (tid, seq) VALUES ($1, 1)
+	ON CONFLICT (tid) DO UPDATE SET seq = stream_seqs.seq + 1 RETURNING seq)
+INSERT INTO stream_records (tid, label, seq, created, rec) SELECT $1, $2, s.seq, $3, $4 FROM s`
+
+// queueDerived queues the expiry-row changes of one item write into batch
+// and its stream record into streams (see storage.TTLChanges and
+// storage.StreamRecordFor).
+func queueDerived(batch, streams *pgx.Batch, pt *physTable, old, nw item.Item, id *storage.UserIdentity, now time.Time) {
+	del, put := storage.TTLChanges(pt.def, old, nw)
+	if del != nil {
+		batch.Queue("DELETE FROM ttl_rows WHERE tid = $1 AND expire_at = $2 AND pk = $3 AND sk = $4", pt.def.ID, del.ExpireAt, del.Key.PK, nz(del.Key.SK))
+	}
+	if put != nil {
+		batch.Queue(putTTLRow, pt.def.ID, put.ExpireAt, put.Key.PK, nz(put.Key.SK))
+	}
+	if r := storage.StreamRecordFor(pt.def, old, nw, id, now); r != nil {
+		streams.Queue(appendRecord, pt.def.ID, pt.def.LatestStreamLabel, r.CreatedAt.Unix(), storage.EncodeStreamRecord(r))
+	}
+}
+
+const putTTLRow = "INSERT INTO ttl_rows (tid, expire_at, pk, sk) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING"
+
+// appendBatch moves the queued statements of src to the end of dst.
+func appendBatch(dst, src *pgx.Batch) {
+	dst.QueuedQueries = append(dst.QueuedQueries, src.QueuedQueries...)
+	src.QueuedQueries = nil
+}
+
+// dropDerived removes the expiry rows and stream data of table tid
+// (DeleteTable).
+func dropDerived(ctx context.Context, tx pgx.Tx, tid string) error {
+	for _, q := range []string{
+		"DELETE FROM ttl_rows WHERE tid = $1",
+		"DELETE FROM stream_records WHERE tid = $1",
+		"DELETE FROM stream_trims WHERE tid = $1",
+		"DELETE FROM stream_seqs WHERE tid = $1",
+		"DELETE FROM leases WHERE name = 'ttl/' || $1",
+	} {
+		if _, err := tx.Exec(ctx, q, tid); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ReadStream returns up to limit records of stream (tableID, label) after
+// sequence number after.
+func (b *Backend) ReadStream(ctx context.Context, tableID, label string, after uint64, limit int) ([]*storage.StreamRecord, error) {
+	var out []*storage.StreamRecord
+	err := b.withConn(ctx, func(c *pgxpool.Conn) error {
+		out = out[:0]
+		rows, err := c.Query(ctx, "SELECT seq, rec FROM stream_records WHERE tid = $1 AND label = $2 AND seq > $3 ORDER BY seq LIMIT $4", tableID, label, int64(after), max(limit, 1))
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var seq int64
+			var rec []byte
+			if err := rows.Scan(&seq, &rec); err != nil {
+				return err
+			}
+			r, err := storage.DecodeStreamRecord(rec, uint64(seq))
+			if err != nil {
+				return &fnError{err}
+			}
+			out = append(out, r)
+		}
+		return rows.Err()
+	})
+	return out, err
+}
+
+// StreamBounds reports the kept records of stream (tableID, label).
+func (b *Backend) StreamBounds(ctx context.Context, tableID, label string) (storage.StreamBounds, error) {
+	var out storage.StreamBounds
+	err := b.withConn(ctx, func(c *pgxpool.Conn) error {
+		var first, last, trimmed int64
+		err := c.QueryRow(ctx, `SELECT coalesce(min(seq), 0), coalesce(max(seq), 0),
+	(SELECT coalesce(max(upto), 0) FROM stream_trims WHERE tid = $1 AND label = $2)
+FROM stream_records WHERE tid = $1 AND label = $2`, tableID, label).Scan(&first, &last, &trimmed)
+		out = storage.StreamBounds{First: uint64(first), Last: uint64(last), Trimmed: uint64(trimmed)}
+		return err
+	})
+	return out, err
+}
+
+// TrimStreams removes the records created before cutoff.
+func (b *Backend) TrimStreams(ctx context.Context, cutoff time.Time) (int64, error) {
+	var n int64
+	err := b.withConn(ctx, func(c *pgxpool.Conn) error {
+		tx, err := c.Begin(ctx)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback(context.Background())
+		if _, err := tx.Exec(ctx, `INSERT INTO stream_trims (tid, label, upto)
+SELECT tid, label, max(seq) FROM stream_records WHERE created < $1 GROUP BY tid, label
+ON CONFLICT (tid, label) DO UPDATE SET upto = greatest(stream_trims.upto, EXCLUDED.upto)`, cutoff.Unix()); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, "DELETE FROM stream_records WHERE created < $1", cutoff.Unix())
+		if err != nil {
+			return err
+		}
+		n = tag.RowsAffected()
+		return tx.Commit(ctx)
+	})
+	return n, err
+}
+
+// BackfillTTL registers the next page of items of an ENABLING table (see
+// storage.TTLStore). It locks the catalog entry (FOR UPDATE) and the page's
+// items (FOR SHARE), as BackfillIndex does, so a concurrent write of one
+// of them either committed first (its image is the one registered) or
+// waits and then maintains its row itself.
+func (b *Backend) BackfillTTL(ctx context.Context, account, name string, gen int64, limit int) (done bool, err error) {
+	limit = max(limit, 1)
+	err = b.withConn(ctx, func(c *pgxpool.Conn) error {
+		done = true
+		tx, err := c.Begin(ctx)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback(context.Background())
+		t, err := lockEntry(ctx, tx, account, name)
+		if err != nil {
+			return err
+		}
+		if t.TTL.Status != storage.TTLEnabling || t.TTL.Generation != gen {
+			return nil
+		}
+		pt, err := newPhysTable(t, t.Version)
+		if err != nil {
+			return err
+		}
+		var h int64 = -1
+		pk, sk := []byte{}, []byte{}
+		if cur := t.TTL.BackfillCursor; cur != nil {
+			h, pk, sk = int64(item.PartitionHash(cur.PK)), nz(cur.PK), nz(cur.SK)
+		}
+		rows, err := tx.Query(ctx, "SELECT pk, sk, item FROM "+pt.name+
+			" WHERE (h, pk, sk) > ($1, $2, $3) ORDER BY h, pk, sk LIMIT $4 FOR SHARE", h, pk, sk, limit)
+		if err != nil {
+			return err
+		}
+		batch := &pgx.Batch{}
+		n := 0
+		var last storage.Key
+		for rows.Next() {
+			var blob []byte
+			if err := rows.Scan(&last.PK, &last.SK, &blob); err != nil {
+				rows.Close()
+				return err
+			}
+			n++
+			it, err := decodeItem(blob)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			if r := storage.TTLBackfillRow(t, it); r != nil {
+				batch.Queue(putTTLRow, t.ID, r.ExpireAt, r.Key.PK, nz(r.Key.SK))
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if batch.Len() > 0 {
+			if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+				return err
+			}
+		}
+		if n < limit {
+			t.TTL.Status, t.TTL.BackfillCursor = storage.TTLEnabled, nil
+		} else {
+			last.SK = nilIfEmpty(last.SK)
+			t.TTL.BackfillCursor = &last
+			done = false
+		}
+		if err := storeEntry(ctx, tx, t); err != nil {
+			return err
+		}
+		return tx.Commit(ctx)
+	})
+	return done, err
+}
+
+// DrainTTL removes up to limit expiry rows of a DISABLING table and, when
+// none remain, makes it DISABLED (see storage.TTLStore).
+func (b *Backend) DrainTTL(ctx context.Context, account, name string, gen int64, limit int) (done bool, err error) {
+	limit = max(limit, 1)
+	err = b.withConn(ctx, func(c *pgxpool.Conn) error {
+		done = true
+		tx, err := c.Begin(ctx)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback(context.Background())
+		t, err := lockEntry(ctx, tx, account, name)
+		if err != nil {
+			return err
+		}
+		if t.TTL.Status != storage.TTLDisabling || t.TTL.Generation != gen {
+			return nil
+		}
+		tag, err := tx.Exec(ctx, `DELETE FROM ttl_rows WHERE tid = $1 AND (expire_at, pk, sk) IN
+(SELECT expire_at, pk, sk FROM ttl_rows WHERE tid = $1 ORDER BY expire_at, pk, sk LIMIT $2)`, t.ID, limit)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() >= int64(limit) {
+			done = false
+		} else {
+			t.TTL.Status, t.TTL.AttributeName, t.TTL.BackfillCursor = storage.TTLDisabled, "", nil
+			if err := storeEntry(ctx, tx, t); err != nil {
+				return err
+			}
+		}
+		return tx.Commit(ctx)
+	})
+	return done, err
+}
+
+// ExpiredRows returns up to limit expiry rows of t with ExpireAt in
+// (from, to].
+func (b *Backend) ExpiredRows(ctx context.Context, t *storage.Table, from, to int64, limit int) ([]storage.TTLRow, error) {
+	var out []storage.TTLRow
+	err := b.withConn(ctx, func(c *pgxpool.Conn) error {
+		out = out[:0]
+		rows, err := c.Query(ctx, "SELECT expire_at, pk, sk FROM ttl_rows WHERE tid = $1 AND expire_at > $2 AND expire_at <= $3 ORDER BY expire_at, pk, sk LIMIT $4", t.ID, from, to, max(limit, 1))
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var r storage.TTLRow
+			var sk []byte
+			if err := rows.Scan(&r.ExpireAt, &r.Key.PK, &sk); err != nil {
+				return err
+			}
+			r.Key.SK = nilIfEmpty(sk)
+			out = append(out, r)
+		}
+		return rows.Err()
+	})
+	return out, err
+}
+
+// AcquireLease takes or renews lease name for owner: one upsert that only
+// succeeds when the lease is free, expired or already owner's.
+func (b *Backend) AcquireLease(ctx context.Context, name, owner string, ttl time.Duration) (bool, error) {
+	ok := false
+	err := b.withConn(ctx, func(c *pgxpool.Conn) error {
+		var got string
+		err := c.QueryRow(ctx, `INSERT INTO leases (name, owner, expires_at) VALUES ($1, $2, now() + $3 * interval '1 millisecond')
+ON CONFLICT (name) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
+WHERE leases.owner = EXCLUDED.owner OR leases.expires_at < now()
+RETURNING owner`, name, owner, ttl.Milliseconds()).Scan(&got)
+		if errors.Is(err, pgx.ErrNoRows) {
+			ok = false
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("postgres: lease %s: %w", name, err)
+		}
+		ok = got == owner
+		return nil
+	})
+	return ok, err
+}

@@ -1,0 +1,270 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/extenddb/extenddb/internal/item"
+	"github.com/extenddb/extenddb/internal/storage"
+)
+
+// Streams and Time to Live (storage.StreamStore, storage.TTLStore).
+//
+//	ttl_rows(tid, expire_at, pk, sk)            one per item with a Number TTL attribute
+//	stream_records(seq, tid, label, created, rec)
+//	                                            seq INTEGER PRIMARY KEY AUTOINCREMENT
+//	stream_trims(tid, label, upto)              highest seq removed by trimming
+//
+// The single writer commits in order and AUTOINCREMENT never reuses a
+// number, so sequence numbers increase with commit order.
+
+var (
+	_ storage.StreamStore = (*Backend)(nil)
+	_ storage.TTLStore    = (*Backend)(nil)
+)
+
+// writeDerived writes the expiry-row changes and the stream record of one
+// item write of pt (old and nw as in storage.TTLChanges), inside the
+// writer's transaction.
+func (w *writer) writeDerived(pt *physTable, old, nw item.Item, id *storage.UserIdentity) error {
+	del, put := storage.TTLChanges(pt.def, old, nw)
+	if del != nil {
+		if _, err := w.exec("DELETE FROM ttl_rows WHERE tid = ? AND expire_at = ? AND pk = ? AND sk = ?", pt.def.ID, del.ExpireAt, del.Key.PK, nz(del.Key.SK)); err != nil {
+			return err
+		}
+	}
+	if put != nil {
+		if err := w.putTTLRow(pt.def.ID, put); err != nil {
+			return err
+		}
+	}
+	r := storage.StreamRecordFor(pt.def, old, nw, id, time.Now())
+	if r == nil {
+		return nil
+	}
+	_, err := w.exec("INSERT INTO stream_records (tid, label, created, rec) VALUES (?, ?, ?, ?)",
+		pt.def.ID, pt.def.LatestStreamLabel, r.CreatedAt.Unix(), storage.EncodeStreamRecord(r))
+	return err
+}
+
+func (w *writer) putTTLRow(tid string, r *storage.TTLRow) error {
+	_, err := w.exec("INSERT OR REPLACE INTO ttl_rows (tid, expire_at, pk, sk) VALUES (?, ?, ?, ?)", tid, r.ExpireAt, r.Key.PK, nz(r.Key.SK))
+	return err
+}
+
+// dropDerived removes the expiry rows and stream records of table tid
+// (DeleteTable).
+func (w *writer) dropDerived(tid string) error {
+	for _, q := range []string{
+		"DELETE FROM ttl_rows WHERE tid = ?",
+		"DELETE FROM stream_records WHERE tid = ?",
+		"DELETE FROM stream_trims WHERE tid = ?",
+	} {
+		if _, err := w.exec(q, tid); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ReadStream returns up to limit records of stream (tableID, label) after
+// sequence number after.
+func (b *Backend) ReadStream(ctx context.Context, tableID, label string, after uint64, limit int) ([]*storage.StreamRecord, error) {
+	if b.isClosed() {
+		return nil, storage.ErrClosed
+	}
+	s, err := b.readStmt(ctx, "SELECT seq, rec FROM stream_records WHERE tid = ? AND label = ? AND seq > ? ORDER BY seq LIMIT ?")
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.QueryContext(ctx, tableID, label, int64(after), max(limit, 1))
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	var out []*storage.StreamRecord
+	for rows.Next() {
+		var seq int64
+		var rec []byte
+		if err := rows.Scan(&seq, &rec); err != nil {
+			return nil, mapErr(err)
+		}
+		r, err := storage.DecodeStreamRecord(rec, uint64(seq))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, mapErr(rows.Err())
+}
+
+// StreamBounds reports the kept records of stream (tableID, label).
+func (b *Backend) StreamBounds(ctx context.Context, tableID, label string) (storage.StreamBounds, error) {
+	var out storage.StreamBounds
+	if b.isClosed() {
+		return out, storage.ErrClosed
+	}
+	s, err := b.readStmt(ctx, "SELECT coalesce(min(seq), 0), coalesce(max(seq), 0), (SELECT coalesce(max(upto), 0) FROM stream_trims WHERE tid = ?1 AND label = ?2) FROM stream_records WHERE tid = ?1 AND label = ?2")
+	if err != nil {
+		return out, err
+	}
+	var first, last, trimmed int64
+	if err := s.QueryRowContext(ctx, tableID, label).Scan(&first, &last, &trimmed); err != nil {
+		return out, mapErr(err)
+	}
+	return storage.StreamBounds{First: uint64(first), Last: uint64(last), Trimmed: uint64(trimmed)}, nil
+}
+
+// TrimStreams removes the records created before cutoff, remembering per
+// stream the highest sequence number removed.
+func (b *Backend) TrimStreams(ctx context.Context, cutoff time.Time) (int64, error) {
+	var n int64
+	err := b.submit(ctx, false, func(w *writer) error {
+		n = 0
+		c := cutoff.Unix()
+		if _, err := w.exec(`INSERT INTO stream_trims (tid, label, upto)
+SELECT tid, label, max(seq) FROM stream_records WHERE created < ? GROUP BY tid, label
+ON CONFLICT (tid, label) DO UPDATE SET upto = max(upto, excluded.upto)`, c); err != nil {
+			return err
+		}
+		res, err := w.exec("DELETE FROM stream_records WHERE created < ?", c)
+		if err != nil {
+			return err
+		}
+		n, _ = res.RowsAffected()
+		return nil
+	})
+	return n, err
+}
+
+// BackfillTTL registers the next page of items of an ENABLING table (see
+// storage.TTLStore). The single writer serialises the page with every item
+// write, so each row derives from the committed image.
+func (b *Backend) BackfillTTL(ctx context.Context, account, name string, gen int64, limit int) (bool, error) {
+	if limit <= 0 {
+		limit = 256
+	}
+	done := true
+	err := b.submit(ctx, true, func(w *writer) error {
+		done = true
+		cur, err := w.tableByName(account, name)
+		if err != nil {
+			return err
+		}
+		if cur.TTL.Status != storage.TTLEnabling || cur.TTL.Generation != gen {
+			return nil
+		}
+		pt, err := newPhysTable(cur)
+		if err != nil {
+			return err
+		}
+		var h int64 = -1
+		pk, sk := []byte{}, []byte{}
+		if c := cur.TTL.BackfillCursor; c != nil {
+			h, pk, sk = int64(item.PartitionHash(c.PK)), nz(c.PK), nz(c.SK)
+		}
+		s, err := w.stmt("SELECT h, pk, sk, item FROM " + pt.name + " WHERE (h, pk, sk) > (?, ?, ?) ORDER BY h, pk, sk LIMIT ?")
+		if err != nil {
+			return err
+		}
+		rows, err := s.Query(h, pk, sk, limit)
+		if err != nil {
+			return mapErr(err)
+		}
+		var regs []*storage.TTLRow
+		n := 0
+		for rows.Next() {
+			var blob []byte
+			if err := rows.Scan(&h, &pk, &sk, &blob); err != nil {
+				rows.Close()
+				return err
+			}
+			n++
+			it, err := item.UnmarshalItem(blob)
+			if err != nil {
+				rows.Close()
+				return fmt.Errorf("sqlite: corrupt item in table %s: %w", name, err)
+			}
+			if r := storage.TTLBackfillRow(cur, it); r != nil {
+				regs = append(regs, r)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return mapErr(err)
+		}
+		for _, r := range regs {
+			if err := w.putTTLRow(cur.ID, r); err != nil {
+				return err
+			}
+		}
+		if n < limit {
+			cur.TTL.Status, cur.TTL.BackfillCursor = storage.TTLEnabled, nil
+		} else {
+			cur.TTL.BackfillCursor = &storage.Key{PK: append([]byte(nil), pk...), SK: nilIfEmpty(append([]byte(nil), sk...))}
+			done = false
+		}
+		return w.storeTable(cur)
+	})
+	return done, err
+}
+
+// DrainTTL removes up to limit expiry rows of a DISABLING table and, when
+// none remain, makes it DISABLED (see storage.TTLStore).
+func (b *Backend) DrainTTL(ctx context.Context, account, name string, gen int64, limit int) (bool, error) {
+	if limit <= 0 {
+		limit = 256
+	}
+	done := true
+	err := b.submit(ctx, true, func(w *writer) error {
+		done = true
+		cur, err := w.tableByName(account, name)
+		if err != nil {
+			return err
+		}
+		if cur.TTL.Status != storage.TTLDisabling || cur.TTL.Generation != gen {
+			return nil
+		}
+		res, err := w.exec(`DELETE FROM ttl_rows WHERE tid = ?1 AND (expire_at, pk, sk) IN
+(SELECT expire_at, pk, sk FROM ttl_rows WHERE tid = ?1 ORDER BY expire_at, pk, sk LIMIT ?2)`, cur.ID, limit)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n >= int64(limit) {
+			done = false
+			return nil
+		}
+		cur.TTL.Status, cur.TTL.AttributeName, cur.TTL.BackfillCursor = storage.TTLDisabled, "", nil
+		return w.storeTable(cur)
+	})
+	return done, err
+}
+
+// ExpiredRows returns up to limit expiry rows of t with ExpireAt in
+// (from, to].
+func (b *Backend) ExpiredRows(ctx context.Context, t *storage.Table, from, to int64, limit int) ([]storage.TTLRow, error) {
+	if b.isClosed() {
+		return nil, storage.ErrClosed
+	}
+	s, err := b.readStmt(ctx, "SELECT expire_at, pk, sk FROM ttl_rows WHERE tid = ? AND expire_at > ? AND expire_at <= ? ORDER BY expire_at, pk, sk LIMIT ?")
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.QueryContext(ctx, t.ID, from, to, max(limit, 1))
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	var out []storage.TTLRow
+	for rows.Next() {
+		var r storage.TTLRow
+		var sk []byte
+		if err := rows.Scan(&r.ExpireAt, &r.Key.PK, &sk); err != nil {
+			return nil, mapErr(err)
+		}
+		r.Key.SK = nilIfEmpty(sk)
+		out = append(out, r)
+	}
+	return out, mapErr(rows.Err())
+}

@@ -1,0 +1,365 @@
+package storagetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/extenddb/extenddb/internal/item"
+	"github.com/extenddb/extenddb/internal/storage"
+)
+
+// Contract tests of storage.StreamStore and storage.TTLStore: stream
+// records commit atomically with their writes, in per-item order, and
+// none for writes that change nothing; expiry rows always agree with the
+// items; a backfill resumes from a planted cursor.
+
+// streamTTLTests are added to Run's list.
+var streamTTLTests = []struct {
+	name string
+	fn   func(t *testing.T, e *env)
+}{
+	{"StreamRecordsWithWrites", testStreamRecords},
+	{"StreamRecordsAtomic", testStreamAtomic},
+	{"StreamPerItemOrder", testStreamOrder},
+	{"TTLRowsAgreeWithItems", testTTLAgreement},
+	{"TTLBackfillResume", testTTLBackfillResume},
+	{"TTLDrain", testTTLDrain},
+}
+
+// streamTable creates a table with an enabled NEW_AND_OLD_IMAGES stream.
+func (e *env) streamTable(name string) (*storage.Table, storage.StreamStore) {
+	e.t.Helper()
+	ss, ok := e.b.(storage.StreamStore)
+	if !ok {
+		e.t.Skip("backend does not record streams")
+	}
+	tb := e.table(name, "")
+	tb.Stream = storage.StreamSpecification{StreamEnabled: true, StreamViewType: storage.ViewNewAndOldImage}
+	tb.LatestStreamLabel = "2024-01-01T00:00:00.000"
+	return e.create(tb), ss
+}
+
+func (e *env) records(ss storage.StreamStore, tb *storage.Table) []*storage.StreamRecord {
+	e.t.Helper()
+	var out []*storage.StreamRecord
+	after := uint64(0)
+	for {
+		rs, err := ss.ReadStream(e.ctx, tb.ID, tb.LatestStreamLabel, after, 50)
+		if err != nil {
+			e.t.Fatalf("ReadStream: %v", err)
+		}
+		if len(rs) == 0 {
+			return out
+		}
+		for _, r := range rs {
+			if r.Seq <= after {
+				e.t.Fatalf("sequence number %d after %d", r.Seq, after)
+			}
+			after = r.Seq
+		}
+		out = append(out, rs...)
+	}
+}
+
+func testStreamRecords(t *testing.T, e *env) {
+	tb, ss := e.streamTable("streams")
+	k := e.key(tb, item.Item{"pk": s("a")})
+	e.put(tb, item.Item{"pk": s("a"), "v": n("1")})
+	e.put(tb, item.Item{"pk": s("a"), "v": n("1")}) // equal image: no record
+	e.put(tb, item.Item{"pk": s("a"), "v": n("2")})
+	e.del(tb, e.key(tb, item.Item{"pk": s("missing")})) // nothing deleted: no record
+	if err := e.b.Mutate(e.ctx, tb, k, func(old item.Item) (item.Item, error) { return old, nil }); err != nil {
+		t.Fatal(err) // returning old writes nothing
+	}
+	if err := e.b.Mutate(e.ctx, tb, k, func(item.Item) (item.Item, error) { return nil, errors.New("no") }); err == nil {
+		t.Fatal("failing Mutate succeeded")
+	}
+	ctx := storage.WithUserIdentity(e.ctx, storage.TTLService)
+	if err := e.b.Mutate(ctx, tb, k, func(item.Item) (item.Item, error) { return nil, nil }); err != nil {
+		t.Fatal(err)
+	}
+	// A transaction emits one record per changed item.
+	if err := e.b.TransactWrite(e.ctx, []storage.Mutation{
+		{Table: tb, Key: e.key(tb, item.Item{"pk": s("b")}), Fn: func(item.Item) (item.Item, error) { return item.Item{"pk": s("b")}, nil }},
+		{Table: tb, Key: e.key(tb, item.Item{"pk": s("c")}), Fn: func(item.Item) (item.Item, error) { return item.Item{"pk": s("c")}, nil }},
+		{Table: tb, Key: e.key(tb, item.Item{"pk": s("d")}), Fn: func(old item.Item) (item.Item, error) { return old, nil }},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	rs := e.records(ss, tb)
+	var got []string
+	for _, r := range rs {
+		got = append(got, r.EventName+" "+r.Keys["pk"].S)
+	}
+	want := "[INSERT a MODIFY a REMOVE a INSERT b INSERT c]"
+	if fmt.Sprint(got) != want && fmt.Sprint(got) != "[INSERT a MODIFY a REMOVE a INSERT c INSERT b]" {
+		t.Fatalf("records %v, want %s", got, want)
+	}
+	if m := rs[1]; m.OldImage["v"].S != "1" || m.NewImage["v"].S != "2" || m.ViewType != storage.ViewNewAndOldImage || m.SizeBytes <= 0 || m.Identity != nil {
+		t.Errorf("MODIFY record: %+v", m)
+	}
+	if r := rs[2]; r.NewImage != nil || r.OldImage["v"].S != "2" || r.Identity == nil || *r.Identity != *storage.TTLService {
+		t.Errorf("REMOVE record: %+v", r)
+	}
+	bd, err := ss.StreamBounds(e.ctx, tb.ID, tb.LatestStreamLabel)
+	if err != nil || bd.First != rs[0].Seq || bd.Last != rs[len(rs)-1].Seq || bd.Trimmed != 0 {
+		t.Errorf("StreamBounds %+v %v", bd, err)
+	}
+	// Trimming removes old records and remembers how far.
+	if _, err := ss.TrimStreams(e.ctx, time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	bd, err = ss.StreamBounds(e.ctx, tb.ID, tb.LatestStreamLabel)
+	if err != nil || bd.First != 0 || bd.Trimmed != rs[len(rs)-1].Seq {
+		t.Errorf("after trimming: %+v %v", bd, err)
+	}
+	// Deleting the table removes its records.
+	if err := e.b.DeleteTable(e.ctx, tb.Account, tb.Name); err != nil {
+		t.Fatal(err)
+	}
+	if bd, err := ss.StreamBounds(e.ctx, tb.ID, tb.LatestStreamLabel); err != nil || bd != (storage.StreamBounds{}) {
+		t.Errorf("after DeleteTable: %+v %v", bd, err)
+	}
+}
+
+// testStreamAtomic: a cancelled transaction leaves no record; every
+// committed write has exactly its record.
+func testStreamAtomic(t *testing.T, e *env) {
+	tb, ss := e.streamTable("atomic")
+	err := e.b.TransactWrite(e.ctx, []storage.Mutation{
+		{Table: tb, Key: e.key(tb, item.Item{"pk": s("x")}), Fn: func(item.Item) (item.Item, error) { return item.Item{"pk": s("x")}, nil }},
+		{Table: tb, Key: e.key(tb, item.Item{"pk": s("y")}), Fn: func(item.Item) (item.Item, error) { return nil, errors.New("cancel") }},
+	})
+	var te *storage.TransactionError
+	if !errors.As(err, &te) {
+		t.Fatalf("TransactWrite: %v", err)
+	}
+	if rs := e.records(ss, tb); len(rs) != 0 {
+		t.Fatalf("cancelled transaction left %d records", len(rs))
+	}
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Go(func() {
+			for i := range 25 {
+				it := item.Item{"pk": s(fmt.Sprint("k", w, "-", i))}
+				if err := e.b.Mutate(e.ctx, tb, e.key(tb, it), func(item.Item) (item.Item, error) { return it, nil }); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if rs := e.records(ss, tb); len(rs) != 200 {
+		t.Fatalf("%d records for 200 writes", len(rs))
+	}
+}
+
+// testStreamOrder: racing writers on a few keys; per key, the records
+// chain (each OldImage is the previous NewImage) and the last NewImage is
+// the item.
+func testStreamOrder(t *testing.T, e *env) {
+	tb, ss := e.streamTable("order")
+	var wg sync.WaitGroup
+	for w := range 6 {
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(w), 1))
+			for range 40 {
+				name := fmt.Sprint("k", r.IntN(3))
+				k := e.key(tb, item.Item{"pk": s(name)})
+				del := r.IntN(4) == 0
+				err := e.b.Mutate(e.ctx, tb, k, func(old item.Item) (item.Item, error) {
+					if del {
+						return nil, nil
+					}
+					c := 0
+					if old != nil {
+						fmt.Sscan(old["c"].S, &c)
+					}
+					return item.Item{"pk": s(name), "c": n(fmt.Sprint(c + 1))}, nil
+				})
+				if err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	last := map[string]item.Item{}
+	for _, r := range e.records(ss, tb) {
+		k := r.Keys["pk"].S
+		if !equalItems(r.OldImage, last[k]) {
+			t.Fatalf("key %s: record %d OldImage %v, previous NewImage %v", k, r.Seq, r.OldImage, last[k])
+		}
+		last[k] = r.NewImage
+	}
+	for k, want := range last {
+		e.wantItem("replayed "+k, e.get(tb, e.key(tb, item.Item{"pk": s(k)})), want)
+	}
+}
+
+// ttlTable creates a table whose TTL is ENABLED on attribute "exp".
+func (e *env) ttlTable(name string, status string) (*storage.Table, storage.TTLStore) {
+	e.t.Helper()
+	ts, ok := e.b.(storage.TTLStore)
+	if !ok {
+		e.t.Skip("backend keeps no expiry rows")
+	}
+	tb := e.table(name, "S")
+	tb.TTL = storage.TimeToLive{AttributeName: "exp", Status: status, Generation: 1}
+	return e.create(tb), ts
+}
+
+// ttlRows returns every expiry row of tb.
+func (e *env) ttlRows(ts storage.TTLStore, tb *storage.Table) map[string]int64 {
+	e.t.Helper()
+	rows, err := ts.ExpiredRows(e.ctx, tb, math.MinInt64, math.MaxInt64, 1<<20)
+	if err != nil {
+		e.t.Fatalf("ExpiredRows: %v", err)
+	}
+	out := map[string]int64{}
+	for _, r := range rows {
+		out[fmt.Sprintf("%x/%x", r.Key.PK, r.Key.SK)] = r.ExpireAt
+	}
+	return out
+}
+
+// wantTTLAgreement checks that tb's expiry rows are exactly those its items
+// derive.
+func (e *env) wantTTLAgreement(ts storage.TTLStore, tb *storage.Table) {
+	e.t.Helper()
+	want := map[string]int64{}
+	for _, r := range e.scan(tb, storage.ScanRequest{Consistent: true}) {
+		if row := storage.TTLBackfillRow(tb, r.Item); row != nil {
+			want[fmt.Sprintf("%x/%x", row.Key.PK, row.Key.SK)] = row.ExpireAt
+		}
+	}
+	got := e.ttlRows(ts, tb)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		e.t.Fatalf("expiry rows disagree with items:\n got %v\nwant %v", got, want)
+	}
+}
+
+func testTTLAgreement(t *testing.T, e *env) {
+	tb, ts := e.ttlTable("ttlagree", storage.TTLEnabled)
+	var wg sync.WaitGroup
+	for w := range 6 {
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(w), 2))
+			for range 50 {
+				it := item.Item{"pk": s(fmt.Sprint("p", r.IntN(4))), "sk": s(fmt.Sprint("s", r.IntN(5)))}
+				switch r.IntN(5) {
+				case 0:
+					e.del(tb, e.key(tb, it))
+					continue
+				case 1:
+					it["exp"] = s("not a number")
+				case 2:
+				default:
+					it["exp"] = n(fmt.Sprint(1700000000 + r.IntN(3)))
+				}
+				e.put(tb, it)
+			}
+		})
+	}
+	wg.Wait()
+	e.wantTTLAgreement(ts, tb)
+	// Expired rows are ordered and bounded.
+	rows, err := ts.ExpiredRows(e.ctx, tb, 1700000000, 1700000001, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if r.ExpireAt != 1700000001 {
+			t.Fatalf("ExpiredRows (1700000000, 1700000001]: row at %d", r.ExpireAt)
+		}
+	}
+	// A DISABLED table's writes keep no rows.
+	off, _ := e.ttlTable("ttloff", storage.TTLDisabled)
+	e.put(off, item.Item{"pk": s("a"), "sk": s("b"), "exp": n("1")})
+	if got := e.ttlRows(ts, off); len(got) != 0 {
+		t.Fatalf("DISABLED table has expiry rows %v", got)
+	}
+}
+
+// testTTLBackfillResume plants a cursor in an ENABLING table: the
+// backfill registers exactly the items after it, fenced on the
+// generation, then makes the TTL ENABLED.
+func testTTLBackfillResume(t *testing.T, e *env) {
+	ts, ok := e.b.(storage.TTLStore)
+	if !ok {
+		t.Skip("backend keeps no expiry rows")
+	}
+	tb := e.create(e.table("ttlresume", "S"))
+	for i := range 120 {
+		e.put(tb, item.Item{"pk": s(fmt.Sprint("p", i%12)), "sk": s(fmt.Sprint("s", i)), "exp": n(fmt.Sprint(1000 + i))})
+	}
+	base := e.scan(tb, storage.ScanRequest{}) // scan order is the backfill's order
+	cut := len(base) / 3
+	cursor := base[cut].Pos.Key
+	tb, err := e.b.UpdateTable(e.ctx, tb.Account, tb.Name, func(t *storage.Table) error {
+		t.TTL = storage.TimeToLive{AttributeName: "exp", Status: storage.TTLEnabling, Generation: 7, BackfillCursor: &cursor}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A stale generation does nothing.
+	if done, err := ts.BackfillTTL(e.ctx, tb.Account, tb.Name, 6, 10); err != nil || !done {
+		t.Fatalf("stale generation: %v %v", done, err)
+	}
+	if got := e.ttlRows(ts, tb); len(got) != 0 {
+		t.Fatalf("stale generation registered %d items", len(got))
+	}
+	pages := 0
+	for done := false; !done; pages++ {
+		if done, err = ts.BackfillTTL(e.ctx, tb.Account, tb.Name, 7, 9); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := e.ttlRows(ts, tb)
+	if len(got) != len(base)-cut-1 {
+		t.Fatalf("resumed backfill registered %d items, want the %d after the cursor", len(got), len(base)-cut-1)
+	}
+	for _, r := range base[:cut+1] {
+		if _, ok := got[fmt.Sprintf("%x/%x", r.Pos.Key.PK, r.Pos.Key.SK)]; ok {
+			t.Fatalf("item at or before the cursor registered")
+		}
+	}
+	cur, err := e.b.GetTable(e.ctx, tb.Account, tb.Name)
+	if err != nil || cur.TTL.Status != storage.TTLEnabled || cur.TTL.BackfillCursor != nil {
+		t.Fatalf("after the backfill: %+v %v", cur.TTL, err)
+	}
+}
+
+func testTTLDrain(t *testing.T, e *env) {
+	tb, ts := e.ttlTable("ttldrain", storage.TTLEnabled)
+	for i := range 30 {
+		e.put(tb, item.Item{"pk": s("p"), "sk": s(fmt.Sprint(i)), "exp": n("5")})
+	}
+	tb, err := e.b.UpdateTable(e.ctx, tb.Account, tb.Name, func(t *storage.Table) error {
+		t.TTL.Status, t.TTL.Generation = storage.TTLDisabling, 2
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.put(tb, item.Item{"pk": s("p"), "sk": s("new"), "exp": n("5")}) // not maintained while DISABLING
+	for done := false; !done; {
+		if done, err = ts.DrainTTL(context.WithoutCancel(e.ctx), tb.Account, tb.Name, 2, 7); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := e.ttlRows(ts, tb); len(got) != 0 {
+		t.Fatalf("%d rows after the drain", len(got))
+	}
+	cur, err := e.b.GetTable(e.ctx, tb.Account, tb.Name)
+	if err != nil || cur.TTL.Status != storage.TTLDisabled || cur.TTL.AttributeName != "" {
+		t.Fatalf("after the drain: %+v %v", cur.TTL, err)
+	}
+}

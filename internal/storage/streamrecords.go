@@ -1,0 +1,291 @@
+package storage
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/extenddb/extenddb/internal/item"
+)
+
+// DynamoDB Streams: the change records every item write of a table with an
+// enabled stream appends, in the same transaction as the write. A backend
+// derives them with StreamRecordFor, stores them with EncodeStreamRecord,
+// and gives each a sequence number that increases with commit order within
+// the stream (see StreamStore). See
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Streams.html
+
+// Stream event names (Record.eventName).
+const (
+	EventInsert = "INSERT"
+	EventModify = "MODIFY"
+	EventRemove = "REMOVE"
+)
+
+// Stream view types (StreamSpecification.StreamViewType).
+const (
+	ViewKeysOnly       = "KEYS_ONLY"
+	ViewNewImage       = "NEW_IMAGE"
+	ViewOldImage       = "OLD_IMAGE"
+	ViewNewAndOldImage = "NEW_AND_OLD_IMAGES"
+)
+
+// UserIdentity is who made a change, as DynamoDB Streams reports it: only
+// the deletions of the Time to Live service carry one.
+type UserIdentity struct {
+	Type        string
+	PrincipalID string
+}
+
+// TTLService is the identity of Time to Live deletions.
+var TTLService = &UserIdentity{Type: "Service", PrincipalID: "dynamodb.amazonaws.com"}
+
+type identityKey struct{}
+
+// WithUserIdentity returns a context whose item writes (Mutate,
+// TransactWrite) record id as the userIdentity of their stream records.
+func WithUserIdentity(ctx context.Context, id *UserIdentity) context.Context {
+	return context.WithValue(ctx, identityKey{}, id)
+}
+
+// UserIdentityFrom returns the identity WithUserIdentity put in ctx, or nil.
+func UserIdentityFrom(ctx context.Context) *UserIdentity {
+	id, _ := ctx.Value(identityKey{}).(*UserIdentity)
+	return id
+}
+
+// StreamRecord is one change record of a stream. Seq is assigned by the
+// backend when it stores the record (0 before).
+type StreamRecord struct {
+	Seq       uint64
+	EventName string
+	// CreatedAt is ApproximateCreationDateTime, whole seconds.
+	CreatedAt time.Time
+	Keys      item.Item
+	NewImage  item.Item // per ViewType
+	OldImage  item.Item // per ViewType
+	SizeBytes int64
+	ViewType  string
+	Identity  *UserIdentity
+}
+
+// StreamEnabled reports whether item writes of t append stream records.
+func (t *Table) StreamEnabled() bool {
+	return t.Stream.StreamEnabled && t.LatestStreamLabel != ""
+}
+
+// StreamRecordFor derives the stream record of one item write of t, from
+// the image before it (old) and after it (new), nil when absent. It returns
+// nil when t's stream is disabled and when the write changes nothing (both
+// absent, or equal images), as DynamoDB writes no record then. id is the
+// writer's identity (UserIdentityFrom), nil for ordinary writes. It is pure:
+// every backend stores exactly this record.
+func StreamRecordFor(t *Table, old, new item.Item, id *UserIdentity, now time.Time) *StreamRecord {
+	if !t.StreamEnabled() || (old == nil && new == nil) {
+		return nil
+	}
+	if old != nil && new != nil && itemsEqual(old, new) {
+		return nil
+	}
+	r := &StreamRecord{CreatedAt: now.Truncate(time.Second), ViewType: t.Stream.StreamViewType, Identity: id}
+	img := new
+	switch {
+	case old == nil:
+		r.EventName = EventInsert
+	case new == nil:
+		r.EventName, img = EventRemove, old
+	default:
+		r.EventName = EventModify
+	}
+	r.Keys = make(item.Item, 2)
+	for _, k := range t.KeySchema {
+		if v, ok := img[k.AttributeName]; ok {
+			r.Keys[k.AttributeName] = v
+		}
+	}
+	switch r.ViewType {
+	case ViewNewImage:
+		r.NewImage = new
+	case ViewOldImage:
+		r.OldImage = old
+	case ViewNewAndOldImage:
+		r.NewImage, r.OldImage = new, old
+	}
+	r.SizeBytes = int64(item.Size(r.Keys))
+	if r.NewImage != nil {
+		r.SizeBytes += int64(item.Size(r.NewImage))
+	}
+	if r.OldImage != nil {
+		r.SizeBytes += int64(item.Size(r.OldImage))
+	}
+	return r
+}
+
+// SequenceNumberDigits is the width of a rendered sequence number: zero
+// padded, so that string order is numeric order.
+const SequenceNumberDigits = 21
+
+// FormatSequenceNumber renders seq as DynamoDB Streams' SequenceNumber.
+func FormatSequenceNumber(seq uint64) string {
+	s := strconv.FormatUint(seq, 10)
+	for len(s) < SequenceNumberDigits {
+		s = "0" + s
+	}
+	return s
+}
+
+// ParseSequenceNumber parses a SequenceNumber; ok is false when s is not a
+// decimal number of at most SequenceNumberDigits digits.
+func ParseSequenceNumber(s string) (seq uint64, ok bool) {
+	if s == "" || len(s) > SequenceNumberDigits {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	return n, err == nil
+}
+
+// Stored form of a record: a version byte, then the event, view type,
+// creation time (unix seconds), size, identity type and principal, and the
+// three images (item.MarshalItem), each length-prefixed (uvarint).
+const streamRecordVersion = 1
+
+// EncodeStreamRecord returns the stored form of r (without Seq, which the
+// backend keeps in its own column).
+func EncodeStreamRecord(r *StreamRecord) []byte {
+	b := []byte{streamRecordVersion}
+	str := func(s string) {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	img := func(it item.Item) {
+		if it == nil {
+			b = binary.AppendUvarint(b, 0)
+			return
+		}
+		m := item.MarshalItem(it)
+		b = binary.AppendUvarint(b, uint64(len(m))+1)
+		b = append(b, m...)
+	}
+	str(r.EventName)
+	str(r.ViewType)
+	b = binary.AppendVarint(b, r.CreatedAt.Unix())
+	b = binary.AppendVarint(b, r.SizeBytes)
+	if r.Identity != nil {
+		str(r.Identity.Type)
+		str(r.Identity.PrincipalID)
+	} else {
+		str("")
+		str("")
+	}
+	img(r.Keys)
+	img(r.NewImage)
+	img(r.OldImage)
+	return b
+}
+
+var errCorruptRecord = errors.New("storage: corrupt stream record")
+
+// DecodeStreamRecord parses the stored form of a record and sets its Seq.
+func DecodeStreamRecord(b []byte, seq uint64) (*StreamRecord, error) {
+	if len(b) == 0 || b[0] != streamRecordVersion {
+		return nil, errCorruptRecord
+	}
+	b = b[1:]
+	bad := false
+	uv := func() uint64 {
+		v, n := binary.Uvarint(b)
+		if n <= 0 {
+			bad = true
+			return 0
+		}
+		b = b[n:]
+		return v
+	}
+	sv := func() int64 {
+		v, n := binary.Varint(b)
+		if n <= 0 {
+			bad = true
+			return 0
+		}
+		b = b[n:]
+		return v
+	}
+	str := func() string {
+		n := uv()
+		if bad || n > uint64(len(b)) {
+			bad = true
+			return ""
+		}
+		s := string(b[:n])
+		b = b[n:]
+		return s
+	}
+	img := func() item.Item {
+		n := uv()
+		if bad || n == 0 {
+			return nil
+		}
+		n--
+		if n > uint64(len(b)) {
+			bad = true
+			return nil
+		}
+		it, err := item.UnmarshalItem(b[:n])
+		if err != nil {
+			bad = true
+			return nil
+		}
+		b = b[n:]
+		return it
+	}
+	r := &StreamRecord{Seq: seq}
+	r.EventName = str()
+	r.ViewType = str()
+	r.CreatedAt = time.Unix(sv(), 0).UTC()
+	r.SizeBytes = sv()
+	if typ, principal := str(), str(); typ != "" {
+		r.Identity = &UserIdentity{Type: typ, PrincipalID: principal}
+	}
+	r.Keys = img()
+	r.NewImage = img()
+	r.OldImage = img()
+	if bad {
+		return nil, fmt.Errorf("%w (sequence number %d)", errCorruptRecord, seq)
+	}
+	return r, nil
+}
+
+// StreamRetention is how long stream records are kept.
+const StreamRetention = 24 * time.Hour
+
+// StreamBounds describe the records a stream keeps.
+type StreamBounds struct {
+	// First and Last are the sequence numbers of the oldest and newest
+	// kept records; both 0 when there are none.
+	First, Last uint64
+	// Trimmed is the highest sequence number removed by TrimStreams, 0 when
+	// none was: a reader positioned before it has lost records.
+	Trimmed uint64
+}
+
+// StreamStore is implemented by a backend that records DynamoDB Streams.
+// Such a backend, in every Mutate and TransactWrite, appends
+// StreamRecordFor(t, old, new, UserIdentityFrom(ctx), now) for each changed
+// item of a table whose stream is enabled (its committed catalog entry),
+// tagged with (t.ID, t.LatestStreamLabel), in the write's own transaction.
+// Sequence numbers are positive and increase with commit order within a
+// stream (readers never see a smaller number appear after a larger one).
+// DeleteTable removes the table's records.
+type StreamStore interface {
+	// ReadStream returns up to limit records of the stream (tableID,
+	// label) whose sequence number is greater than after, in order.
+	ReadStream(ctx context.Context, tableID, label string, after uint64, limit int) ([]*StreamRecord, error)
+	// StreamBounds reports the records the stream (tableID, label) keeps.
+	StreamBounds(ctx context.Context, tableID, label string) (StreamBounds, error)
+	// TrimStreams removes the records of every stream created before
+	// cutoff and returns how many it removed.
+	TrimStreams(ctx context.Context, cutoff time.Time) (int64, error)
+}

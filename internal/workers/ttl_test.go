@@ -1,0 +1,74 @@
+package workers
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/extenddb/extenddb/internal/item"
+	"github.com/extenddb/extenddb/internal/storage"
+	"github.com/extenddb/extenddb/internal/storage/sqlite"
+)
+
+// TestTTLExpiryThroughput deletes 10,000 expired items of one table on
+// SQLite (the durable default, synchronous FULL) and requires it to take
+// well under a minute: the target is 10,000 items per minute per table.
+func TestTTLExpiryThroughput(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	b, err := sqlite.Open(t.TempDir()+"/db.sqlite", sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ctx := context.Background()
+	tb := &storage.Table{
+		Account: "000000000000", Name: "exp", ID: uuid.NewString(),
+		KeySchema:            []storage.KeyElement{{AttributeName: "pk", KeyType: "HASH"}},
+		AttributeDefinitions: []storage.AttributeDefinition{{AttributeName: "pk", AttributeType: "S"}},
+		Stream:               storage.StreamSpecification{StreamEnabled: true, StreamViewType: storage.ViewNewAndOldImage},
+		LatestStreamLabel:    "2024-01-01T00:00:00.000",
+		TTL:                  storage.TimeToLive{AttributeName: "exp", Status: storage.TTLEnabled, Generation: 1},
+		Status:               storage.StatusActive,
+	}
+	if err := b.CreateTable(ctx, tb); err != nil {
+		t.Fatal(err)
+	}
+	const total = 10000
+	past := fmt.Sprint(time.Now().Add(-time.Minute).Unix())
+	for i := 0; i < total; i += 500 {
+		var ms []storage.Mutation
+		for j := i; j < i+500; j++ {
+			it := item.Item{"pk": item.S(fmt.Sprint("k", j)), "exp": item.N(past), "pad": item.S("0123456789abcdef0123456789abcdef")}
+			k, _ := storage.ItemKey(tb, it)
+			ms = append(ms, storage.Mutation{Table: tb, Key: k, Fn: func(item.Item) (item.Item, error) { return it, nil }})
+		}
+		if err := b.TransactWrite(ctx, ms); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := NewTTL(b, TTLConfig{Interval: time.Hour})
+	start := time.Now()
+	n, err := w.ExpireTable(ctx, tb)
+	took := time.Since(start)
+	if err != nil || n != total {
+		t.Fatalf("expired %d of %d: %v", n, total, err)
+	}
+	rate := float64(total) / took.Minutes()
+	t.Logf("expired %d items in %v (%.0f items/minute)", total, took, rate)
+	if took > 30*time.Second {
+		t.Fatalf("expiry too slow: %.0f items/minute", rate)
+	}
+	st, err := b.Stats(ctx, tb)
+	if err != nil || st.ItemCount != 0 {
+		t.Fatalf("after expiry: %+v %v", st, err)
+	}
+	bd, err := b.StreamBounds(ctx, tb.ID, tb.LatestStreamLabel)
+	if err != nil || bd.Last-bd.First+1 != 2*total { // INSERTs and REMOVEs
+		t.Fatalf("stream after expiry: %+v %v", bd, err)
+	}
+}
