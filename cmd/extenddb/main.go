@@ -79,11 +79,15 @@ func serveCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.String("config", "", "configuration file (TOML, YAML or JSON) with keys named like these flags")
 	f.String("listen", "127.0.0.1:8000", "address to listen on (host:port; port 0 picks a free one)")
-	f.String("storage", "sqlite", "storage backend: sqlite or postgres")
+	f.String("storage", "sqlite", "storage backend: sqlite, postgres or cassandra")
 	f.String("data-dir", "./extenddb-data", "SQLite: directory for the database")
 	f.Bool("in-memory", false, "SQLite: keep all data in memory; nothing survives exit")
 	f.String("postgres-dsn", "", "PostgreSQL: connection string, e.g. postgres://user@host:5432/db")
 	f.String("postgres-schema", "", "PostgreSQL: schema for extenddb's tables (default: the connection's search_path)")
+	f.String("cassandra-hosts", "", "Cassandra: comma-separated contact points, e.g. 127.0.0.1,127.0.0.2")
+	f.String("cassandra-keyspace-prefix", "extenddb", "Cassandra: prefix of the keyspaces extenddb creates")
+	f.Int("cassandra-replication-factor", 1, "Cassandra: replication factor of the keyspaces extenddb creates")
+	f.String("cassandra-datacenter", "", "Cassandra: datacenter for NetworkTopologyStrategy (default SimpleStrategy)")
 	f.String("region", "us-east-1", "region reported when a request's credentials name none")
 	f.String("account-id", "000000000000", "12-digit account id used in ARNs")
 	f.Duration("status-delay", 0, "how long tables stay CREATING/UPDATING/DELETING (e.g. 2s); 0 = immediate")
@@ -112,10 +116,15 @@ func loadConfig(v *viper.Viper, flags *pflag.FlagSet) (server.Config, error) {
 		InMemory:       v.GetBool("in-memory"),
 		PostgresDSN:    v.GetString("postgres-dsn"),
 		PostgresSchema: v.GetString("postgres-schema"),
-		Region:         v.GetString("region"),
-		AccountID:      v.GetString("account-id"),
-		StatusDelay:    v.GetDuration("status-delay"),
-		TTLInterval:    v.GetDuration("ttl-interval"),
+
+		CassandraHosts:             v.GetString("cassandra-hosts"),
+		CassandraKeyspacePrefix:    v.GetString("cassandra-keyspace-prefix"),
+		CassandraReplicationFactor: v.GetInt("cassandra-replication-factor"),
+		CassandraDatacenter:        v.GetString("cassandra-datacenter"),
+		Region:                     v.GetString("region"),
+		AccountID:                  v.GetString("account-id"),
+		StatusDelay:                v.GetDuration("status-delay"),
+		TTLInterval:                v.GetDuration("ttl-interval"),
 	}, nil
 }
 
@@ -130,6 +139,8 @@ func dataDesc(cfg server.Config) string {
 	switch {
 	case cfg.Storage == "postgres":
 		return "postgres (" + cfg.PostgresSchemaOrDefault() + ")"
+	case cfg.Storage == "cassandra":
+		return "cassandra (" + cfg.CassandraHosts + ")"
 	case cfg.InMemory:
 		return "in-memory"
 	}

@@ -1,10 +1,17 @@
 package api
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"sync"
 	"time"
 
 	"github.com/extenddb/extenddb/internal/ddberr"
+	"github.com/extenddb/extenddb/internal/item"
+	"github.com/extenddb/extenddb/internal/storage"
 )
 
 // ClientRequestToken idempotency of TransactWriteItems.
@@ -17,13 +24,16 @@ import (
 // running is TransactionInProgressException. Only successful transactions
 // claim their token: after a failure the same token may be used again.
 //
-// Tokens live in this process's memory (a bounded map, oldest evicted
-// first). Making them durable and shared between processes needs a unique
-// insert of (account, token) in the catalog store; see
+// On a backend that implements storage.TokenStore (SQLite, PostgreSQL) the
+// tokens are stored there: a claim is a unique insert of (account, token),
+// and the token is completed in the same transaction as the writes, so a
+// token survives restarts and is shared by every process using the same
+// data (transactWriteToken). On other backends they live in this process's
+// memory (txTokenStore: a bounded map, oldest evicted first); see
 // docs/differences-from-dynamodb.md.
 
 const (
-	txTokenTTL = 10 * time.Minute
+	txTokenTTL = storage.TokenTTL
 	maxTokens  = 100_000
 )
 
@@ -46,6 +56,165 @@ type txReplay struct {
 	tables  []string
 	units   map[string]float64
 	metrics *txMetrics
+	// unsized: the sizes of metrics were not recorded (see
+	// transactWriteToken); a replay reads them.
+	unsized bool
+}
+
+func errTokenMismatch() error {
+	// The message is not documented; DynamoDB Local sends none.
+	return ddberr.IdempotentParameterMismatch("Request parameters do not match the previous request with the same idempotency token")
+}
+
+func errTokenInProgress() error {
+	// https://github.com/aws/aws-sdk-java-v2/issues/2518 (message seen from DynamoDB)
+	return ddberr.TransactionInProgress("Transaction from previous request is still in progress")
+}
+
+// transactWriteToken runs a TransactWriteItems with a ClientRequestToken
+// through the backend's storage.TokenStore:
+//
+//  1. ClaimToken. A live record with other parameters is
+//     IdempotentParameterMismatchException; a running one is
+//     TransactionInProgressException; a completed one is replayed.
+//  2. TransactWriteToken applies the actions and completes the token, with
+//     what a replay reports, in one transaction. The ItemCollectionMetrics
+//     sizes are read after the commit, so the completion records the
+//     collections only and SetTokenResult adds the sizes afterwards (a
+//     replay of a record that lacks them reads them then).
+//  3. A transaction that did not commit releases the claim. Releasing
+//     leaves a completed record alone, so it is safe whatever the outcome
+//     of a commit that failed ambiguously.
+func (e *Engine) transactWriteToken(ctx context.Context, ts storage.TokenStore, account string, in *transactWriteItemsInput, writes []*txWrite) (any, error) {
+	token := *in.ClientRequestToken
+	h := txRequestHash(in)
+	claimedAt := e.now()
+	claimed, rec, err := ts.ClaimToken(ctx, account, token, h[:], claimedAt)
+	if err != nil {
+		return nil, err
+	}
+	if !claimed {
+		if !bytes.Equal(rec.RequestHash, h[:]) {
+			return nil, errTokenMismatch()
+		}
+		if !rec.Completed {
+			return nil, errTokenInProgress()
+		}
+		rp, err := decodeTxReplay(rec.Result)
+		if err != nil {
+			return nil, err
+		}
+		if rp.unsized {
+			if err := e.sizeReplay(ctx, rp, writes); err != nil {
+				return nil, err
+			}
+		}
+		return replayOutput(in, rp), nil
+	}
+	tok := &storage.TokenCompletion{Account: account, Token: token, ClaimedAt: claimedAt, Result: func() []byte {
+		tables, cols := txCollections(in, writes)
+		var m *txMetrics
+		for i, c := range cols {
+			m = m.add(tables[i].Name, c)
+		}
+		rp := newTxReplay(writes, m)
+		rp.unsized = m != nil
+		return encodeTxReplay(rp)
+	}}
+	out, err := e.runTransactWrite(ctx, in, writes, func(ctx context.Context, ms []storage.Mutation) error {
+		tok.Now = e.now()
+		return ts.TransactWriteToken(ctx, ms, tok)
+	})
+	if errors.Is(err, storage.ErrTokenLost) {
+		// The claim outlived storage.TokenLease and another request took
+		// the token over: that one is running (or ran) it.
+		return nil, errTokenInProgress()
+	}
+	if err != nil {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		if rerr := ts.ReleaseToken(rctx, account, token, claimedAt); rerr != nil {
+			e.cfg.Log.Warn("releasing a ClientRequestToken", "error", rerr)
+		}
+		cancel()
+		return nil, err
+	}
+	if out.metrics != nil {
+		if err := ts.SetTokenResult(ctx, account, token, claimedAt, encodeTxReplay(newTxReplay(writes, out.metrics))); err != nil {
+			e.cfg.Log.Warn("recording the ItemCollectionMetrics of a ClientRequestToken", "error", err)
+		}
+	}
+	return out, nil
+}
+
+// sizeReplay reads the sizes of the item collections of rp, whose tables
+// are those of writes (the request's parameters equal the first one's).
+func (e *Engine) sizeReplay(ctx context.Context, rp *txReplay, writes []*txWrite) error {
+	tables := map[string]*storage.Table{}
+	for _, w := range writes {
+		tables[w.t.Name] = w.t
+	}
+	for _, name := range rp.metrics.tables {
+		t := tables[name]
+		if t == nil {
+			continue
+		}
+		for _, m := range rp.metrics.m[name] {
+			if err := e.sizeCollection(ctx, t, m); err != nil {
+				return err
+			}
+		}
+	}
+	rp.unsized = false
+	return nil
+}
+
+// replayJSON is the stored form of a txReplay (storage.TokenRecord.Result).
+type replayJSON struct {
+	Tables  []string            `json:"tables"`
+	Units   []float64           `json:"units"` // per table, in order
+	Metrics []replayMetricsJSON `json:"metrics,omitempty"`
+	Unsized bool                `json:"unsized,omitempty"`
+}
+
+type replayMetricsJSON struct {
+	Table string `json:"table"`
+	Key   []byte `json:"key"` // item.MarshalItem
+	Size  int64  `json:"size"`
+}
+
+func encodeTxReplay(r *txReplay) []byte {
+	j := replayJSON{Tables: r.tables, Units: make([]float64, len(r.tables)), Unsized: r.unsized}
+	for i, name := range r.tables {
+		j.Units[i] = r.units[name]
+	}
+	if r.metrics != nil {
+		for _, name := range r.metrics.tables {
+			for _, m := range r.metrics.m[name] {
+				j.Metrics = append(j.Metrics, replayMetricsJSON{Table: name, Key: item.MarshalItem(m.key), Size: m.size})
+			}
+		}
+	}
+	b, _ := json.Marshal(&j)
+	return b
+}
+
+func decodeTxReplay(b []byte) (*txReplay, error) {
+	var j replayJSON
+	if err := json.Unmarshal(b, &j); err != nil || len(j.Units) != len(j.Tables) {
+		return nil, fmt.Errorf("api: corrupt ClientRequestToken record: %v", err)
+	}
+	r := &txReplay{tables: j.Tables, units: make(map[string]float64, len(j.Tables)), unsized: j.Unsized}
+	for i, name := range j.Tables {
+		r.units[name] = j.Units[i]
+	}
+	for _, m := range j.Metrics {
+		key, err := item.UnmarshalItem(m.Key)
+		if err != nil {
+			return nil, fmt.Errorf("api: corrupt ClientRequestToken record: %w", err)
+		}
+		r.metrics = r.metrics.add(m.Table, &itemCollectionMetrics{key: key, size: m.Size})
+	}
+	return r, nil
 }
 
 // txTokenStore is the token table of one engine. Entries are evicted in the
@@ -72,12 +241,10 @@ func (s *txTokenStore) begin(k txTokenKey, h [32]byte, now time.Time) (*txReplay
 	s.expire(now)
 	if en, ok := s.entries[k]; ok {
 		if en.hash != h {
-			// The message is not documented; DynamoDB Local sends none.
-			return nil, ddberr.IdempotentParameterMismatch("Request parameters do not match the previous request with the same idempotency token")
+			return nil, errTokenMismatch()
 		}
 		if en.running {
-			// https://github.com/aws/aws-sdk-java-v2/issues/2518 (message seen from DynamoDB)
-			return nil, ddberr.TransactionInProgress("Transaction from previous request is still in progress")
+			return nil, errTokenInProgress()
 		}
 		return en.replay, nil
 	}

@@ -140,7 +140,10 @@ func transactWriteItems(e *Engine, ctx context.Context, r *protocol.Request) (an
 	}
 
 	if in.ClientRequestToken == nil {
-		return e.runTransactWrite(ctx, &in, writes)
+		return e.runTransactWrite(ctx, &in, writes, e.store.TransactWrite)
+	}
+	if ts, ok := e.store.(storage.TokenStore); ok {
+		return e.transactWriteToken(ctx, ts, e.account(r), &in, writes)
 	}
 	k := txTokenKey{e.account(r), *in.ClientRequestToken}
 	store := e.txTokens()
@@ -151,7 +154,7 @@ func transactWriteItems(e *Engine, ctx context.Context, r *protocol.Request) (an
 	if replay != nil {
 		return replayOutput(&in, replay), nil
 	}
-	out, err := e.runTransactWrite(ctx, &in, writes)
+	out, err := e.runTransactWrite(ctx, &in, writes, e.store.TransactWrite)
 	if err != nil {
 		store.abandon(k)
 		return nil, err
@@ -318,13 +321,14 @@ func (w *txWrite) mutation() storage.Mutation {
 	}}
 }
 
-// runTransactWrite applies the actions and builds the response.
-func (e *Engine) runTransactWrite(ctx context.Context, in *transactWriteItemsInput, writes []*txWrite) (*transactWriteOutput, error) {
+// runTransactWrite applies the actions with apply (the backend's
+// TransactWrite, or a variant of it) and builds the response.
+func (e *Engine) runTransactWrite(ctx context.Context, in *transactWriteItemsInput, writes []*txWrite, apply func(context.Context, []storage.Mutation) error) (*transactWriteOutput, error) {
 	ms := make([]storage.Mutation, len(writes))
 	for i, w := range writes {
 		ms[i] = w.mutation()
 	}
-	if err := e.store.TransactWrite(ctx, ms); err != nil {
+	if err := apply(ctx, ms); err != nil {
 		var te *storage.TransactionError
 		if !errors.As(err, &te) {
 			return nil, err
@@ -340,20 +344,37 @@ func (e *Engine) runTransactWrite(ctx context.Context, in *transactWriteItemsInp
 		if c := out.capacity.of(w.t.Name); c != nil {
 			c.add(txWriteCost(c.mode, w))
 		}
+	}
+	tables, cols := txCollections(in, writes)
+	for i, m := range cols {
+		if err := e.sizeCollection(ctx, tables[i], m); err != nil {
+			return nil, err
+		}
+		out.metrics = out.metrics.add(tables[i].Name, m)
+	}
+	return out, nil
+}
+
+// txCollections returns, in the order of the actions, the item collections
+// the response reports in ItemCollectionMetrics and their tables; the
+// sizes are not read yet.
+func txCollections(in *transactWriteItemsInput, writes []*txWrite) ([]*storage.Table, []*itemCollectionMetrics) {
+	var tables []*storage.Table
+	var ms []*itemCollectionMetrics
+	for _, w := range writes {
+		if w.kind == txCheck {
+			continue
+		}
 		keyV := w.a.Key
 		if w.kind == txPut {
 			keyV = w.a.Item
 		}
-		if w.kind != txCheck {
-			if m := collectionMetrics(w.t, w.ks, in.ReturnItemCollectionMetrics, keyV); m != nil {
-				if err := e.sizeCollection(ctx, w.t, m); err != nil {
-					return nil, err
-				}
-				out.metrics = out.metrics.add(w.t.Name, m)
-			}
+		if m := collectionMetrics(w.t, w.ks, in.ReturnItemCollectionMetrics, keyV); m != nil {
+			tables = append(tables, w.t)
+			ms = append(ms, m)
 		}
 	}
-	return out, nil
+	return tables, ms
 }
 
 // txWriteCost is the capacity one action consumed. A transactional write

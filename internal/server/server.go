@@ -11,12 +11,14 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/extenddb/extenddb/internal/api"
 	"github.com/extenddb/extenddb/internal/protocol"
 	"github.com/extenddb/extenddb/internal/storage"
+	"github.com/extenddb/extenddb/internal/storage/cassandra"
 	"github.com/extenddb/extenddb/internal/storage/postgres"
 	"github.com/extenddb/extenddb/internal/storage/sqlite"
 	"github.com/extenddb/extenddb/internal/workers"
@@ -24,17 +26,23 @@ import (
 
 // Config is everything `extenddb serve` can be told.
 type Config struct {
-	Listen         string        // host:port; port 0 picks a free port
-	Storage        string        // "sqlite" (default) or "postgres"
-	DataDir        string        // SQLite data directory
-	InMemory       bool          // SQLite: keep everything in memory (nothing survives exit)
-	PostgresDSN    string        // PostgreSQL connection string (URL or key=value)
-	PostgresSchema string        // PostgreSQL schema holding extenddb's tables; "" = search_path
-	Region         string        // region reported when a request names none
-	AccountID      string        // 12-digit account id used in ARNs
-	StatusDelay    time.Duration // CREATING/UPDATING/DELETING duration; 0 = immediate
-	TTLInterval    time.Duration // how often expired items are deleted; 0 = 30 s
-	Log            *slog.Logger
+	Listen         string // host:port; port 0 picks a free port
+	Storage        string // "sqlite" (default), "postgres" or "cassandra"
+	DataDir        string // SQLite data directory
+	InMemory       bool   // SQLite: keep everything in memory (nothing survives exit)
+	PostgresDSN    string // PostgreSQL connection string (URL or key=value)
+	PostgresSchema string // PostgreSQL schema holding extenddb's tables; "" = search_path
+
+	CassandraHosts             string // comma-separated contact points
+	CassandraKeyspacePrefix    string // keyspace names start with it (default "extenddb")
+	CassandraReplicationFactor int    // replication factor of created keyspaces (default 1)
+	CassandraDatacenter        string // NetworkTopologyStrategy datacenter; "" = SimpleStrategy
+
+	Region      string        // region reported when a request names none
+	AccountID   string        // 12-digit account id used in ARNs
+	StatusDelay time.Duration // CREATING/UPDATING/DELETING duration; 0 = immediate
+	TTLInterval time.Duration // how often expired items are deleted; 0 = 30 s
+	Log         *slog.Logger
 }
 
 // Server is a running extenddb.
@@ -78,6 +86,8 @@ func Start(cfg Config) (*Server, error) {
 	ttl := workers.NewTTL(store, workers.TTLConfig{Accounts: []string{account}, Interval: cfg.TTLInterval, Log: cfg.Log})
 	engine.SetTTLWorker(ttl.Kick)
 	trimmer := workers.NewStreamTrimmer(store, 0, cfg.Log)
+	// Dead ClientRequestToken records of TransactWriteItems.
+	sweeper := workers.NewTokenSweeper(store, 0, cfg.Log)
 	wctx, stopWorkers := context.WithCancel(context.Background())
 	workersDone := make(chan struct{})
 	go func() {
@@ -85,6 +95,7 @@ func Start(cfg Config) (*Server, error) {
 		var wg sync.WaitGroup
 		wg.Go(func() { ttl.Run(wctx) })
 		wg.Go(func() { trimmer.Run(wctx) })
+		wg.Go(func() { sweeper.Run(wctx) })
 		indexes.Run(wctx)
 		wg.Wait()
 	}()
@@ -120,8 +131,21 @@ func openStorage(cfg Config) (storage.Backend, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		return postgres.Open(ctx, cfg.PostgresDSN, postgres.Options{Schema: cfg.PostgresSchema})
+	case "cassandra":
+		if cfg.CassandraHosts == "" {
+			return nil, errors.New("--storage cassandra needs --cassandra-hosts (or EXTENDDB_CASSANDRA_HOSTS)")
+		}
+		// Schema changes on Cassandra are slow: give start-up time.
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		return cassandra.Open(ctx, cassandra.Options{
+			Hosts:             strings.Split(cfg.CassandraHosts, ","),
+			KeyspacePrefix:    cfg.CassandraKeyspacePrefix,
+			ReplicationFactor: cfg.CassandraReplicationFactor,
+			Datacenter:        cfg.CassandraDatacenter,
+		})
 	default:
-		return nil, fmt.Errorf("unknown storage %q (want sqlite or postgres)", cfg.Storage)
+		return nil, fmt.Errorf("unknown storage %q (want sqlite, postgres or cassandra)", cfg.Storage)
 	}
 	if cfg.InMemory {
 		return sqlite.Open("", sqlite.Options{})

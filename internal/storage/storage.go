@@ -272,6 +272,98 @@ type IndexBuilder interface {
 // Optional interfaces for Streams and Time to Live (StreamStore, TTLStore,
 // Leaser) are declared in streamrecords.go and ttlrows.go.
 
+// Lifetimes of the records of a TokenStore.
+const (
+	// TokenTTL is how long a completed token is remembered, counted from
+	// its completion. An older record counts as absent.
+	TokenTTL = 10 * time.Minute
+	// TokenLease is how long a running claim holds its token. A claim
+	// older than this was abandoned (its process died or lost its
+	// connection) and counts as absent: the next ClaimToken takes the token
+	// over.
+	TokenLease = time.Minute
+)
+
+// ErrTokenLost is TransactWriteToken's error when the claim it was to
+// complete is no longer the token's current claim: it outlived TokenLease
+// and was taken over, released or swept. Nothing was written.
+var ErrTokenLost = errors.New("storage: token claim lost")
+
+// TokenRecord is the state of one live ClientRequestToken of an account.
+type TokenRecord struct {
+	// RequestHash identifies the parameters of the request that claimed
+	// the token.
+	RequestHash []byte
+	// ClaimedAt is the now of the ClaimToken that took the token; it
+	// identifies the claim for completion and release.
+	ClaimedAt time.Time
+	// Completed is set once the claim's transaction committed; until then
+	// the claim is running.
+	Completed   bool
+	CompletedAt time.Time
+	// Result is what a replay of the completed transaction reports, as
+	// stored by TransactWriteToken or SetTokenResult; opaque to the backend.
+	Result []byte
+}
+
+// TokenCompletion names the claim TransactWriteToken completes and what it
+// stores.
+type TokenCompletion struct {
+	Account   string
+	Token     string
+	ClaimedAt time.Time // the claim's TokenRecord.ClaimedAt
+	Now       time.Time // becomes CompletedAt
+	// Result returns the record's Result. It is called inside the
+	// transaction once every mutation's Fn has succeeded, so it may use
+	// what they recorded; like a Fn it may run more than once.
+	Result func() []byte
+}
+
+// TokenStore is implemented by a backend that keeps the ClientRequestToken
+// claims of TransactWriteItems durably, shared by every process using the
+// same data. The lifecycle, driven by the engine:
+//
+//  1. ClaimToken arbitrates the token with a unique insert of (account,
+//     token): exactly one of any number of concurrent claimers, in any
+//     processes, gets claimed; the others get the live record.
+//  2. The claimer runs its transaction with TransactWriteToken, which
+//     marks the record completed, with the replay result, in the same
+//     transaction as the writes: a crash can never leave the writes
+//     committed with the token still claimable, nor the token completed
+//     without the writes.
+//  3. A transaction that was cancelled or failed releases its claim with
+//     ReleaseToken (a claim that is never released lapses after
+//     TokenLease).
+//
+// Records expire TokenTTL after completion; expired records and lapsed
+// claims count as absent everywhere, and SweepTokens deletes them.
+type TokenStore interface {
+	// ClaimToken claims token of account for a request whose parameters
+	// hash to requestHash, at now (the claim's ClaimedAt). claimed is true
+	// when there was no live record (none, an expired one or a lapsed
+	// claim): the caller owns the token and must complete it with
+	// TransactWriteToken or release it. Otherwise existing is the live
+	// record, running or completed, whatever its hash.
+	ClaimToken(ctx context.Context, account, token string, requestHash []byte, now time.Time) (claimed bool, existing *TokenRecord, err error)
+	// TransactWriteToken is TransactWrite that also completes the claim
+	// tok in the same transaction. Errors: those of TransactWrite, and
+	// ErrTokenLost, when the claim is not the token's running claim any
+	// more (nothing is written then).
+	TransactWriteToken(ctx context.Context, ms []Mutation, tok *TokenCompletion) error
+	// ReleaseToken deletes the claim of token taken at claimedAt if it is
+	// still running. A completed record, another claim and a missing one
+	// are left as they are, so it is safe after any outcome.
+	ReleaseToken(ctx context.Context, account, token string, claimedAt time.Time) error
+	// SetTokenResult replaces the Result of the completed record of the
+	// claim taken at claimedAt (for results only known after the commit);
+	// anything else is left as it is.
+	SetTokenResult(ctx context.Context, account, token string, claimedAt time.Time, result []byte) error
+	// SweepTokens deletes the records that are dead at now (completed
+	// TokenTTL or more before now, or claimed TokenLease or more before now
+	// and still running) and returns how many it deleted.
+	SweepTokens(ctx context.Context, now time.Time) (int64, error)
+}
+
 // IndexStatser is implemented by a backend that reports per-index counts
 // for DescribeTable's ItemCount and IndexSizeBytes.
 type IndexStatser interface {
@@ -307,3 +399,20 @@ type TransactionError struct {
 }
 
 func (e *TransactionError) Error() string { return "storage: transaction cancelled" }
+
+// FeatureGaps is implemented by a backend that does not yet provide part of
+// the contract. PendingFeature returns why the named feature (e.g.
+// "transactions") is pending, or "" when the backend provides it. The
+// contract suite reports the feature's tests as pending (skipped with a
+// "pending:" reason) rather than failing or passing them.
+type FeatureGaps interface {
+	PendingFeature(feature string) string
+}
+
+// Pending returns why b lacks feature, or "" when b provides it.
+func Pending(b any, feature string) string {
+	if g, ok := b.(FeatureGaps); ok {
+		return g.PendingFeature(feature)
+	}
+	return ""
+}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/extenddb/extenddb/internal/item"
@@ -121,7 +122,7 @@ func (b *Backend) Mutate(ctx context.Context, t *storage.Table, key storage.Key,
 			var streams pgx.Batch
 			queueDerived(writes, &streams, pt, old, nw, id, now)
 			appendBatch(writes, &streams)
-			writes.Queue("COMMIT")
+			queueCommit(writes)
 			return c.SendBatch(ctx, writes).Close()
 		}
 	})
@@ -185,6 +186,12 @@ type slot struct {
 // Storage failures, such as storage.ErrTableNotFound, are returned as they
 // are.
 func (b *Backend) TransactWrite(ctx context.Context, ms []storage.Mutation) error {
+	return b.transactWrite(ctx, ms, nil)
+}
+
+// transactWrite is TransactWrite; a non-nil tok is completed in the same
+// transaction (TransactWriteToken, tokens.go).
+func (b *Backend) transactWrite(ctx context.Context, ms []storage.Mutation, tok *storage.TokenCompletion) error {
 	if len(ms) == 0 {
 		return nil
 	}
@@ -298,16 +305,44 @@ func (b *Backend) TransactWrite(ctx context.Context, ms []storage.Mutation) erro
 			queueDerived(writes, &streams, s.pt, s.old, s.cur, id, now)
 		}
 		appendBatch(writes, &streams)
+		if tok != nil {
+			return commitWithToken(ctx, c, writes, inserts, tok)
+		}
 		if len(inserts) == 0 {
-			writes.Queue("COMMIT")
+			queueCommit(writes)
 			return c.SendBatch(ctx, writes).Close()
 		}
 		if err := checkInserts(c.SendBatch(ctx, writes), writes.Len(), inserts); err != nil {
 			return err
 		}
-		_, err := c.Exec(ctx, "COMMIT")
-		return err
+		return commit(ctx, c)
 	})
+}
+
+// queueCommit queues the COMMIT that ends a write batch, checked by
+// checkCommit when the batch's results are read (Close).
+func queueCommit(batch *pgx.Batch) {
+	batch.Queue("COMMIT").Exec(checkCommit)
+}
+
+// commit commits c's open transaction, checked by checkCommit.
+func commit(ctx context.Context, c *pgxpool.Conn) error {
+	tag, err := c.Exec(ctx, "COMMIT")
+	if err != nil {
+		return err
+	}
+	return checkCommit(tag)
+}
+
+// checkCommit turns the tag of a COMMIT that did not commit into an
+// error. PostgreSQL answers COMMIT of a failed transaction with ROLLBACK
+// and no error, so a write whose error was lost on the way would
+// otherwise be reported as done (pgx.Tx.Commit makes the same check).
+func checkCommit(tag pgconn.CommandTag) error {
+	if tag.String() != "COMMIT" {
+		return fmt.Errorf("postgres: %w (%s)", pgx.ErrTxCommitRollback, tag)
+	}
+	return nil
 }
 
 // readTxBatch reads the results of TransactWrite's lock batch: BEGIN, one

@@ -57,6 +57,19 @@ CREATE TABLE IF NOT EXISTS leases (
 	expires_at timestamptz NOT NULL
 );
 `,
+	3: `
+CREATE TABLE IF NOT EXISTS tx_tokens (
+	account      text   COLLATE "C" NOT NULL,
+	token        text   COLLATE "C" NOT NULL,
+	request_hash bytea  NOT NULL,
+	claimed_at   bigint NOT NULL,
+	completed_at bigint,
+	expires_at   bigint NOT NULL,
+	result       bytea,
+	PRIMARY KEY (account, token)
+);
+CREATE INDEX IF NOT EXISTS tx_tokens_expires ON tx_tokens (expires_at);
+`,
 }
 
 // migrationLockClass is the first key of the advisory lock that serialises

@@ -124,29 +124,23 @@ FROM stream_records WHERE tid = $1 AND label = $2`, tableID, label).Scan(&first,
 	return out, err
 }
 
-// TrimStreams removes the records created before cutoff.
+// TrimStreams removes the records created before cutoff and raises each
+// trimmed stream's stream_trims mark to the highest sequence number it
+// removed. Both happen in one statement, so on one snapshot: computed in
+// two, a record committed between them could be removed above the mark,
+// and a reader positioned before it would never learn it was lost.
 func (b *Backend) TrimStreams(ctx context.Context, cutoff time.Time) (int64, error) {
 	var n int64
 	err := b.withConn(ctx, func(c *pgxpool.Conn) error {
-		tx, err := c.Begin(ctx)
-		if err != nil {
-			return err
-		}
-		defer tx.Rollback(context.Background())
-		if _, err := tx.Exec(ctx, `INSERT INTO stream_trims (tid, label, upto)
-SELECT tid, label, max(seq) FROM stream_records WHERE created < $1 GROUP BY tid, label
-ON CONFLICT (tid, label) DO UPDATE SET upto = greatest(stream_trims.upto, EXCLUDED.upto)`, cutoff.Unix()); err != nil {
-			return err
-		}
-		tag, err := tx.Exec(ctx, "DELETE FROM stream_records WHERE created < $1", cutoff.Unix())
-		if err != nil {
-			return err
-		}
-		n = tag.RowsAffected()
-		return tx.Commit(ctx)
+		return c.QueryRow(ctx, trimStreams, cutoff.Unix()).Scan(&n)
 	})
 	return n, err
 }
+
+const trimStreams = `WITH d AS (DELETE FROM stream_records WHERE created < $1 RETURNING tid, label, seq),
+m AS (INSERT INTO stream_trims (tid, label, upto) SELECT tid, label, max(seq) FROM d GROUP BY tid, label
+	ON CONFLICT (tid, label) DO UPDATE SET upto = greatest(stream_trims.upto, EXCLUDED.upto))
+SELECT count(*) FROM d`
 
 // BackfillTTL registers the next page of items of an ENABLING table (see
 // storage.TTLStore). It locks the catalog entry (FOR UPDATE) and the page's

@@ -36,24 +36,28 @@ func (b *Backend) Mutate(ctx context.Context, t *storage.Table, key storage.Key,
 // storage.ErrTableNotFound, are returned as they are.
 func (b *Backend) TransactWrite(ctx context.Context, ms []storage.Mutation) error {
 	id := storage.UserIdentityFrom(ctx)
-	return b.submit(ctx, false, func(w *writer) error {
-		reasons := make([]error, len(ms))
-		failed := false
-		for i, m := range ms {
-			fnErr, err := w.mutate(m.Table.ID, m.Key, m.Fn, !failed, id)
-			if err != nil {
-				return err
-			}
-			if fnErr != nil {
-				reasons[i] = fnErr
-				failed = true
-			}
+	return b.submit(ctx, false, func(w *writer) error { return w.transact(ms, id) })
+}
+
+// transact is the body of TransactWrite, run inside the writer's savepoint
+// for the request.
+func (w *writer) transact(ms []storage.Mutation, id *storage.UserIdentity) error {
+	reasons := make([]error, len(ms))
+	failed := false
+	for i, m := range ms {
+		fnErr, err := w.mutate(m.Table.ID, m.Key, m.Fn, !failed, id)
+		if err != nil {
+			return err
 		}
-		if failed {
-			return &storage.TransactionError{Reasons: reasons}
+		if fnErr != nil {
+			reasons[i] = fnErr
+			failed = true
 		}
-		return nil
-	})
+	}
+	if failed {
+		return &storage.TransactionError{Reasons: reasons}
+	}
+	return nil
 }
 
 // mutate reads the image of key, calls fn and, when write is set and fn

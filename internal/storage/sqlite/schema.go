@@ -52,6 +52,19 @@ CREATE TABLE IF NOT EXISTS stream_trims (
 	PRIMARY KEY (tid, label)
 ) WITHOUT ROWID;
 `,
+	3: `
+CREATE TABLE IF NOT EXISTS tx_tokens (
+	account      TEXT    NOT NULL,
+	token        TEXT    NOT NULL,
+	request_hash BLOB    NOT NULL,
+	claimed_at   INTEGER NOT NULL,
+	completed_at INTEGER,
+	expires_at   INTEGER NOT NULL,
+	result       BLOB,
+	PRIMARY KEY (account, token)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS tx_tokens_expires ON tx_tokens (expires_at);
+`,
 }
 
 // migrate applies the migrations the database lacks.

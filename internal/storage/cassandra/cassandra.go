@@ -1,0 +1,341 @@
+// Package cassandra is a storage.Backend on Apache Cassandra (5.0), through
+// the gocql v2 driver.
+//
+// Layout (docs/adr/0003-cassandra-backend.md has the reasons):
+//
+//   - <prefix>_catalog: the migrations table and the tables table (one row
+//     per DynamoDB table, partitioned by account, clustered by name).
+//   - <prefix>_a<account>: one keyspace per account with, per DynamoDB
+//     table (named from its UUID): items (partition pk, clustering sk), one
+//     table per secondary index (partition index pk, clustering index sk,
+//     base pk, base sk) and a hash directory that gives Scan its
+//     partition-hash order.
+//
+// Every item write is a lightweight transaction fenced on the row's version
+// (IF NOT EXISTS / IF version = ?), version = max(previous+1, now in µs);
+// the write's index mutations follow in one batch stamped USING TIMESTAMP
+// <version>, so a later version's index rows win whatever order batches
+// arrive in.
+package cassandra
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
+	"github.com/extenddb/extenddb/internal/storage"
+)
+
+// Options configure Open.
+type Options struct {
+	// Hosts are contact points ("127.0.0.1" or "127.0.0.1:9042").
+	Hosts []string
+	// Port is the CQL port of hosts given without one (default 9042).
+	Port int
+	// KeyspacePrefix names every keyspace of this backend: <prefix>_catalog
+	// and <prefix>_a<account> (default "extenddb"). Letters, digits and
+	// underscores, starting with a letter, at most 24 characters.
+	KeyspacePrefix string
+	// ReplicationFactor of the keyspaces this backend creates (default 1).
+	ReplicationFactor int
+	// Datacenter, when set, makes keyspaces use NetworkTopologyStrategy
+	// with ReplicationFactor replicas in it; otherwise SimpleStrategy.
+	Datacenter string
+	// Timeout of one request (default 30s).
+	Timeout time.Duration
+	// EventualReadsAtOne reads at ONE where DynamoDB allows an eventually
+	// consistent read (GetItem, Query and Scan without ConsistentRead, and
+	// every index read). Off, every read is at QUORUM and sees every write
+	// acknowledged before it, as the contract suite expects; with a
+	// replication factor of 1 the two are the same.
+	EventualReadsAtOne bool
+	// MaxAttempts bounds the tries of one conditional write that keeps
+	// losing races (default 100).
+	MaxAttempts int
+}
+
+// Backend is a storage.Backend on Cassandra. It is safe for concurrent use.
+type Backend struct {
+	s           *gocql.Session
+	opts        Options
+	catalog     string // catalog keyspace
+	maxAttempts int
+
+	lastVersion atomic.Int64 // highest version this process issued
+
+	mu        sync.Mutex
+	keyspaces map[string]bool // data keyspaces known to exist
+
+	// beforeIndexes, when set (by tests), runs between a write's fenced
+	// commit and its index batch, to widen the window in which index
+	// batches of racing writes overtake each other.
+	beforeIndexes atomic.Pointer[func()]
+	closed        atomic.Bool
+}
+
+// ErrTransactionsUnsupported is returned by TransactWrite until the
+// Cassandra backend has transactions.
+var ErrTransactionsUnsupported = errors.New("cassandra: TransactWrite is not supported yet by the Cassandra backend")
+
+var prefixRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,23}$`)
+
+// Open connects to the cluster, creates the catalog keyspace when it is
+// missing and runs the catalog migrations that have not run yet.
+func Open(ctx context.Context, o Options) (*Backend, error) {
+	if len(o.Hosts) == 0 {
+		return nil, errors.New("cassandra: no hosts")
+	}
+	if o.KeyspacePrefix == "" {
+		o.KeyspacePrefix = "extenddb"
+	}
+	if !prefixRE.MatchString(o.KeyspacePrefix) {
+		return nil, fmt.Errorf("cassandra: keyspace prefix %q: want a letter, then up to 23 letters, digits or underscores", o.KeyspacePrefix)
+	}
+	if o.ReplicationFactor <= 0 {
+		o.ReplicationFactor = 1
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 30 * time.Second
+	}
+	if o.MaxAttempts <= 0 {
+		o.MaxAttempts = 100
+	}
+	c := gocql.NewCluster(o.Hosts...)
+	if o.Port > 0 {
+		c.Port = o.Port
+	}
+	c.Timeout = o.Timeout
+	c.ConnectTimeout = o.Timeout
+	c.WriteTimeout = o.Timeout
+	c.Consistency = gocql.Quorum
+	c.SerialConsistency = gocql.Serial
+	c.MaxWaitSchemaAgreement = 2 * time.Minute
+	c.NumConns = 2
+	c.ReconnectInterval = time.Second
+	s, err := c.CreateSession()
+	if err != nil {
+		return nil, fmt.Errorf("cassandra: connect to %v: %w", o.Hosts, err)
+	}
+	b := &Backend{
+		s:           s,
+		opts:        o,
+		catalog:     o.KeyspacePrefix + "_catalog",
+		maxAttempts: o.MaxAttempts,
+		keyspaces:   map[string]bool{},
+	}
+	if err := b.migrate(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+// Close releases the session. Writes still running fail.
+func (b *Backend) Close() error {
+	if b.closed.Swap(true) {
+		return nil
+	}
+	b.s.Close()
+	return nil
+}
+
+// PendingFeature reports a feature of the contract this backend does not
+// have yet: it returns why, or "" when the feature is there.
+func (b *Backend) PendingFeature(feature string) string {
+	if feature == "transactions" {
+		return "transactions on Cassandra"
+	}
+	return ""
+}
+
+// TransactWrite is not supported yet: it returns ErrTransactionsUnsupported.
+func (b *Backend) TransactWrite(ctx context.Context, ms []storage.Mutation) error {
+	if b.closed.Load() {
+		return storage.ErrClosed
+	}
+	return ErrTransactionsUnsupported
+}
+
+// replication returns the replication map of new keyspaces.
+func (b *Backend) replication() string {
+	if b.opts.Datacenter != "" {
+		return fmt.Sprintf("{'class': 'NetworkTopologyStrategy', '%s': %d}", b.opts.Datacenter, b.opts.ReplicationFactor)
+	}
+	return fmt.Sprintf("{'class': 'SimpleStrategy', 'replication_factor': %d}", b.opts.ReplicationFactor)
+}
+
+var accountRE = regexp.MustCompile(`^[a-z0-9]{1,20}$`)
+
+// dataKeyspace returns the keyspace of an account's tables: the account ID
+// itself when it is short lowercase alphanumerics (12-digit IDs are), a
+// hash of it otherwise.
+func (b *Backend) dataKeyspace(account string) string {
+	if accountRE.MatchString(account) {
+		return b.opts.KeyspacePrefix + "_a" + account
+	}
+	sum := sha256.Sum256([]byte(account))
+	return b.opts.KeyspacePrefix + "_h" + hex.EncodeToString(sum[:10])
+}
+
+// ensureKeyspace creates an account's keyspace once per process.
+func (b *Backend) ensureKeyspace(ctx context.Context, ks string) error {
+	b.mu.Lock()
+	known := b.keyspaces[ks]
+	b.mu.Unlock()
+	if known {
+		return nil
+	}
+	if err := b.ddl(ctx, fmt.Sprintf("CREATE KEYSPACE IF NOT EXISTS %s WITH replication = %s", ks, b.replication())); err != nil {
+		return err
+	}
+	b.mu.Lock()
+	b.keyspaces[ks] = true
+	b.mu.Unlock()
+	return nil
+}
+
+// ddl runs a schema statement; the driver waits for schema agreement.
+func (b *Backend) ddl(ctx context.Context, stmt string) error {
+	err := b.s.Query(stmt).WithContext(ctx).Idempotent(true).Exec()
+	if err != nil {
+		var exists *gocql.RequestErrAlreadyExists
+		if errors.As(err, &exists) {
+			return nil
+		}
+		return fmt.Errorf("cassandra: %s: %w", firstWords(stmt), err)
+	}
+	return nil
+}
+
+func firstWords(stmt string) string {
+	f := strings.Fields(stmt)
+	if len(f) > 6 {
+		f = f[:6]
+	}
+	return strings.Join(f, " ")
+}
+
+// migration is one numbered catalog schema step. Its statements must be
+// idempotent: a migration interrupted before it was recorded runs again.
+type migration struct {
+	id    int
+	name  string
+	stmts []string
+}
+
+func (b *Backend) migrations() []migration {
+	k := b.catalog
+	return []migration{
+		{1, "tables", []string{
+			`CREATE TABLE IF NOT EXISTS ` + k + `.tables (
+				account text, name text, id text, def blob, version bigint,
+				PRIMARY KEY ((account), name))`,
+		}},
+	}
+}
+
+// migrate creates the catalog keyspace and runs, in order, every migration
+// the migrations table does not record. Several processes may migrate at
+// once: the statements are idempotent and each record is an INSERT IF NOT
+// EXISTS, so exactly one records each migration.
+func (b *Backend) migrate(ctx context.Context) error {
+	if err := b.ddl(ctx, fmt.Sprintf("CREATE KEYSPACE IF NOT EXISTS %s WITH replication = %s", b.catalog, b.replication())); err != nil {
+		return err
+	}
+	if err := b.ddl(ctx, `CREATE TABLE IF NOT EXISTS `+b.catalog+`.migrations (
+		id int PRIMARY KEY, name text, applied_at timestamp)`); err != nil {
+		return err
+	}
+	done := map[int]bool{}
+	iter := b.s.Query(`SELECT id FROM ` + b.catalog + `.migrations`).WithContext(ctx).Consistency(gocql.Serial).Iter()
+	var id int
+	for iter.Scan(&id) {
+		done[id] = true
+	}
+	if err := iter.Close(); err != nil {
+		return fmt.Errorf("cassandra: read migrations: %w", err)
+	}
+	for _, m := range b.migrations() {
+		if done[m.id] {
+			continue
+		}
+		for _, stmt := range m.stmts {
+			if err := b.ddl(ctx, stmt); err != nil {
+				return fmt.Errorf("cassandra: migration %d (%s): %w", m.id, m.name, err)
+			}
+		}
+		if _, err := b.s.Query(`INSERT INTO `+b.catalog+`.migrations (id, name, applied_at) VALUES (?, ?, ?) IF NOT EXISTS`,
+			m.id, m.name, time.Now()).WithContext(ctx).MapScanCAS(map[string]any{}); err != nil {
+			return fmt.Errorf("cassandra: record migration %d: %w", m.id, err)
+		}
+	}
+	return nil
+}
+
+// nextVersion returns the version of a write replacing version prev (0 for
+// an absent item): max(prev+1, now in µs), and above every version this
+// process issued before, so one frontend's versions increase even when its
+// clock steps back.
+func (b *Backend) nextVersion(prev int64) int64 {
+	for {
+		last := b.lastVersion.Load()
+		v := max(prev+1, time.Now().UnixMicro(), last+1)
+		if b.lastVersion.CompareAndSwap(last, v) {
+			return v
+		}
+	}
+}
+
+// backoff sleeps before retry attempt n (from 1): jittered, growing to
+// about 50ms.
+func backoff(ctx context.Context, n int) error {
+	ceil := time.Duration(min(n, 10)) * 5 * time.Millisecond
+	d := time.Duration(rand.Int64N(int64(ceil))) + time.Millisecond
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// isUnconfigured reports whether err says a table or keyspace does not
+// exist (it was dropped, or never created).
+func isUnconfigured(err error) bool {
+	var re gocql.RequestError
+	if !errors.As(err, &re) || re.Code() != gocql.ErrCodeInvalid {
+		return false
+	}
+	m := re.Message()
+	return strings.Contains(m, "unconfigured table") || strings.Contains(m, "does not exist") ||
+		strings.Contains(m, "Keyspace") && strings.Contains(m, "not exist")
+}
+
+// isUncertain reports whether a conditional write may or may not have been
+// applied: a timeout or unknown outcome after the request was sent.
+func isUncertain(err error) bool {
+	var wt *gocql.RequestErrWriteTimeout
+	var wu *gocql.RequestErrCASWriteUnknown
+	var rt *gocql.RequestErrReadTimeout
+	return errors.As(err, &wt) || errors.As(err, &wu) || errors.As(err, &rt) ||
+		errors.Is(err, gocql.ErrTimeoutNoResponse)
+}
+
+// retryable reports whether a failed request can simply be sent again.
+func retryable(err error) bool {
+	var un *gocql.RequestErrUnavailable
+	var ov *gocql.RequestErrOverloaded
+	return isUncertain(err) || errors.As(err, &un) || errors.As(err, &ov) || errors.Is(err, gocql.ErrNoConnections)
+}

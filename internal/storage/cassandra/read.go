@@ -1,0 +1,371 @@
+package cassandra
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
+	"github.com/extenddb/extenddb/internal/item"
+	"github.com/extenddb/extenddb/internal/storage"
+)
+
+// pageSize is the driver's page size for range reads.
+const pageSize = 200
+
+// bound is one end of a clustering range: a prefix of the clustering
+// columns' values (Cassandra compares blobs as unsigned bytes, as the
+// encoded keys need) and whether the end is included.
+type bound struct {
+	vals [][]byte
+	incl bool
+}
+
+// tighter returns the more restrictive of two bounds of the same end
+// (lower when lower is set); nil means unbounded.
+func tighter(a, b *bound, lower bool) *bound {
+	if a == nil {
+		return b
+	}
+	if b == nil {
+		return a
+	}
+	n := min(len(a.vals), len(b.vals))
+	for i := 0; i < n; i++ {
+		if c := bytes.Compare(a.vals[i], b.vals[i]); c != 0 {
+			if (c > 0) == lower {
+				return a
+			}
+			return b
+		}
+	}
+	switch {
+	case len(a.vals) == len(b.vals):
+		if !a.incl {
+			return a
+		}
+		return b
+	case len(a.vals) < len(b.vals): // a is a prefix of b
+		if a.incl {
+			return b
+		}
+		return a
+	default:
+		if b.incl {
+			return a
+		}
+		return b
+	}
+}
+
+// succ returns the smallest byte string greater than every string with
+// prefix p, or nil when there is none (p is all 0xFF).
+func succ(p []byte) []byte {
+	s := bytes.Clone(p)
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] != 0xFF {
+			s[i]++
+			return s[:i+1]
+		}
+	}
+	return nil
+}
+
+// condBounds turns a sort-key condition into bounds on the first
+// clustering column.
+func condBounds(c storage.KeyCondition) (lo, hi *bound, err error) {
+	one := func(i int, incl bool) *bound { return &bound{vals: [][]byte{c.Values[i]}, incl: incl} }
+	need := 1
+	if c.Op == "BETWEEN" {
+		need = 2
+	}
+	if c.Op != "" && len(c.Values) < need {
+		return nil, nil, fmt.Errorf("cassandra: key condition %s needs %d values", c.Op, need)
+	}
+	switch c.Op {
+	case "":
+	case "EQ":
+		lo, hi = one(0, true), one(0, true)
+	case "LT":
+		hi = one(0, false)
+	case "LE":
+		hi = one(0, true)
+	case "GT":
+		lo = one(0, false)
+	case "GE":
+		lo = one(0, true)
+	case "BETWEEN":
+		lo, hi = one(0, true), one(1, true)
+	case "BEGINS_WITH":
+		lo = one(0, true)
+		if s := succ(c.Values[0]); s != nil {
+			hi = &bound{vals: [][]byte{s}}
+		}
+	default:
+		return nil, nil, fmt.Errorf("cassandra: unknown key condition %q", c.Op)
+	}
+	return lo, hi, nil
+}
+
+// rangeWhere renders lo and hi as CQL restrictions on the clustering
+// columns cols. Both ends use one-column syntax when they restrict only
+// the first column, and tuple syntax otherwise (CQL does not mix the two).
+func rangeWhere(cols []string, lo, hi *bound) (string, []any) {
+	tuple := (lo != nil && len(lo.vals) > 1) || (hi != nil && len(hi.vals) > 1)
+	var parts []string
+	var args []any
+	add := func(bd *bound, op string) {
+		if bd == nil {
+			return
+		}
+		if bd.incl {
+			op += "="
+		}
+		n := len(bd.vals)
+		if tuple {
+			parts = append(parts, fmt.Sprintf("(%s) %s (%s)", strings.Join(cols[:n], ", "), op, strings.TrimSuffix(strings.Repeat("?, ", n), ", ")))
+		} else {
+			parts = append(parts, cols[0]+" "+op+" ?")
+		}
+		for _, v := range bd.vals {
+			args = append(args, v)
+		}
+	}
+	add(lo, ">")
+	add(hi, "<")
+	if len(parts) == 0 {
+		return "", nil
+	}
+	return " AND " + strings.Join(parts, " AND "), args
+}
+
+// empty reports whether no clustering prefix lies between lo and hi.
+func empty(lo, hi *bound) bool {
+	if lo == nil || hi == nil {
+		return false
+	}
+	n := min(len(lo.vals), len(hi.vals))
+	for i := 0; i < n; i++ {
+		if c := bytes.Compare(lo.vals[i], hi.vals[i]); c != 0 {
+			return c > 0
+		}
+	}
+	if len(lo.vals) == len(hi.vals) {
+		return !lo.incl || !hi.incl
+	}
+	// One is a prefix of the other: the longer lies inside the shorter's
+	// group, so the range is empty only when the shorter excludes it.
+	if len(lo.vals) < len(hi.vals) {
+		return !lo.incl
+	}
+	return !hi.incl
+}
+
+// source is the table a Query or Scan reads: the items table or one index.
+type source struct {
+	table string
+	ix    *storage.Index // nil for the items table
+	ixID  string         // directory name: "" or the index's physical ID
+}
+
+func (b *Backend) source(t *storage.Table, p phys, index string) (source, error) {
+	if index == "" {
+		return source{table: p.items}, nil
+	}
+	ix := t.Index(index)
+	if ix == nil {
+		return source{}, fmt.Errorf("cassandra: table %s has no index %s", t.Name, index)
+	}
+	return source{table: p.index[index], ix: ix, ixID: physID(ix.ID)}, nil
+}
+
+func (s source) partCol() string {
+	if s.ix == nil {
+		return "pk"
+	}
+	return "ipk"
+}
+
+func (s source) clustering() []string {
+	if s.ix == nil {
+		return []string{"sk"}
+	}
+	return []string{"isk", "pk", "sk"}
+}
+
+// startBound is the clustering position of an exclusive start.
+func (s source) startBound(pos *storage.Position) *bound {
+	if s.ix == nil {
+		return &bound{vals: [][]byte{nz(pos.Key.SK)}}
+	}
+	return &bound{vals: [][]byte{nz(pos.IndexKey.SK), pos.Key.PK, nz(pos.Key.SK)}}
+}
+
+// readPartition visits the rows of partition pk of s between lo and hi;
+// it returns false when visit stopped the read.
+func (b *Backend) readPartition(ctx context.Context, s source, pk []byte, lo, hi *bound, forward bool, cl gocql.Consistency, visit storage.VisitFunc) (bool, error) {
+	if empty(lo, hi) {
+		return true, nil
+	}
+	cols := s.clustering()
+	where, args := rangeWhere(cols, lo, hi)
+	stmt := "SELECT " + strings.Join(cols, ", ") + ", item, size FROM " + s.table + " WHERE " + s.partCol() + " = ?" + where
+	if !forward {
+		stmt += " ORDER BY " + strings.Join(cols, " DESC, ") + " DESC"
+	}
+	iter := b.s.Query(stmt, append([]any{pk}, args...)...).WithContext(ctx).Consistency(cl).PageSize(pageSize).Iter()
+	var isk, rpk, rsk, blob []byte
+	var size int
+	dest := []any{&rsk, &blob, &size}
+	if s.ix != nil {
+		dest = []any{&isk, &rpk, &rsk, &blob, &size}
+	}
+	// The driver appends into a non-nil destination slice, so each row
+	// starts from nil slices: the rows handed out keep their own bytes.
+	for ; iter.Scan(dest...); isk, rpk, rsk, blob = nil, nil, nil, nil {
+		it, err := item.UnmarshalItem(blob)
+		if err != nil {
+			iter.Close()
+			return false, fmt.Errorf("cassandra: corrupt row in %s: %w", s.table, err)
+		}
+		r := storage.Row{Item: it, Size: size}
+		if s.ix == nil {
+			r.Pos.Key = storage.Key{PK: pk, SK: nilIfEmpty(rsk)}
+		} else {
+			r.Pos.Key = storage.Key{PK: rpk, SK: nilIfEmpty(rsk)}
+			r.Pos.IndexKey = storage.Key{PK: pk, SK: nilIfEmpty(isk)}
+		}
+		if !visit(r) {
+			return false, iter.Close()
+		}
+	}
+	return true, iter.Close()
+}
+
+// readConsistency is QUORUM, which reads every write acknowledged before,
+// unless the read may be eventually consistent and Options.EventualReadsAtOne
+// allows ONE.
+func (b *Backend) readConsistency(consistent bool) gocql.Consistency {
+	if !consistent && b.opts.EventualReadsAtOne {
+		return gocql.One
+	}
+	return gocql.Quorum
+}
+
+// Query visits one partition of the table or an index by a clustering
+// range, descending with ORDER BY ... DESC; ExclusiveStart narrows the
+// range, so pages need no driver paging state.
+func (b *Backend) Query(ctx context.Context, t *storage.Table, q *storage.QueryRequest, visit storage.VisitFunc) error {
+	p := b.phys(t)
+	s, err := b.source(t, p, q.Index)
+	if err != nil {
+		return err
+	}
+	lo, hi, err := condBounds(q.SK)
+	if err != nil {
+		return err
+	}
+	if q.ExclusiveStart != nil {
+		st := s.startBound(q.ExclusiveStart)
+		if q.Forward {
+			lo = tighter(lo, st, true)
+		} else {
+			hi = tighter(hi, st, false)
+		}
+	}
+	err = b.withTable(ctx, t, func() error {
+		_, err := b.readPartition(ctx, s, q.PK, lo, hi, q.Forward, b.readConsistency(q.Consistent), visit)
+		return err
+	})
+	return wrap("query", err)
+}
+
+// Scan visits a table or index in (partition hash, partition key,
+// clustering) order: the hash directory lists partitions by (hash, key) in
+// 256 buckets of the hash range, and each partition is read in clustering
+// order. Segment k of N covers the hashes [k*2^32/N, (k+1)*2^32/N).
+func (b *Backend) Scan(ctx context.Context, t *storage.Table, sr *storage.ScanRequest, visit storage.VisitFunc) error {
+	p := b.phys(t)
+	s, err := b.source(t, p, sr.Index)
+	if err != nil {
+		return err
+	}
+	total := uint64(max(sr.TotalSegments, 1))
+	seg := uint64(sr.Segment)
+	if seg >= total {
+		return fmt.Errorf("cassandra: segment %d of %d", sr.Segment, total)
+	}
+	lo, hi := seg<<32/total, (seg+1)<<32/total
+	cl := b.readConsistency(sr.Consistent)
+	err = b.withTable(ctx, t, func() error {
+		return b.scan(ctx, s, p, lo, hi, sr.ExclusiveStart, cl, visit)
+	})
+	return wrap("scan", err)
+}
+
+func (b *Backend) scan(ctx context.Context, s source, p phys, lo, hi uint64, start *storage.Position, cl gocql.Consistency, visit storage.VisitFunc) error {
+	firstBucket := lo >> bucketShift
+	var startPK []byte
+	var startH uint64
+	if start != nil {
+		startPK = start.Key.PK
+		if s.ix != nil {
+			startPK = start.IndexKey.PK
+		}
+		startH = uint64(item.PartitionHash(startPK))
+		if startH < lo || startH >= hi {
+			return fmt.Errorf("cassandra: scan start outside its segment")
+		}
+		// The rest of the start's partition, then the partitions after it.
+		more, err := b.readPartition(ctx, s, startPK, s.startBound(start), nil, true, cl, visit)
+		if err != nil || !more {
+			return err
+		}
+		firstBucket = startH >> bucketShift
+	}
+	for bk := firstBucket; bk <= (hi-1)>>bucketShift; bk++ {
+		stmt := `SELECT h, pk FROM ` + p.dir + ` WHERE ix = ? AND b = ?`
+		args := []any{s.ixID, int(bk)}
+		if start != nil && bk == startH>>bucketShift {
+			stmt += ` AND (h, pk) > (?, ?) AND (h) < (?)`
+			args = append(args, int64(startH), startPK, int64(hi))
+		} else {
+			stmt += ` AND h >= ? AND h < ?`
+			args = append(args, int64(lo), int64(hi))
+		}
+		iter := b.s.Query(stmt, args...).WithContext(ctx).Consistency(cl).PageSize(pageSize).Iter()
+		var h int64
+		var pk []byte
+		for ; iter.Scan(&h, &pk); pk = nil {
+			more, err := b.readPartition(ctx, s, pk, nil, nil, true, cl, visit)
+			if err != nil || !more {
+				iter.Close()
+				return err
+			}
+		}
+		if err := iter.Close(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Stats counts the items and adds up their sizes with a full read of the
+// items table's size column: exact, and as slow as a scan.
+func (b *Backend) Stats(ctx context.Context, t *storage.Table) (storage.TableStats, error) {
+	p := b.phys(t)
+	var st storage.TableStats
+	err := b.withTable(ctx, t, func() error {
+		st = storage.TableStats{}
+		iter := b.s.Query(`SELECT size FROM ` + p.items).WithContext(ctx).PageSize(1000).Iter()
+		var size int64
+		for iter.Scan(&size) {
+			st.ItemCount++
+			st.SizeBytes += size
+		}
+		return iter.Close()
+	})
+	return st, wrap("stats", err)
+}
