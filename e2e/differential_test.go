@@ -1062,6 +1062,8 @@ func TestPostgresKeySizeLimit(t *testing.T) {
 				t.Errorf("%s: %s: %d %s; stored %v", backend, w.name, got.Status, got.Body, stored)
 			case backend == backendPostgres && got.Status == 200:
 				t.Errorf("%s: %s was accepted: the limit is gone, update docs/postgresql.md", backend, w.name)
+			case backend == backendPostgres && (got.Status != 400 || !strings.Contains(string(got.Body), "ValidationException") || !strings.Contains(string(got.Body), "Key is too large for this server's storage backend")):
+				t.Errorf("%s: %s: want a ValidationException naming the key size, got %d %s", backend, w.name, got.Status, got.Body)
 			case backend == backendPostgres && stored:
 				t.Errorf("%s: %s was refused (%d %s) but left the item behind", backend, w.name, got.Status, got.Body)
 			default:

@@ -91,7 +91,14 @@ func (e *Engine) Serve(ctx context.Context, r *protocol.Request) (any, error) {
 	if !ok {
 		return nil, ddberr.UnknownOperation()
 	}
-	return f(e, ctx, r)
+	out, err := f(e, ctx, r)
+	if err != nil && errors.Is(err, storage.ErrKeyTooLarge) {
+		// Not a DynamoDB limit but this backend's: refuse it as a client
+		// error (nothing was written) rather than a retryable 500. See
+		// docs/differences-from-dynamodb.md.
+		return nil, ddberr.Validation("One or more parameter values were invalid: Key is too large for this server's storage backend (PostgreSQL stores keys of up to about 2,650 bytes)")
+	}
+	return out, err
 }
 
 // account returns the storage account of a caller. Until authentication maps

@@ -24,6 +24,10 @@ var (
 	ErrTableExists   = errors.New("storage: table already exists")
 	ErrTableNotFound = errors.New("storage: table not found")
 	ErrClosed        = errors.New("storage: backend closed")
+	// ErrKeyTooLarge is returned (wrapped) by a backend that cannot store
+	// keys as large as DynamoDB allows (PostgreSQL's index entries hold
+	// about 2.6 KB); nothing was written.
+	ErrKeyTooLarge = errors.New("storage: key too large for this storage backend")
 )
 
 // Table statuses (TableStatus / IndexStatus).

@@ -146,28 +146,52 @@ func (b *Backend) IndexStats(ctx context.Context, t *storage.Table) (map[string]
 	if len(t.Indexes) == 0 {
 		return out, nil
 	}
+	// An index being dropped may already have lost its rows table (the
+	// caller's catalog entry can be a moment old): report it empty, and
+	// count each remaining index on its own if one vanished meanwhile.
 	var parts []string
 	for i, ix := range t.Indexes {
+		if ix.Status == storage.StatusDeleting {
+			continue
+		}
 		name, err := indexName(ix.ID)
 		if err != nil {
 			return nil, err
 		}
 		parts = append(parts, fmt.Sprintf("SELECT %d, count(*), coalesce(sum(size), 0)::bigint FROM %s", i, name))
 	}
-	rows, err := b.pool.Query(ctx, strings.Join(parts, " UNION ALL "))
+	if len(parts) == 0 {
+		return out, nil
+	}
+	err := b.indexStatsQuery(ctx, t, strings.Join(parts, " UNION ALL "), out)
+	if !errors.Is(err, storage.ErrTableNotFound) {
+		return out, err
+	}
+	for _, part := range parts {
+		if err := b.indexStatsQuery(ctx, t, part, out); err != nil && !errors.Is(err, storage.ErrTableNotFound) {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// indexStatsQuery runs one IndexStats query (rows of index position,
+// count, size) into out.
+func (b *Backend) indexStatsQuery(ctx context.Context, t *storage.Table, query string, out map[string]storage.TableStats) error {
+	rows, err := b.pool.Query(ctx, query)
 	if err != nil {
-		return nil, mapErr(err)
+		return mapErr(err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var i int
 		var st storage.TableStats
 		if err := rows.Scan(&i, &st.ItemCount, &st.SizeBytes); err != nil {
-			return nil, mapErr(err)
+			return mapErr(err)
 		}
 		out[t.Indexes[i].ID] = st
 	}
-	return out, mapErr(rows.Err())
+	return mapErr(rows.Err())
 }
 
 // CollectionSize returns the stored size of the items of t whose encoded

@@ -145,7 +145,7 @@ func (b *Backend) Close() error {
 // partition and sort keys of an item (and, for an index row, the index keys
 // too) must total at most about 2,650 bytes unless they compress. DynamoDB
 // allows 2,048 + 1,024 bytes. See docs/adr/0002-postgresql-backend.md.
-var ErrKeyTooLarge = errors.New("postgres: key too large for a PostgreSQL index entry")
+var ErrKeyTooLarge = fmt.Errorf("postgres: %w", storage.ErrKeyTooLarge)
 
 // fnError carries a MutateFunc's or UpdateTable callback's error through
 // the retry machinery, which must return it unchanged.
