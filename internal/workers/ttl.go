@@ -227,7 +227,7 @@ func (w *TTL) ExpireTable(ctx context.Context, t *storage.Table) (int, error) {
 				return nil, nil
 			}}
 		}
-		if err := w.store.TransactWrite(ctx, ms); err != nil {
+		if err := w.apply(ctx, ms); err != nil {
 			return total, err
 		}
 		n := 0
@@ -242,4 +242,19 @@ func (w *TTL) ExpireTable(ctx context.Context, t *storage.Table) (int, error) {
 		}
 	}
 	return total, ctx.Err()
+}
+
+// apply commits a batch of expiry deletes: in one write transaction, or one
+// by one on a backend whose transactions are pending (each delete is
+// independent, so the batch only saves round trips).
+func (w *TTL) apply(ctx context.Context, ms []storage.Mutation) error {
+	if storage.Pending(w.store, "transactions") == "" {
+		return w.store.TransactWrite(ctx, ms)
+	}
+	for _, m := range ms {
+		if err := w.store.Mutate(ctx, m.Table, m.Key, m.Fn); err != nil {
+			return err
+		}
+	}
+	return nil
 }
