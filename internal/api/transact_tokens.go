@@ -139,7 +139,7 @@ func (e *Engine) transactWriteToken(ctx context.Context, ts storage.TokenStore, 
 		return nil, err
 	}
 	if out.metrics != nil {
-		if err := ts.SetTokenResult(ctx, account, token, claimedAt, encodeTxReplay(newTxReplay(writes, out.metrics))); err != nil {
+		if err := ts.SetTokenResult(context.WithoutCancel(ctx), account, token, claimedAt, encodeTxReplay(newTxReplay(writes, out.metrics))); err != nil {
 			e.cfg.Log.Warn("recording the ItemCollectionMetrics of a ClientRequestToken", "error", err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/extenddb/extenddb/internal/ddberr"
+	"github.com/extenddb/extenddb/internal/storage"
 )
 
 // ClientRequestToken: a repeat within 10 minutes succeeds without applying
@@ -16,8 +17,22 @@ import (
 // token expires 10 minutes after its transaction completed; a failed
 // transaction does not claim its token.
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html#DDB-TransactWriteItems-request-ClientRequestToken
+//
+// It runs on the backend's storage.TokenStore and on the in-memory store
+// of backends without one.
 func TestTransactWriteClientRequestToken(t *testing.T) {
-	e := itemEngine(t)
+	t.Run("TokenStore", func(t *testing.T) { testClientRequestToken(t, itemEngine(t)) })
+	t.Run("memory", func(t *testing.T) { testClientRequestToken(t, memoryTokens(itemEngine(t))) })
+}
+
+// memoryTokens makes e use its in-memory token store: its backend no
+// longer shows the optional interfaces.
+func memoryTokens(e *Engine) *Engine {
+	e.store = struct{ storage.Backend }{e.store}
+	return e
+}
+
+func testClientRequestToken(t *testing.T, e *Engine) {
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	e.now = func() time.Time { return now }
 	add := func(token, by string) string {
