@@ -132,8 +132,7 @@ func commitWithToken(ctx context.Context, c *pgxpool.Conn, writes *pgx.Batch, in
 	if err := br.Close(); err != nil {
 		return err
 	}
-	_, err = c.Exec(ctx, "COMMIT")
-	return err
+	return commit(ctx, c)
 }
 
 // ReleaseToken deletes a running claim (see storage.TokenStore).
