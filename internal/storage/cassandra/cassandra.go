@@ -241,6 +241,7 @@ func (b *Backend) migrations() []migration {
 				account text, name text, id text, def blob, version bigint,
 				PRIMARY KEY ((account), name))`,
 		}},
+		streamsMigration(k), // streams.go: stream records, expiry rows, leases
 	}
 }
 

@@ -316,7 +316,10 @@ func (b *Backend) DeleteTable(ctx context.Context, account, name string) error {
 			for _, ix := range cur.Indexes {
 				tables = append(tables, p.index[ix.IndexName])
 			}
-			return b.dropPhysical(ctx, tables)
+			if err := b.dropPhysical(ctx, tables); err != nil {
+				return err
+			}
+			return b.dropDerived(ctx, cur.ID) // streams.go: stream records, expiry rows
 		}
 		if attempt >= b.maxAttempts {
 			return fmt.Errorf("cassandra: delete table %s: lost %d races in a row", name, attempt)

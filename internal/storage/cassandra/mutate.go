@@ -131,6 +131,7 @@ func (b *Backend) GetItem(ctx context.Context, t *storage.Table, key storage.Key
 // the index rows follow in one logged batch stamped with the new version.
 func (b *Backend) Mutate(ctx context.Context, t *storage.Table, key storage.Key, fn storage.MutateFunc) error {
 	p := b.phys(t)
+	defer lockItem(t, key)() // streams.go: a stream's writes of one item, one at a time in this process
 	var fnErr error
 	err := b.withTable(ctx, t, func() error {
 		var err error
@@ -160,7 +161,10 @@ func (b *Backend) mutate(ctx context.Context, t *storage.Table, p phys, key stor
 			return nil, err
 		}
 		if a, ok := resolveDoubt(&doubtful, cur); ok {
-			return nil, b.writeIndexes(ctx, t, p, a.old, a.nw, a.ver)
+			if err := b.writeIndexes(ctx, t, p, a.old, a.nw, a.ver); err != nil {
+				return nil, err
+			}
+			return nil, b.writeDerived(ctx, t, key, a.old, a.nw, a.ver) // streams.go: stream record, expiry rows
 		}
 		var old item.Item
 		var prev int64
@@ -230,7 +234,10 @@ func (b *Backend) mutate(ctx context.Context, t *storage.Table, p phys, key stor
 			if hook := b.beforeIndexes.Load(); hook != nil {
 				(*hook)()
 			}
-			return nil, b.writeIndexes(ctx, t, p, old, nw, ver)
+			if err := b.writeIndexes(ctx, t, p, old, nw, ver); err != nil {
+				return nil, err
+			}
+			return nil, b.writeDerived(ctx, t, key, old, nw, ver) // streams.go: stream record, expiry rows
 		}
 		if attempt >= b.maxAttempts {
 			return nil, fmt.Errorf("cassandra: lost %d write races in a row on one item", attempt)
@@ -309,6 +316,11 @@ func (b *Backend) writeIndexes(ctx context.Context, t *storage.Table, p phys, ol
 		}
 	}
 	err := b.retry(ctx, func() error { return batch.WithContext(ctx).Exec() })
+	// An index table missing (dropped, or not created yet): see
+	// index_online.go.
+	if err != nil && isUnconfigured(err) {
+		err = b.indexTableMissing(ctx, t, old, nw, ver, err)
+	}
 	if err != nil {
 		return fmt.Errorf("cassandra: index rows of a committed write (version %d): %w", ver, err)
 	}

@@ -1,0 +1,510 @@
+package cassandra
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
+	"github.com/extenddb/extenddb/internal/item"
+	"github.com/extenddb/extenddb/internal/storage"
+)
+
+// Online index builds and per-index counts (storage.IndexBuilder,
+// storage.IndexStatser, storage.CollectionSizer); docs/adr/0003 (Online
+// index builds) has the reasons.
+//
+// A new index is in the catalog CREATING and Backfilling from the
+// UpdateTable that added it (which created its table), and every write
+// since maintains it. BackfillIndex copies the items the writes have not
+// touched, page by page in scan order: each index row is derived from the
+// item's committed image and stamped USING TIMESTAMP with that image's
+// version, exactly like the index batch of the write that produced the
+// image, so any later write's batch (a higher version) wins over the copy
+// whatever order they arrive in. The cursor then moves with an LWT fenced
+// on the catalog version.
+
+var (
+	_ storage.IndexBuilder    = (*Backend)(nil)
+	_ storage.IndexStatser    = (*Backend)(nil)
+	_ storage.CollectionSizer = (*Backend)(nil)
+)
+
+// beforeCursorUpdate, when set (by tests), runs between a backfill page's
+// rows and its catalog update.
+var beforeCursorUpdate atomic.Pointer[func()]
+
+// backfillWriters bounds the index rows one page writes at once.
+const backfillWriters = 16
+
+// indexByID returns t's index with this ID, or nil.
+func indexByID(t *storage.Table, id string) *storage.Index {
+	for i := range t.Indexes {
+		if t.Indexes[i].ID == id {
+			return &t.Indexes[i]
+		}
+	}
+	return nil
+}
+
+// building reports whether ix is an online build still copying items.
+func building(ix *storage.Index) bool {
+	return ix != nil && ix.Status == storage.StatusCreating && ix.Backfilling
+}
+
+func sameCursor(a, b *storage.Key) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return bytes.Equal(a.PK, b.PK) && bytes.Equal(a.SK, b.SK)
+}
+
+// BackfillIndex copies the next page of at most limit items of table
+// (account, name), in scan order (partition hash, partition key, sort key)
+// after the index's BackfillCursor, into the index with ID indexID. Each
+// row comes from the item's image read at QUORUM (every committed write is
+// seen) and is written USING TIMESTAMP <the image's version>: a concurrent
+// write of the item has a higher version, so its own index batch wins over
+// the copy in either order, and a copy of an image some write already
+// indexed writes the same cells again. Then the cursor (the last table key
+// copied) is stored with an update fenced on the catalog version; the page
+// that reaches the end of the table sets the index ACTIVE, Backfilling
+// false and the cursor nil in that same update, and done is true. A crash
+// before the update only makes the next call copy the page again.
+//
+// A catalog change that wins the race (another field of the entry, say)
+// is retried on the fresh entry; when another builder has moved the cursor
+// meanwhile, BackfillIndex returns not done and the next call continues
+// from there. An index that is not CREATING and backfilling, or is gone,
+// is done. Errors: storage.ErrTableNotFound, storage.ErrClosed, cluster
+// failures.
+func (b *Backend) BackfillIndex(ctx context.Context, account, name, indexID string, limit int) (done bool, err error) {
+	if b.closed.Load() {
+		return false, storage.ErrClosed
+	}
+	limit = max(limit, 1)
+	t, err := b.readTable(ctx, account, name, gocql.Serial)
+	if err != nil {
+		return false, err
+	}
+	if t == nil {
+		return false, storage.ErrTableNotFound
+	}
+	ix := indexByID(t, indexID)
+	if !building(ix) {
+		return true, nil
+	}
+	start := ix.BackfillCursor
+	var last *storage.Key
+	err = b.withTable(ctx, t, func() error {
+		var err error
+		last, err = b.backfillPage(ctx, t, ix, start, limit)
+		return err
+	})
+	if errors.Is(err, storage.ErrTableNotFound) {
+		// The table, or only the index (dropped meanwhile), is gone.
+		cur, rerr := b.readTable(ctx, account, name, gocql.Serial)
+		if rerr != nil {
+			return false, rerr
+		}
+		if cur == nil || cur.ID != t.ID {
+			return false, storage.ErrTableNotFound
+		}
+		if !building(indexByID(cur, indexID)) {
+			return true, nil
+		}
+	}
+	if err != nil {
+		return false, wrap("backfill index", err)
+	}
+	if hook := beforeCursorUpdate.Load(); hook != nil {
+		(*hook)()
+	}
+	for attempt := 1; ; attempt++ {
+		nw, err := copyTable(t)
+		if err != nil {
+			return false, err
+		}
+		nix := indexByID(nw, indexID)
+		if last == nil {
+			nix.Status, nix.Backfilling, nix.BackfillCursor = storage.StatusActive, false, nil
+		} else {
+			nix.BackfillCursor = last
+		}
+		applied, err := b.storeFenced(ctx, t, nw)
+		if err != nil {
+			return false, fmt.Errorf("cassandra: backfill index of %s: %w", name, err)
+		}
+		if applied {
+			return last == nil, nil
+		}
+		// The entry changed since it was read: keep the page if the build
+		// is where it was, on the fresh entry.
+		cur, err := b.readTable(ctx, account, name, gocql.Serial)
+		if err != nil {
+			return false, err
+		}
+		if cur == nil || cur.ID != t.ID {
+			return false, storage.ErrTableNotFound
+		}
+		cix := indexByID(cur, indexID)
+		if !building(cix) {
+			return true, nil
+		}
+		if !sameCursor(cix.BackfillCursor, start) {
+			return false, nil // another builder moved on; continue from its cursor
+		}
+		if attempt >= b.maxAttempts {
+			return false, fmt.Errorf("cassandra: backfill index of %s: lost %d catalog races in a row", name, attempt)
+		}
+		if err := backoff(ctx, attempt); err != nil {
+			return false, err
+		}
+		t = cur
+	}
+}
+
+// storeFenced replaces the catalog entry cur with nw (whose Version it
+// sets to cur.Version+1) if the entry is still at cur.Version, and reports
+// whether it did.
+func (b *Backend) storeFenced(ctx context.Context, cur, nw *storage.Table) (bool, error) {
+	nw.Account, nw.Name, nw.ID = cur.Account, cur.Name, cur.ID
+	nw.Version = cur.Version + 1
+	def, err := encodeDef(nw)
+	if err != nil {
+		return false, err
+	}
+	return b.cas(ctx, b.s.Query(`UPDATE `+b.catalog+`.tables SET def = ?, version = ?
+		WHERE account = ? AND name = ? IF version = ?`, def, nw.Version, cur.Account, cur.Name, cur.Version),
+		func() (bool, error) {
+			got, err := b.readTable(ctx, cur.Account, cur.Name, gocql.Serial)
+			if err != nil {
+				return false, err
+			}
+			return got != nil && got.Version == nw.Version && bytes.Equal(mustDef(got), def), nil
+		})
+}
+
+// pageItem is one item a backfill page copies.
+type pageItem struct {
+	it      item.Item
+	version int64
+}
+
+// backfillPage reads up to limit items after cursor (nil: from the start)
+// in scan order and writes their rows of ix. It returns the key of the
+// last item read, or nil when fewer than limit items were left (the end of
+// the table).
+func (b *Backend) backfillPage(ctx context.Context, t *storage.Table, ix *storage.Index, cursor *storage.Key, limit int) (*storage.Key, error) {
+	p := b.phys(t)
+	items, last, err := b.readItemPage(ctx, p, cursor, limit)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.copyIndexRows(ctx, t, p, ix, items); err != nil {
+		return nil, err
+	}
+	if len(items) < limit {
+		return nil, nil
+	}
+	return last, nil
+}
+
+// readItemPage reads up to limit items of the items table at QUORUM, with
+// their versions, in scan order after cursor: the rest of the cursor's
+// partition, then the partitions the hash directory lists after it,
+// bucket by bucket.
+func (b *Backend) readItemPage(ctx context.Context, p phys, cursor *storage.Key, limit int) ([]pageItem, *storage.Key, error) {
+	var out []pageItem
+	var last storage.Key
+	// readPart reads partition pk after sort key after (nil: all of it).
+	readPart := func(pk, after []byte) error {
+		stmt := `SELECT sk, item, version FROM ` + p.items + ` WHERE pk = ?`
+		args := []any{pk}
+		if after != nil {
+			stmt += ` AND sk > ?`
+			args = append(args, after)
+		}
+		stmt += ` LIMIT ?`
+		args = append(args, limit-len(out))
+		iter := b.s.Query(stmt, args...).WithContext(ctx).Consistency(gocql.Quorum).PageSize(pageSize).Iter()
+		var sk, blob []byte
+		var ver int64
+		for ; iter.Scan(&sk, &blob, &ver); sk, blob = nil, nil {
+			it, err := item.UnmarshalItem(blob)
+			if err != nil {
+				iter.Close()
+				return fmt.Errorf("cassandra: corrupt item in %s: %w", p.items, err)
+			}
+			out = append(out, pageItem{it: it, version: ver})
+			last = storage.Key{PK: pk, SK: nilIfEmpty(sk)}
+		}
+		return iter.Close()
+	}
+	firstBucket := uint64(0)
+	var startH uint64
+	if cursor != nil {
+		if err := readPart(cursor.PK, nz(cursor.SK)); err != nil {
+			return nil, nil, err
+		}
+		startH = uint64(item.PartitionHash(cursor.PK))
+		firstBucket = startH >> bucketShift
+	}
+	for bk := firstBucket; bk < 1<<(32-bucketShift) && len(out) < limit; bk++ {
+		stmt := `SELECT pk FROM ` + p.dir + ` WHERE ix = ? AND b = ?`
+		args := []any{"", int(bk)}
+		if cursor != nil && bk == firstBucket {
+			stmt += ` AND (h, pk) > (?, ?)`
+			args = append(args, int64(startH), cursor.PK)
+		}
+		iter := b.s.Query(stmt, args...).WithContext(ctx).Consistency(gocql.Quorum).PageSize(pageSize).Iter()
+		var pk []byte
+		for ; len(out) < limit && iter.Scan(&pk); pk = nil {
+			if err := readPart(pk, nil); err != nil {
+				iter.Close()
+				return nil, nil, err
+			}
+		}
+		if err := iter.Close(); err != nil {
+			return nil, nil, err
+		}
+	}
+	if len(out) == 0 {
+		return nil, nil, nil
+	}
+	return out, &last, nil
+}
+
+// copyIndexRows writes the rows of ix that items imply, each stamped with
+// its item's version: the directory entries of their index partitions
+// first (so that Scan finds every row written), then the rows, at most
+// backfillWriters requests at once. Every statement is idempotent.
+func (b *Backend) copyIndexRows(ctx context.Context, t *storage.Table, p phys, ix *storage.Index, items []pageItem) error {
+	type indexRow struct {
+		r   *storage.IndexRow
+		ver int64
+	}
+	var rows []indexRow
+	parts := map[string]bool{}
+	var partKeys [][]byte
+	for _, pi := range items {
+		r := storage.IndexRowFor(t, ix, pi.it)
+		if r == nil {
+			continue
+		}
+		rows = append(rows, indexRow{r, pi.version})
+		if !parts[string(r.IndexKey.PK)] {
+			parts[string(r.IndexKey.PK)] = true
+			partKeys = append(partKeys, r.IndexKey.PK)
+		}
+	}
+	tbl, ixID := p.index[ix.IndexName], physID(ix.ID)
+	if err := parallel(ctx, len(partKeys), func(i int) error {
+		return b.writeDir(ctx, p, ixID, partKeys[i])
+	}); err != nil {
+		return err
+	}
+	return parallel(ctx, len(rows), func(i int) error {
+		r := rows[i].r
+		return b.retry(ctx, func() error {
+			return b.s.Query(`INSERT INTO `+tbl+` (ipk, isk, pk, sk, item, size) VALUES (?, ?, ?, ?, ?, ?) USING TIMESTAMP ?`,
+				r.IndexKey.PK, nz(r.IndexKey.SK), r.TableKey.PK, nz(r.TableKey.SK), item.MarshalItem(r.Item), item.Size(r.Item), rows[i].ver).
+				WithContext(ctx).Idempotent(true).Exec()
+		})
+	})
+}
+
+// parallel runs f(0..n-1), at most backfillWriters at once, and returns
+// the first error.
+func parallel(ctx context.Context, n int, f func(i int) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg    sync.WaitGroup
+		once  sync.Once
+		first error
+	)
+	sem := make(chan struct{}, backfillWriters)
+	for i := 0; i < n; i++ {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if err := f(i); err != nil {
+				once.Do(func() { first = err; cancel() })
+			}
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		return first
+	}
+	return ctx.Err()
+}
+
+// errNothingToDrop ends a DropIndex whose index is gone or not DELETING.
+var errNothingToDrop = errors.New("cassandra: nothing to drop")
+
+// DropIndex removes the index with ID indexID from table (account, name)
+// when its Status is DELETING: first its Cassandra table (writes stopped
+// maintaining it when it became DELETING), then its catalog entry with an
+// update fenced on the catalog version (UpdateTable, which drops the table
+// again should anything have re-created it meanwhile). A crash in between
+// leaves the entry DELETING, so the next DropIndex finishes the job. An
+// index or table that is gone, or an index in another state, is left
+// alone without error. Errors: storage.ErrClosed, cluster failures.
+func (b *Backend) DropIndex(ctx context.Context, account, name, indexID string) error {
+	if b.closed.Load() {
+		return storage.ErrClosed
+	}
+	t, err := b.readTable(ctx, account, name, gocql.Serial)
+	if err != nil {
+		return err
+	}
+	if t == nil {
+		return nil
+	}
+	ix := indexByID(t, indexID)
+	if ix == nil || ix.Status != storage.StatusDeleting {
+		return nil
+	}
+	if err := b.dropPhysical(ctx, []string{b.phys(t).index[ix.IndexName]}); err != nil {
+		return err
+	}
+	_, err = b.UpdateTable(ctx, account, name, func(cur *storage.Table) error {
+		if cur.ID != t.ID {
+			return errNothingToDrop
+		}
+		for i, ix := range cur.Indexes {
+			if ix.ID == indexID && ix.Status == storage.StatusDeleting {
+				cur.Indexes = append(cur.Indexes[:i:i], cur.Indexes[i+1:]...)
+				return nil
+			}
+		}
+		return errNothingToDrop
+	})
+	if errors.Is(err, errNothingToDrop) || errors.Is(err, storage.ErrTableNotFound) {
+		return nil
+	}
+	return err
+}
+
+// IndexStats counts the rows of every index of t and adds up their sizes
+// (item.Size of each projected row, kept in the size column) with a full
+// read of each index table: exact, and as slow as a scan, like Stats. A
+// DELETING index is not counted, nor is one whose table is gone (the
+// caller's entry may be a moment old). Errors: storage.ErrClosed, cluster
+// failures.
+func (b *Backend) IndexStats(ctx context.Context, t *storage.Table) (map[string]storage.TableStats, error) {
+	if b.closed.Load() {
+		return nil, storage.ErrClosed
+	}
+	p := b.phys(t)
+	out := make(map[string]storage.TableStats, len(t.Indexes))
+	for _, ix := range t.Indexes {
+		if ix.Status == storage.StatusDeleting {
+			continue
+		}
+		st, err := b.sumSizes(ctx, `SELECT size FROM `+p.index[ix.IndexName])
+		if isUnconfigured(err) {
+			continue
+		}
+		if err != nil {
+			return nil, wrap("index stats", err)
+		}
+		out[ix.ID] = st
+	}
+	return out, nil
+}
+
+// CollectionSize returns the stored size of the items of t whose encoded
+// partition key is pk plus that of their local secondary index rows (an
+// LSI's partition key is the table's): one partition read of the items
+// table and of each LSI table. Errors: storage.ErrTableNotFound,
+// storage.ErrClosed, cluster failures.
+func (b *Backend) CollectionSize(ctx context.Context, t *storage.Table, pk []byte) (int64, error) {
+	p := b.phys(t)
+	var total int64
+	err := b.withTable(ctx, t, func() error {
+		st, err := b.sumSizes(ctx, `SELECT size FROM `+p.items+` WHERE pk = ?`, pk)
+		if err != nil {
+			return err
+		}
+		total = st.SizeBytes
+		for _, ix := range t.Indexes {
+			if ix.Global {
+				continue
+			}
+			st, err := b.sumSizes(ctx, `SELECT size FROM `+p.index[ix.IndexName]+` WHERE ipk = ?`, pk)
+			if err != nil {
+				return err
+			}
+			total += st.SizeBytes
+		}
+		return nil
+	})
+	return total, wrap("collection size", err)
+}
+
+// sumSizes counts the rows of a query selecting one size column and adds
+// up their sizes.
+func (b *Backend) sumSizes(ctx context.Context, stmt string, args ...any) (storage.TableStats, error) {
+	var st storage.TableStats
+	iter := b.s.Query(stmt, args...).WithContext(ctx).PageSize(1000).Iter()
+	var size int64
+	for iter.Scan(&size) {
+		st.ItemCount++
+		st.SizeBytes += size
+	}
+	return st, iter.Close()
+}
+
+// missingDepth counts nested indexTableMissing calls in a context.
+type missingDepth struct{}
+
+// indexTableMissing is called when the index batch of a committed write
+// found an index table missing: the write's table entry (t) may be older
+// than an index drop (DropIndex drops the table of a DELETING index, which
+// writes with an older entry still maintain), or a crash may have come
+// between an UpdateTable's catalog change and its CREATE TABLE. The item
+// is written already, so returning the error would run the write again:
+// instead it reads the catalog, creates the tables the entry has, and
+// writes the batch again for the indexes the entry still maintains. When
+// the table itself is gone it returns err (the caller's ErrTableNotFound
+// path).
+func (b *Backend) indexTableMissing(ctx context.Context, t *storage.Table, old, nw item.Item, ver int64, err error) error {
+	depth, _ := ctx.Value(missingDepth{}).(int)
+	if depth >= 3 {
+		return err
+	}
+	cur, rerr := b.readTable(ctx, t.Account, t.Name, gocql.Serial)
+	if rerr != nil {
+		return rerr
+	}
+	if cur == nil || cur.ID != t.ID {
+		return err
+	}
+	if rerr := b.ensurePhysical(ctx, cur); rerr != nil {
+		return rerr
+	}
+	live := *t
+	live.Indexes = nil
+	for _, ix := range t.Indexes {
+		if c := indexByID(cur, ix.ID); c != nil && c.Maintained() {
+			live.Indexes = append(live.Indexes, ix)
+		}
+	}
+	ctx = context.WithValue(ctx, missingDepth{}, depth+1)
+	return b.writeIndexes(ctx, &live, b.phys(&live), old, nw, ver)
+}

@@ -1,0 +1,370 @@
+package cassandra
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"sync"
+	"time"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
+	"github.com/extenddb/extenddb/internal/item"
+	"github.com/extenddb/extenddb/internal/storage"
+)
+
+// DynamoDB Streams (storage.StreamStore). The records live in the catalog
+// keyspace, since ReadStream names a stream by table ID alone:
+//
+//	stream_records ((tid, label, bucket), version, h, pk, sk) rec
+//	stream_buckets ((tid), label, bucket)       the buckets that hold records
+//	stream_trims   ((tid), label) upto_version, upto_h
+//
+// A record is written after its item's fenced write is known to have
+// applied (with the index batch, see writeDerived), under a primary key
+// derived from the write alone: the table, the stream label, the item's
+// key and the new version. Writing it again (a retry, or an attempt whose
+// uncertain outcome turned out applied) rewrites the same cell, so every
+// applied write has exactly one record. bucket is the version's hour;
+// retention trimming removes whole buckets.
+//
+// The sequence number is version<<seqHashBits | h, where h is a hash of the
+// item's key: versions of one item increase with every write, so one
+// item's records are in write order; across items, records are in version
+// order, which is commit order up to the frontends' clock skew (see
+// docs/adr/0003-cassandra-backend.md).
+
+var (
+	_ storage.StreamStore = (*Backend)(nil)
+	_ storage.TTLStore    = (*Backend)(nil)
+	_ storage.Leaser      = (*Backend)(nil)
+)
+
+const (
+	// seqHashBits low bits of a sequence number separate the records of
+	// different items written at the same microsecond.
+	seqHashBits = 12
+	// streamBucket is the span of versions (µs) of one record partition.
+	streamBucket = int64(time.Hour / time.Microsecond)
+)
+
+// keyHash is the h of a record of the item with this key.
+func keyHash(key storage.Key) int {
+	f := fnv.New64a()
+	f.Write(binary.AppendUvarint(nil, uint64(len(key.PK))))
+	f.Write(key.PK)
+	f.Write(key.SK)
+	return int(f.Sum64() & (1<<seqHashBits - 1))
+}
+
+func seqOf(version int64, h int) uint64 { return uint64(version)<<seqHashBits | uint64(h) }
+
+func splitSeq(seq uint64) (version int64, h int) {
+	return int64(seq >> seqHashBits), int(seq & (1<<seqHashBits - 1))
+}
+
+// writeDerived writes what one applied item write (old -> nw at version
+// ver) adds besides the item and its index rows: the expiry-row changes of
+// a table whose TTL is maintained, and the stream record of a table whose
+// stream is enabled. Both are idempotent, so a retried or resolved write
+// may run it again.
+func (b *Backend) writeDerived(ctx context.Context, t *storage.Table, key storage.Key, old, nw item.Item, ver int64) error {
+	if err := b.writeTTLChanges(ctx, t, old, nw, ver); err != nil {
+		return fmt.Errorf("cassandra: expiry rows of a committed write (version %d): %w", ver, err)
+	}
+	// The record's time comes from the version, so that every writing of
+	// it stores the same bytes.
+	r := storage.StreamRecordFor(t, old, nw, storage.UserIdentityFrom(ctx), time.UnixMicro(ver))
+	if r == nil {
+		return nil
+	}
+	k := b.catalog
+	bucket := ver / streamBucket
+	err := b.retry(ctx, func() error {
+		return b.s.Query(`INSERT INTO `+k+`.stream_buckets (tid, label, bucket) VALUES (?, ?, ?) USING TIMESTAMP ?`,
+			t.ID, t.LatestStreamLabel, bucket, ver).WithContext(ctx).Idempotent(true).Exec()
+	})
+	if err == nil {
+		err = b.retry(ctx, func() error {
+			return b.s.Query(`INSERT INTO `+k+`.stream_records (tid, label, bucket, version, h, pk, sk, rec) VALUES (?, ?, ?, ?, ?, ?, ?, ?) USING TIMESTAMP ?`,
+				t.ID, t.LatestStreamLabel, bucket, ver, keyHash(key), key.PK, nz(key.SK), storage.EncodeStreamRecord(r), ver).
+				WithContext(ctx).Idempotent(true).Exec()
+		})
+	}
+	if err != nil {
+		return fmt.Errorf("cassandra: stream record of a committed write (version %d): %w", ver, err)
+	}
+	return nil
+}
+
+// streamBuckets lists the buckets of stream (tid, label) from bucket from
+// on, ascending.
+func (b *Backend) streamBuckets(ctx context.Context, tid, label string, from int64) ([]int64, error) {
+	iter := b.s.Query(`SELECT bucket FROM `+b.catalog+`.stream_buckets WHERE tid = ? AND label = ? AND bucket >= ?`, tid, label, from).
+		WithContext(ctx).PageSize(1000).Iter()
+	var out []int64
+	var bk int64
+	for iter.Scan(&bk) {
+		out = append(out, bk)
+	}
+	return out, iter.Close()
+}
+
+// ReadStream returns up to limit records of stream (tableID, label) after
+// sequence number after, bucket by bucket.
+func (b *Backend) ReadStream(ctx context.Context, tableID, label string, after uint64, limit int) ([]*storage.StreamRecord, error) {
+	if b.closed.Load() {
+		return nil, storage.ErrClosed
+	}
+	limit = max(limit, 1)
+	av, ah := splitSeq(after)
+	buckets, err := b.streamBuckets(ctx, tableID, label, av/streamBucket)
+	if err != nil {
+		return nil, wrap("read stream", err)
+	}
+	var out []*storage.StreamRecord
+	for _, bk := range buckets {
+		iter := b.s.Query(`SELECT version, h, rec FROM `+b.catalog+`.stream_records
+			WHERE tid = ? AND label = ? AND bucket = ? AND (version, h) > (?, ?) LIMIT ?`,
+			tableID, label, bk, av, ah, limit-len(out)).WithContext(ctx).PageSize(pageSize).Iter()
+		var ver int64
+		var h int
+		var rec []byte
+		for ; iter.Scan(&ver, &h, &rec); rec = nil {
+			r, err := storage.DecodeStreamRecord(rec, seqOf(ver, h))
+			if err != nil {
+				iter.Close()
+				return nil, err
+			}
+			out = append(out, r)
+		}
+		if err := iter.Close(); err != nil {
+			return nil, wrap("read stream", err)
+		}
+		if len(out) >= limit {
+			break
+		}
+	}
+	return out, nil
+}
+
+// StreamBounds reports the first and last kept records of stream
+// (tableID, label) and how far it was trimmed.
+func (b *Backend) StreamBounds(ctx context.Context, tableID, label string) (storage.StreamBounds, error) {
+	var out storage.StreamBounds
+	if b.closed.Load() {
+		return out, storage.ErrClosed
+	}
+	k := b.catalog
+	var uv int64
+	var uh int
+	err := b.s.Query(`SELECT upto_version, upto_h FROM `+k+`.stream_trims WHERE tid = ? AND label = ?`, tableID, label).
+		WithContext(ctx).Scan(&uv, &uh)
+	switch {
+	case err == nil:
+		if uv > 0 {
+			out.Trimmed = seqOf(uv, uh)
+		}
+	case !errors.Is(err, gocql.ErrNotFound):
+		return out, wrap("stream bounds", err)
+	}
+	buckets, err := b.streamBuckets(ctx, tableID, label, 0)
+	if err != nil {
+		return out, wrap("stream bounds", err)
+	}
+	edge := func(bk int64, order string) (uint64, error) {
+		var v int64
+		var h int
+		err := b.s.Query(`SELECT version, h FROM `+k+`.stream_records WHERE tid = ? AND label = ? AND bucket = ?
+			ORDER BY version `+order+`, h `+order+` LIMIT 1`, tableID, label, bk).WithContext(ctx).Scan(&v, &h)
+		if errors.Is(err, gocql.ErrNotFound) {
+			return 0, nil
+		}
+		return seqOf(v, h), err
+	}
+	for _, bk := range buckets {
+		if out.First, err = edge(bk, "ASC"); err != nil || out.First != 0 {
+			break
+		}
+	}
+	for i := len(buckets) - 1; i >= 0 && err == nil; i-- {
+		if out.Last, err = edge(buckets[i], "DESC"); out.Last != 0 {
+			break
+		}
+	}
+	return out, wrap("stream bounds", err)
+}
+
+// TrimStreams removes, in every stream, the buckets that end at or before
+// cutoff (so a record is kept for its retention and at most one bucket
+// more) and raises each stream's trim mark to the highest sequence number
+// removed. The mark is written with that record's version as its write
+// timestamp, so the highest mark wins whatever order trims run in.
+func (b *Backend) TrimStreams(ctx context.Context, cutoff time.Time) (int64, error) {
+	if b.closed.Load() {
+		return 0, storage.ErrClosed
+	}
+	k := b.catalog
+	type bucketRef struct {
+		tid, label string
+		bucket     int64
+	}
+	var due []bucketRef
+	iter := b.s.Query(`SELECT tid, label, bucket FROM ` + k + `.stream_buckets`).WithContext(ctx).PageSize(1000).Iter()
+	var r bucketRef
+	for iter.Scan(&r.tid, &r.label, &r.bucket) {
+		if (r.bucket+1)*streamBucket <= cutoff.UnixMicro() {
+			due = append(due, r)
+		}
+	}
+	if err := iter.Close(); err != nil {
+		return 0, wrap("trim streams", err)
+	}
+	var total int64
+	for _, d := range due {
+		var n, v int64
+		var h int
+		it := b.s.Query(`SELECT version, h FROM `+k+`.stream_records WHERE tid = ? AND label = ? AND bucket = ?`,
+			d.tid, d.label, d.bucket).WithContext(ctx).PageSize(1000).Iter()
+		var rv int64
+		var rh int
+		for it.Scan(&rv, &rh) {
+			n++
+			v, h = rv, rh // clustering order: the last is the highest
+		}
+		if err := it.Close(); err != nil {
+			return total, wrap("trim streams", err)
+		}
+		err := b.retry(ctx, func() error {
+			if n == 0 {
+				return nil
+			}
+			return b.s.Query(`INSERT INTO `+k+`.stream_trims (tid, label, upto_version, upto_h) VALUES (?, ?, ?, ?) USING TIMESTAMP ?`,
+				d.tid, d.label, v, h, v).WithContext(ctx).Idempotent(true).Exec()
+		})
+		if err == nil {
+			err = b.retry(ctx, func() error {
+				return b.s.Query(`DELETE FROM `+k+`.stream_records WHERE tid = ? AND label = ? AND bucket = ?`,
+					d.tid, d.label, d.bucket).WithContext(ctx).Idempotent(true).Exec()
+			})
+		}
+		if err == nil {
+			err = b.retry(ctx, func() error {
+				return b.s.Query(`DELETE FROM `+k+`.stream_buckets WHERE tid = ? AND label = ? AND bucket = ?`,
+					d.tid, d.label, d.bucket).WithContext(ctx).Idempotent(true).Exec()
+			})
+		}
+		if err != nil {
+			return total, wrap("trim streams", err)
+		}
+		total += n
+	}
+	return total, nil
+}
+
+// dropDerived removes the stream records and expiry rows of table tid
+// (after DeleteTable dropped its tables).
+func (b *Backend) dropDerived(ctx context.Context, tid string) error {
+	k := b.catalog
+	var stmts [][]any
+	iter := b.s.Query(`SELECT label, bucket FROM `+k+`.stream_buckets WHERE tid = ?`, tid).WithContext(ctx).PageSize(1000).Iter()
+	var label string
+	var bk int64
+	for iter.Scan(&label, &bk) {
+		stmts = append(stmts, []any{`DELETE FROM ` + k + `.stream_records WHERE tid = ? AND label = ? AND bucket = ?`, tid, label, bk})
+	}
+	if err := iter.Close(); err != nil {
+		return err
+	}
+	iter = b.s.Query(`SELECT gen FROM `+k+`.ttl_gens WHERE tid = ?`, tid).WithContext(ctx).Iter()
+	var gen int64
+	for iter.Scan(&gen) {
+		for sh := range ttlShards {
+			stmts = append(stmts, []any{`DELETE FROM ` + k + `.ttl_rows WHERE tid = ? AND gen = ? AND shard = ?`, tid, gen, sh})
+		}
+	}
+	if err := iter.Close(); err != nil {
+		return err
+	}
+	for _, tbl := range []string{"stream_buckets", "stream_trims", "ttl_gens"} {
+		stmts = append(stmts, []any{`DELETE FROM ` + k + `.` + tbl + ` WHERE tid = ?`, tid})
+	}
+	for _, st := range stmts {
+		err := b.retry(ctx, func() error {
+			return b.s.Query(st[0].(string), st[1:]...).WithContext(ctx).Idempotent(true).Exec()
+		})
+		if err != nil {
+			return fmt.Errorf("cassandra: remove stream records and expiry rows of table %s: %w", tid, err)
+		}
+	}
+	return nil
+}
+
+// streamsMigration creates the tables of streams, expiry rows and leases.
+func streamsMigration(k string) migration {
+	return migration{2, "streams, ttl, leases", []string{
+		`CREATE TABLE IF NOT EXISTS ` + k + `.stream_records (
+			tid text, label text, bucket bigint, version bigint, h int, pk blob, sk blob, rec blob,
+			PRIMARY KEY ((tid, label, bucket), version, h, pk, sk))`,
+		`CREATE TABLE IF NOT EXISTS ` + k + `.stream_buckets (
+			tid text, label text, bucket bigint, PRIMARY KEY ((tid), label, bucket))`,
+		`CREATE TABLE IF NOT EXISTS ` + k + `.stream_trims (
+			tid text, label text, upto_version bigint, upto_h int, PRIMARY KEY ((tid), label))`,
+		`CREATE TABLE IF NOT EXISTS ` + k + `.ttl_rows (
+			tid text, gen bigint, shard int, expire_at bigint, pk blob, sk blob,
+			PRIMARY KEY ((tid, gen, shard), expire_at, pk, sk))`,
+		`CREATE TABLE IF NOT EXISTS ` + k + `.ttl_gens (
+			tid text, gen bigint, PRIMARY KEY ((tid), gen))`,
+		`CREATE TABLE IF NOT EXISTS ` + k + `.leases (
+			name text PRIMARY KEY, owner text)`,
+	}}
+}
+
+// itemLocks serialise the writes of one item within this process (see
+// lockItem).
+var itemLocks = struct {
+	mu sync.Mutex
+	m  map[string]*itemLock
+}{m: map[string]*itemLock{}}
+
+type itemLock struct {
+	mu      sync.Mutex
+	waiters int
+}
+
+// lockItem holds the item (t, key) of a table whose stream is enabled
+// for one Mutate and returns its release (a no-op for other tables, whose
+// writers race through the fence as before). An absent item's write is fenced only on absence (IF NOT
+// EXISTS), so an insert whose Paxos round is held up while other writers
+// insert and delete the item again commits with a version below that
+// delete's: its stream record would sort before the REMOVE it follows,
+// and its index and expiry rows would lose to the delete's tombstones.
+// Serialising one process's writes of an item rules that out among them
+// (and spares them Paxos contention with each other); writers in other
+// processes still race through the fence (see
+// docs/adr/0003-cassandra-backend.md).
+func lockItem(t *storage.Table, key storage.Key) func() {
+	if !t.StreamEnabled() {
+		return func() {}
+	}
+	k := string(binary.AppendUvarint([]byte(t.ID+"\x00"), uint64(len(key.PK)))) + string(key.PK) + string(key.SK)
+	itemLocks.mu.Lock()
+	l := itemLocks.m[k]
+	if l == nil {
+		l = &itemLock{}
+		itemLocks.m[k] = l
+	}
+	l.waiters++
+	itemLocks.mu.Unlock()
+	l.mu.Lock()
+	return func() {
+		l.mu.Unlock()
+		itemLocks.mu.Lock()
+		if l.waiters--; l.waiters == 0 {
+			delete(itemLocks.m, k)
+		}
+		itemLocks.mu.Unlock()
+	}
+}

@@ -1,0 +1,314 @@
+package cassandra
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
+	"github.com/extenddb/extenddb/internal/item"
+	"github.com/extenddb/extenddb/internal/storage"
+)
+
+// Time to Live (storage.TTLStore). Expiry rows form a sharded queue in the
+// catalog keyspace, keyed by the TTL's enable generation:
+//
+//	ttl_rows ((tid, gen, shard), expire_at, pk, sk)
+//	ttl_gens ((tid), gen)          the generations that have rows
+//
+// An item's row is in shard PartitionHash(pk) % ttlShards of the
+// generation its table's TTL had when the row was written. Like index
+// rows, rows are written after the item's fenced write with the item's
+// version as write timestamp, so a later version's delete or insert wins
+// whatever order they arrive in; a backfill page stamps each row with the
+// version of the image it read, so a concurrent write's delete wins over
+// it. A generation that is no longer current is never read again: rows a
+// stale writer adds after a drain cannot reach a later enable.
+
+// ttlShards is the number of partitions of one generation's queue.
+const ttlShards = 16
+
+func ttlShard(pk []byte) int { return int(item.PartitionHash(pk) % ttlShards) }
+
+// writeTTLChanges applies storage.TTLChanges of one write at version ver.
+func (b *Backend) writeTTLChanges(ctx context.Context, t *storage.Table, old, nw item.Item, ver int64) error {
+	del, put := storage.TTLChanges(t, old, nw)
+	if del == nil && put == nil {
+		return nil
+	}
+	k := b.catalog
+	gen := t.TTL.Generation
+	batch := b.s.Batch(gocql.LoggedBatch)
+	if del != nil {
+		batch.Query(`DELETE FROM `+k+`.ttl_rows USING TIMESTAMP ? WHERE tid = ? AND gen = ? AND shard = ? AND expire_at = ? AND pk = ? AND sk = ?`,
+			ver, t.ID, gen, ttlShard(del.Key.PK), del.ExpireAt, del.Key.PK, nz(del.Key.SK))
+	}
+	if put != nil {
+		batch.Query(`INSERT INTO `+k+`.ttl_gens (tid, gen) VALUES (?, ?) USING TIMESTAMP ?`, t.ID, gen, ver)
+		batch.Query(`INSERT INTO `+k+`.ttl_rows (tid, gen, shard, expire_at, pk, sk) VALUES (?, ?, ?, ?, ?, ?) USING TIMESTAMP ?`,
+			t.ID, gen, ttlShard(put.Key.PK), put.ExpireAt, put.Key.PK, nz(put.Key.SK), ver)
+	}
+	return b.retry(ctx, func() error { return batch.WithContext(ctx).Exec() })
+}
+
+// ExpiredRows returns up to limit expiry rows of t (of its current
+// generation) with ExpireAt in (from, to], merging the shards in
+// (ExpireAt, key) order.
+func (b *Backend) ExpiredRows(ctx context.Context, t *storage.Table, from, to int64, limit int) ([]storage.TTLRow, error) {
+	if b.closed.Load() {
+		return nil, storage.ErrClosed
+	}
+	limit = max(limit, 1)
+	var out []storage.TTLRow
+	for sh := range ttlShards {
+		iter := b.s.Query(`SELECT expire_at, pk, sk FROM `+b.catalog+`.ttl_rows
+			WHERE tid = ? AND gen = ? AND shard = ? AND expire_at > ? AND expire_at <= ? LIMIT ?`,
+			t.ID, t.TTL.Generation, sh, from, to, limit).WithContext(ctx).PageSize(1000).Iter()
+		var r storage.TTLRow
+		var pk, sk []byte
+		for ; iter.Scan(&r.ExpireAt, &pk, &sk); pk, sk = nil, nil {
+			r.Key = storage.Key{PK: pk, SK: nilIfEmpty(sk)}
+			out = append(out, r)
+		}
+		if err := iter.Close(); err != nil {
+			return nil, wrap("expired rows", err)
+		}
+	}
+	slices.SortFunc(out, func(a, c storage.TTLRow) int {
+		switch {
+		case a.ExpireAt < c.ExpireAt:
+			return -1
+		case a.ExpireAt > c.ExpireAt:
+			return 1
+		}
+		if d := bytes.Compare(a.Key.PK, c.Key.PK); d != 0 {
+			return d
+		}
+		return bytes.Compare(a.Key.SK, c.Key.SK)
+	})
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+// BackfillTTL registers the next page of items of an ENABLING table (see
+// storage.TTLStore): it reads up to limit keys in scan order after the
+// cursor, reads each item's image and version, writes its row stamped with
+// that version, and then stores the cursor (or the ENABLED state) with an
+// update fenced on the catalog entry it read, so on the live generation:
+// a page racing DeleteTable or a newer UpdateTimeToLive stores nothing.
+func (b *Backend) BackfillTTL(ctx context.Context, account, name string, gen int64, limit int) (bool, error) {
+	if b.closed.Load() {
+		return false, storage.ErrClosed
+	}
+	limit = max(limit, 1)
+	live := func(t *storage.Table) bool { return t.TTL.Status == storage.TTLEnabling && t.TTL.Generation == gen }
+	t, err := b.readTable(ctx, account, name, gocql.Serial)
+	switch {
+	case err != nil:
+		return false, err
+	case t == nil:
+		return false, storage.ErrTableNotFound
+	case !live(t):
+		return true, nil
+	}
+	start := t.TTL.BackfillCursor
+	p := b.phys(t)
+	var keys []storage.Key
+	err = b.withTable(ctx, t, func() error {
+		keys = keys[:0]
+		var pos *storage.Position
+		if start != nil {
+			pos = &storage.Position{Key: *start}
+		}
+		return b.scan(ctx, source{table: p.items}, p, 0, 1<<32, pos, gocql.Quorum, func(r storage.Row) bool {
+			keys = append(keys, r.Pos.Key)
+			return len(keys) < limit
+		})
+	})
+	if err != nil {
+		return false, wrap("ttl backfill", err)
+	}
+	k := b.catalog
+	wroteGen := false
+	for _, key := range keys {
+		var c *current
+		err := b.withTable(ctx, t, func() (err error) {
+			return b.retry(ctx, func() (err error) {
+				c, err = b.readItem(ctx, p, key, gocql.Quorum)
+				return err
+			})
+		})
+		if err != nil {
+			return false, wrap("ttl backfill", err)
+		}
+		if c == nil {
+			continue // deleted since the scan
+		}
+		r := storage.TTLBackfillRow(t, c.item)
+		if r == nil {
+			continue
+		}
+		if !wroteGen {
+			if err := b.retry(ctx, func() error {
+				return b.s.Query(`INSERT INTO `+k+`.ttl_gens (tid, gen) VALUES (?, ?)`, t.ID, gen).WithContext(ctx).Idempotent(true).Exec()
+			}); err != nil {
+				return false, wrap("ttl backfill", err)
+			}
+			wroteGen = true
+		}
+		if err := b.retry(ctx, func() error {
+			return b.s.Query(`INSERT INTO `+k+`.ttl_rows (tid, gen, shard, expire_at, pk, sk) VALUES (?, ?, ?, ?, ?, ?) USING TIMESTAMP ?`,
+				t.ID, gen, ttlShard(r.Key.PK), r.ExpireAt, r.Key.PK, nz(r.Key.SK), c.version).WithContext(ctx).Idempotent(true).Exec()
+		}); err != nil {
+			return false, wrap("ttl backfill", err)
+		}
+	}
+	done := len(keys) < limit
+	_, err = b.updateEntryIf(ctx, account, name, func(cur *storage.Table) bool {
+		// Fenced on the generation and on the cursor this page started
+		// from: a page another worker stored first is not stored again.
+		if !live(cur) || !sameKeyPtr(cur.TTL.BackfillCursor, start) {
+			done = !live(cur)
+			return false
+		}
+		if done {
+			cur.TTL.Status, cur.TTL.BackfillCursor = storage.TTLEnabled, nil
+		} else {
+			last := keys[len(keys)-1]
+			cur.TTL.BackfillCursor = &last
+		}
+		return true
+	})
+	if errors.Is(err, storage.ErrTableNotFound) {
+		return true, err
+	}
+	return done, err
+}
+
+// DrainTTL removes up to limit expiry rows of a DISABLING table, of every
+// generation, and when fewer remained makes the TTL DISABLED with an
+// update fenced on the catalog entry (see storage.TTLStore).
+func (b *Backend) DrainTTL(ctx context.Context, account, name string, gen int64, limit int) (bool, error) {
+	if b.closed.Load() {
+		return false, storage.ErrClosed
+	}
+	limit = max(limit, 1)
+	live := func(t *storage.Table) bool { return t.TTL.Status == storage.TTLDisabling && t.TTL.Generation == gen }
+	t, err := b.readTable(ctx, account, name, gocql.Serial)
+	switch {
+	case err != nil:
+		return false, err
+	case t == nil:
+		return false, storage.ErrTableNotFound
+	case !live(t):
+		return true, nil
+	}
+	k := b.catalog
+	var gens []int64
+	iter := b.s.Query(`SELECT gen FROM `+k+`.ttl_gens WHERE tid = ?`, t.ID).WithContext(ctx).Iter()
+	var g int64
+	for iter.Scan(&g) {
+		gens = append(gens, g)
+	}
+	if err := iter.Close(); err != nil {
+		return false, wrap("ttl drain", err)
+	}
+	removed := 0
+	for _, g := range gens {
+		for sh := 0; sh < ttlShards && removed < limit; sh++ {
+			iter := b.s.Query(`SELECT expire_at, pk, sk FROM `+k+`.ttl_rows WHERE tid = ? AND gen = ? AND shard = ? LIMIT ?`,
+				t.ID, g, sh, limit-removed).WithContext(ctx).Iter()
+			batch := b.s.Batch(gocql.UnloggedBatch) // one partition
+			var at int64
+			var pk, sk []byte
+			for ; iter.Scan(&at, &pk, &sk); pk, sk = nil, nil {
+				batch.Query(`DELETE FROM `+k+`.ttl_rows WHERE tid = ? AND gen = ? AND shard = ? AND expire_at = ? AND pk = ? AND sk = ?`,
+					t.ID, g, sh, at, pk, nz(sk))
+			}
+			if err := iter.Close(); err != nil {
+				return false, wrap("ttl drain", err)
+			}
+			if batch.Size() == 0 {
+				continue
+			}
+			if err := b.retry(ctx, func() error { return batch.WithContext(ctx).Exec() }); err != nil {
+				return false, wrap("ttl drain", err)
+			}
+			removed += batch.Size()
+		}
+	}
+	if removed >= limit {
+		return false, nil
+	}
+	_, err = b.updateEntryIf(ctx, account, name, func(cur *storage.Table) bool {
+		if !live(cur) {
+			return false
+		}
+		cur.TTL.Status, cur.TTL.AttributeName, cur.TTL.BackfillCursor = storage.TTLDisabled, "", nil
+		return true
+	})
+	return true, err
+}
+
+// updateEntryIf changes the catalog entry of (account, name) with fn, an
+// update fenced on the entry's version (IF version = ?): a deleted table
+// (the row is gone, so the condition fails) or a concurrent change is
+// never overwritten, and a catalog row is never recreated. fn returns
+// false to store nothing. A lost race runs fn again on a fresh SERIAL
+// read. Unlike UpdateTable it creates and drops no Cassandra tables.
+func (b *Backend) updateEntryIf(ctx context.Context, account, name string, fn func(t *storage.Table) bool) (bool, error) {
+	for attempt := 1; ; attempt++ {
+		cur, err := b.readTable(ctx, account, name, gocql.Serial)
+		if err != nil {
+			return false, err
+		}
+		if cur == nil {
+			return false, storage.ErrTableNotFound
+		}
+		nw, err := copyTable(cur)
+		if err != nil {
+			return false, err
+		}
+		if !fn(nw) {
+			return false, nil
+		}
+		nw.Version = cur.Version + 1
+		def, err := encodeDef(nw)
+		if err != nil {
+			return false, err
+		}
+		applied, err := b.cas(ctx, b.s.Query(`UPDATE `+b.catalog+`.tables SET def = ?, version = ?
+			WHERE account = ? AND name = ? IF version = ?`, def, nw.Version, account, name, cur.Version),
+			func() (bool, error) {
+				got, err := b.readTable(ctx, account, name, gocql.Serial)
+				if err != nil {
+					return false, err
+				}
+				return got != nil && got.Version == nw.Version && bytes.Equal(mustDef(got), mustDef(nw)), nil
+			})
+		if err != nil {
+			return false, fmt.Errorf("cassandra: update table %s: %w", name, err)
+		}
+		if applied {
+			return true, nil
+		}
+		if attempt >= b.maxAttempts {
+			return false, fmt.Errorf("cassandra: update table %s: lost %d races in a row", name, attempt)
+		}
+		if err := backoff(ctx, attempt); err != nil {
+			return false, err
+		}
+	}
+}
+
+func sameKeyPtr(a, c *storage.Key) bool {
+	if a == nil || c == nil {
+		return a == c
+	}
+	return bytes.Equal(a.PK, c.PK) && bytes.Equal(a.SK, c.SK)
+}
