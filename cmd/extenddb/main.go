@@ -15,10 +15,12 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"regexp"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/spf13/cast"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
@@ -39,6 +41,7 @@ func rootCmd() *cobra.Command {
 		SilenceUsage: true,
 	}
 	root.AddCommand(serveCmd())
+	root.AddCommand(loadCmd())
 	return root
 }
 
@@ -55,6 +58,7 @@ func serveCmd() *cobra.Command {
 			}
 			log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 			cfg.Log = log
+			warnUnused(log, cfg)
 			// Catch signals before serving, so a signal that arrives right
 			// after the endpoint is announced still shuts down gracefully.
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -95,7 +99,9 @@ func serveCmd() *cobra.Command {
 	return cmd
 }
 
-// loadConfig merges flags, environment and the optional configuration file.
+// loadConfig merges flags, environment and the optional configuration file,
+// and refuses values it cannot read exactly (a typo must not silently fall
+// back to a default, e.g. to durable storage when in-memory was asked for).
 func loadConfig(v *viper.Viper, flags *pflag.FlagSet) (server.Config, error) {
 	if err := v.BindPFlags(flags); err != nil {
 		return server.Config{}, err
@@ -104,28 +110,114 @@ func loadConfig(v *viper.Viper, flags *pflag.FlagSet) (server.Config, error) {
 	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_"))
 	v.AutomaticEnv()
 	if path := v.GetString("config"); path != "" {
+		if err := checkConfigFile(path, flags); err != nil {
+			return server.Config{}, err
+		}
 		v.SetConfigFile(path)
 		if err := v.ReadInConfig(); err != nil {
 			return server.Config{}, fmt.Errorf("read configuration file: %w", err)
 		}
 	}
-	return server.Config{
+	var errs []string
+	getBool := func(key string) bool {
+		b, err := cast.ToBoolE(v.Get(key))
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("%s: %v is not true or false", key, v.Get(key)))
+		}
+		return b
+	}
+	getDuration := func(key string) time.Duration {
+		switch raw := v.Get(key).(type) {
+		case time.Duration:
+			return raw
+		case string:
+			d, err := time.ParseDuration(raw)
+			if err != nil {
+				errs = append(errs, fmt.Sprintf("%s: %q is not a duration such as 500ms, 2s or 1m", key, raw))
+			}
+			return d
+		default:
+			errs = append(errs, fmt.Sprintf("%s: %v is not a duration with a unit, such as 500ms, 2s or 1m", key, raw))
+			return 0
+		}
+	}
+	getInt := func(key string) int {
+		n, err := cast.ToIntE(v.Get(key))
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("%s: %v is not a whole number", key, v.Get(key)))
+		}
+		return n
+	}
+	cfg := server.Config{
 		Listen:         v.GetString("listen"),
 		Storage:        v.GetString("storage"),
 		DataDir:        v.GetString("data-dir"),
-		InMemory:       v.GetBool("in-memory"),
+		InMemory:       getBool("in-memory"),
 		PostgresDSN:    v.GetString("postgres-dsn"),
 		PostgresSchema: v.GetString("postgres-schema"),
 
 		CassandraHosts:             v.GetString("cassandra-hosts"),
 		CassandraKeyspacePrefix:    v.GetString("cassandra-keyspace-prefix"),
-		CassandraReplicationFactor: v.GetInt("cassandra-replication-factor"),
+		CassandraReplicationFactor: getInt("cassandra-replication-factor"),
 		CassandraDatacenter:        v.GetString("cassandra-datacenter"),
 		Region:                     v.GetString("region"),
 		AccountID:                  v.GetString("account-id"),
-		StatusDelay:                v.GetDuration("status-delay"),
-		TTLInterval:                v.GetDuration("ttl-interval"),
-	}, nil
+		StatusDelay:                getDuration("status-delay"),
+		TTLInterval:                getDuration("ttl-interval"),
+	}
+	switch cfg.Storage {
+	case "sqlite", "postgres", "cassandra":
+	default:
+		errs = append(errs, fmt.Sprintf("storage: %q is not sqlite, postgres or cassandra", cfg.Storage))
+	}
+	if !accountIDPattern.MatchString(cfg.AccountID) {
+		errs = append(errs, fmt.Sprintf("account-id: %q is not 12 digits", cfg.AccountID))
+	}
+	if cfg.StatusDelay < 0 {
+		errs = append(errs, "status-delay: must not be negative")
+	}
+	if cfg.TTLInterval < 100*time.Millisecond && !strings.Contains(strings.Join(errs, "\n"), "ttl-interval") {
+		errs = append(errs, fmt.Sprintf("ttl-interval: %v is shorter than the minimum of 100ms", cfg.TTLInterval))
+	}
+	if cfg.CassandraReplicationFactor < 1 {
+		errs = append(errs, "cassandra-replication-factor: must be at least 1")
+	}
+	if len(errs) > 0 {
+		return server.Config{}, fmt.Errorf("invalid configuration:\n  %s", strings.Join(errs, "\n  "))
+	}
+	return cfg, nil
+}
+
+var accountIDPattern = regexp.MustCompile(`^[0-9]{12}$`)
+
+// checkConfigFile refuses a configuration file with keys that name no flag.
+func checkConfigFile(path string, flags *pflag.FlagSet) error {
+	f := viper.New()
+	f.SetConfigFile(path)
+	if err := f.ReadInConfig(); err != nil {
+		return fmt.Errorf("read configuration file: %w", err)
+	}
+	var unknown []string
+	for _, k := range f.AllKeys() {
+		if k == "config" || flags.Lookup(k) == nil {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		return fmt.Errorf("configuration file %s: unknown keys %s (keys are named like the flags of extenddb serve --help)", path, strings.Join(unknown, ", "))
+	}
+	return nil
+}
+
+// warnUnused logs settings that the chosen storage ignores, such as a
+// PostgreSQL DSN while serving from SQLite.
+func warnUnused(log *slog.Logger, cfg server.Config) {
+	if cfg.Storage != "postgres" && cfg.PostgresDSN != "" {
+		log.Warn("postgres-dsn is set but storage is " + cfg.Storage + "; add --storage postgres to use PostgreSQL")
+	}
+	if cfg.Storage != "cassandra" && cfg.CassandraHosts != "" {
+		log.Warn("cassandra-hosts is set but storage is " + cfg.Storage + "; add --storage cassandra to use Cassandra")
+	}
 }
 
 func storageName(cfg server.Config) string {
