@@ -1,0 +1,616 @@
+// Package loadgen is a lean closed-loop HTTP load generator for DynamoDB API
+// endpoints. It measures the server rather than the client: requests are
+// pre-built JSON bodies in which only fixed-width key digits change, sent over
+// a fixed pool of keep-alive connections with a static, unverified signature
+// (AWS SigV4 in shape only), so the client costs a few microseconds of CPU per
+// request instead of the SDK's signing, middleware and (de)serialization.
+//
+// Servers that verify signatures (DynamoDB itself) reject these requests; the
+// tool is for local implementations such as extenddb and dynalite.
+package loadgen
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Operations the generator can run.
+const (
+	OpPutItem    = "PutItem"
+	OpGetItem    = "GetItem"
+	OpQuery      = "Query"
+	OpUpdateItem = "UpdateItem"
+)
+
+// Ops lists the supported operations.
+var Ops = []string{OpPutItem, OpGetItem, OpQuery, OpUpdateItem}
+
+// ItemsPerPartition is how many preloaded items share a partition key; Query
+// reads one whole partition.
+const ItemsPerPartition = 10
+
+// maxErrorRate aborts a run when more than this fraction of requests failed.
+const maxErrorRate = 0.01
+
+// minForAbort is how many requests must have completed before the error rate
+// is judged during a run.
+const minForAbort = 100
+
+// Config describes one run.
+type Config struct {
+	Endpoint    string        // e.g. http://127.0.0.1:8000
+	Op          string        // one of Ops
+	Table       string        // table name
+	Duration    time.Duration // measured period
+	Warmup      time.Duration // unmeasured period before it (0: none)
+	Concurrency int           // closed-loop workers, one connection each
+	Items       int           // preloaded items that reads and updates address
+	ServerPID   int           // if > 0: report this process's CPU time per op (Linux)
+}
+
+// Result is the outcome of a run.
+type Result struct {
+	Op          string
+	Concurrency int
+	Elapsed     time.Duration // measured wall-clock time
+	Ops         int64         // successful requests in the measured period
+	Errors      int64         // failed requests (non-200 or transport error)
+	P50, P99    time.Duration // latency of successful requests
+	Max         time.Duration
+	ServerCPU   time.Duration // server CPU time in the measured period; -1 if unknown
+	ClientCPU   time.Duration // this process's CPU time in the measured period; -1 if unknown
+	FirstError  string        // description of the first failure, if any
+}
+
+// OpsPerSec is successful requests per second of the measured period.
+func (r Result) OpsPerSec() float64 {
+	if r.Elapsed <= 0 {
+		return 0
+	}
+	return float64(r.Ops) / r.Elapsed.Seconds()
+}
+
+// ServerCPUPerOp is the server's CPU time per request, or -1 if unknown.
+func (r Result) ServerCPUPerOp() time.Duration {
+	total := r.Ops + r.Errors
+	if r.ServerCPU < 0 || total == 0 {
+		return -1
+	}
+	return r.ServerCPU / time.Duration(total)
+}
+
+// ClientCPUPerOp is the generator's own CPU time per request, or -1 if
+// unknown. It includes an in-process server's, if any.
+func (r Result) ClientCPUPerOp() time.Duration {
+	total := r.Ops + r.Errors
+	if r.ClientCPU < 0 || total == 0 {
+		return -1
+	}
+	return r.ClientCPU / time.Duration(total)
+}
+
+// String is one line of key=value pairs, easy to read and to parse.
+func (r Result) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "op=%s concurrency=%d duration=%.2fs ops=%d ops/s=%.1f p50=%s p99=%s max=%s errors=%d",
+		r.Op, r.Concurrency, r.Elapsed.Seconds(), r.Ops, r.OpsPerSec(),
+		fmtDur(r.P50), fmtDur(r.P99), fmtDur(r.Max), r.Errors)
+	if c := r.ServerCPUPerOp(); c >= 0 {
+		fmt.Fprintf(&b, " server-cpu-us/op=%.1f", float64(c)/float64(time.Microsecond))
+	}
+	if c := r.ClientCPUPerOp(); c >= 0 {
+		fmt.Fprintf(&b, " client-cpu-us/op=%.1f", float64(c)/float64(time.Microsecond))
+	}
+	return b.String()
+}
+
+func fmtDur(d time.Duration) string {
+	return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 3, 64) + "ms"
+}
+
+// Client sends raw DynamoDB API requests to one endpoint.
+type Client struct {
+	endpoint string
+	http     *http.Client
+	date     string
+	auth     string
+}
+
+// NewClient returns a client with up to conns keep-alive connections.
+func NewClient(endpoint string, conns int) *Client {
+	if conns < 1 {
+		conns = 1
+	}
+	tr := &http.Transport{
+		DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:        conns,
+		MaxIdleConnsPerHost: conns,
+		MaxConnsPerHost:     conns,
+		IdleConnTimeout:     90 * time.Second,
+		DisableCompression:  true,
+	}
+	now := time.Now().UTC()
+	return &Client{
+		endpoint: strings.TrimRight(endpoint, "/") + "/",
+		http:     &http.Client{Transport: tr, Timeout: 60 * time.Second},
+		date:     now.Format("20060102T150405Z"),
+		auth: "AWS4-HMAC-SHA256 Credential=load/" + now.Format("20060102") +
+			"/us-east-1/dynamodb/aws4_request, SignedHeaders=content-type;host;x-amz-date;x-amz-target, Signature=" +
+			strings.Repeat("0", 64),
+	}
+}
+
+// Close releases idle connections.
+func (c *Client) Close() { c.http.CloseIdleConnections() }
+
+func (c *Client) header(op string) http.Header {
+	return http.Header{
+		"Content-Type":  {"application/x-amz-json-1.0"},
+		"X-Amz-Target":  {"DynamoDB_20120810." + op},
+		"X-Amz-Date":    {c.date},
+		"Authorization": {c.auth},
+	}
+}
+
+// StatusError is a non-200 answer.
+type StatusError struct {
+	Status int
+	Body   string
+}
+
+func (e *StatusError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.Status, e.Body) }
+
+// do sends one request and returns the response body of a 200 answer.
+func (c *Client) do(ctx context.Context, hdr http.Header, body []byte, keep bool) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header = hdr
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return nil, &StatusError{Status: resp.StatusCode, Body: strings.TrimSpace(string(msg))}
+	}
+	if keep {
+		return io.ReadAll(resp.Body)
+	}
+	_, err = io.Copy(io.Discard, resp.Body)
+	return nil, err
+}
+
+// Call sends one operation with a JSON body and returns the answer's body.
+func (c *Client) Call(ctx context.Context, op, body string) ([]byte, error) {
+	return c.do(ctx, c.header(op), []byte(body), true)
+}
+
+// Setup creates the table (string hash key "pk", string range key "sk",
+// on-demand) unless it exists, waits until it is ACTIVE and writes items
+// items with PutItem, conns at a time. Item i has pk PartitionKey(i/10) and
+// sk SortKey(i%10).
+func Setup(ctx context.Context, c *Client, table string, items, conns int) error {
+	create := `{"TableName":` + strconv.Quote(table) + `,` +
+		`"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"},{"AttributeName":"sk","AttributeType":"S"}],` +
+		`"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"},{"AttributeName":"sk","KeyType":"RANGE"}],` +
+		`"BillingMode":"PAY_PER_REQUEST"}`
+	if _, err := c.Call(ctx, "CreateTable", create); err != nil {
+		var se *StatusError
+		if !errors.As(err, &se) || !strings.Contains(se.Body, "ResourceInUseException") {
+			return fmt.Errorf("CreateTable %s: %w", table, err)
+		}
+	}
+	if err := WaitActive(ctx, c, table, 60*time.Second); err != nil {
+		return err
+	}
+	if items <= 0 {
+		return nil
+	}
+	if conns < 1 {
+		conns = 1
+	}
+	var next atomic.Int64
+	errc := make(chan error, conns)
+	for w := 0; w < conns; w++ {
+		go func() {
+			b := newBodies(table, "")
+			body := b.put.clone()
+			hdr := c.header(OpPutItem)
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= items {
+					errc <- nil
+					return
+				}
+				body.set(0, i/ItemsPerPartition)
+				body.set(1, i%ItemsPerPartition)
+				if _, err := c.do(ctx, hdr, body.buf, false); err != nil {
+					next.Store(int64(items)) // stop the others
+					errc <- fmt.Errorf("preload item %d: %w", i, err)
+					return
+				}
+			}
+		}()
+	}
+	var first error
+	for w := 0; w < conns; w++ {
+		if err := <-errc; err != nil && first == nil {
+			first = err
+		}
+	}
+	if first != nil {
+		return first
+	}
+	// The last item must be readable.
+	last := items - 1
+	out, err := c.Call(ctx, OpGetItem, `{"TableName":`+strconv.Quote(table)+`,"ConsistentRead":true,"Key":{"pk":{"S":"`+
+		PartitionKey(last/ItemsPerPartition)+`"},"sk":{"S":"`+SortKey(last%ItemsPerPartition)+`"}}}`)
+	if err != nil {
+		return fmt.Errorf("read back item %d: %w", last, err)
+	}
+	if !strings.Contains(string(out), `"Item"`) {
+		return fmt.Errorf("read back item %d: not found after preload", last)
+	}
+	return nil
+}
+
+// WaitActive polls DescribeTable until the table is ACTIVE.
+func WaitActive(ctx context.Context, c *Client, table string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		out, err := c.Call(ctx, "DescribeTable", `{"TableName":`+strconv.Quote(table)+`}`)
+		if err != nil {
+			return fmt.Errorf("DescribeTable %s: %w", table, err)
+		}
+		if strings.Contains(string(out), `"TableStatus":"ACTIVE"`) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("table %s not ACTIVE after %s", table, timeout)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// Key digits are fixed-width so that a pre-built body can take a new key by
+// overwriting digits in place.
+const (
+	pkDigits  = 9
+	skDigits  = 3
+	putDigits = 12
+)
+
+// PartitionKey is the pk of preloaded partition p.
+func PartitionKey(p int) string { return "p" + pad(p, pkDigits) }
+
+// SortKey is the sk of the j-th item of a preloaded partition.
+func SortKey(j int) string { return "s" + pad(j, skDigits) }
+
+func pad(n, width int) string {
+	s := strconv.Itoa(n)
+	if len(s) < width {
+		s = strings.Repeat("0", width-len(s)) + s
+	}
+	return s
+}
+
+// template is a request body with numbered fixed-width digit fields.
+type template struct {
+	buf    []byte
+	fields []field
+}
+
+type field struct{ off, width int }
+
+// newTemplate builds a body from parts separated by digit fields:
+// parts[0] field0 parts[1] field1 ... parts[n].
+func newTemplate(widths []int, parts ...string) template {
+	var t template
+	for i, p := range parts {
+		t.buf = append(t.buf, p...)
+		if i < len(widths) {
+			t.fields = append(t.fields, field{off: len(t.buf), width: widths[i]})
+			t.buf = append(t.buf, strings.Repeat("0", widths[i])...)
+		}
+	}
+	return t
+}
+
+func (t template) clone() template {
+	return template{buf: slices.Clone(t.buf), fields: t.fields}
+}
+
+// set writes n (mod 10^width) into field i.
+func (t template) set(i, n int) {
+	f := t.fields[i]
+	for k := f.off + f.width - 1; k >= f.off; k-- {
+		t.buf[k] = byte('0' + n%10)
+		n /= 10
+	}
+}
+
+// bodies holds one template per operation.
+type bodies struct {
+	put, get, query, update template
+}
+
+// payload is the non-key part of a written item: about 200 bytes in a string,
+// numbers, a boolean and a string set, a typical small record.
+var payload = `"data":{"S":"` + strings.Repeat("x", 200) + `"},"count":{"N":"12345.678"},"active":{"BOOL":true},` +
+	`"labels":{"SS":["alpha","beta","gamma"]},"version":{"N":"1"}`
+
+// newBodies builds the templates for table. run distinguishes the fresh keys
+// of PutItem between runs; "" writes preloaded keys (pk p..., sk s...).
+func newBodies(table, run string) bodies {
+	t := strconv.Quote(table)
+	var b bodies
+	if run == "" {
+		b.put = newTemplate([]int{pkDigits, skDigits},
+			`{"TableName":`+t+`,"Item":{"pk":{"S":"p`, `"},"sk":{"S":"s`, `"},`+payload+`}}`)
+	} else {
+		// Field 0: worker, field 1: sequence number.
+		b.put = newTemplate([]int{4, putDigits},
+			`{"TableName":`+t+`,"Item":{"pk":{"S":"w`+run+`-`, `-`, `"},"sk":{"S":"s000"},`+payload+`}}`)
+	}
+	b.get = newTemplate([]int{pkDigits, skDigits},
+		`{"TableName":`+t+`,"Key":{"pk":{"S":"p`, `"},"sk":{"S":"s`, `"}}}`)
+	b.query = newTemplate([]int{pkDigits},
+		`{"TableName":`+t+`,"KeyConditionExpression":"pk = :pk","ExpressionAttributeValues":{":pk":{"S":"p`, `"}}}`)
+	b.update = newTemplate([]int{pkDigits, skDigits},
+		`{"TableName":`+t+`,"Key":{"pk":{"S":"p`, `"},"sk":{"S":"s`, `"}},`+
+			`"UpdateExpression":"SET #c = :c ADD hits :one",`+
+			`"ExpressionAttributeNames":{"#c":"count"},`+
+			`"ExpressionAttributeValues":{":c":{"N":"42.5"},":one":{"N":"1"}}}`)
+	return b
+}
+
+// Run runs cfg.Op closed-loop: each of cfg.Concurrency workers sends a
+// request, waits for the answer, and sends the next, for cfg.Warmup
+// (unmeasured) and then cfg.Duration. It fails if the table is not there or
+// more than 1% of requests fail.
+func Run(ctx context.Context, cfg Config) (Result, error) {
+	if !slices.Contains(Ops, cfg.Op) {
+		return Result{}, fmt.Errorf("unknown operation %q (want one of %s)", cfg.Op, strings.Join(Ops, ", "))
+	}
+	if cfg.Concurrency < 1 {
+		return Result{}, errors.New("concurrency must be at least 1")
+	}
+	if cfg.Duration <= 0 {
+		return Result{}, errors.New("duration must be positive")
+	}
+	if cfg.Op != OpPutItem && cfg.Items < 1 {
+		return Result{}, fmt.Errorf("%s needs preloaded items (--items > 0)", cfg.Op)
+	}
+	c := NewClient(cfg.Endpoint, cfg.Concurrency)
+	defer c.Close()
+	if err := WaitActive(ctx, c, cfg.Table, 10*time.Second); err != nil {
+		return Result{}, err
+	}
+
+	run := strconv.FormatInt(time.Now().UnixNano()%1e12, 36)
+	tmpl := newBodies(cfg.Table, run)
+	partitions := (cfg.Items + ItemsPerPartition - 1) / ItemsPerPartition
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		measuring atomic.Bool
+		done      atomic.Bool
+		okCount   atomic.Int64
+		errCount  atomic.Int64
+		firstErr  atomic.Pointer[string]
+		lats      = make([][]int64, cfg.Concurrency)
+		wg        sync.WaitGroup
+	)
+	if cfg.Warmup <= 0 {
+		measuring.Store(true)
+	}
+	for w := 0; w < cfg.Concurrency; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(w), uint64(time.Now().UnixNano())))
+			var body template
+			switch cfg.Op {
+			case OpPutItem:
+				body = tmpl.put.clone()
+				body.set(0, w)
+			case OpGetItem:
+				body = tmpl.get.clone()
+			case OpQuery:
+				body = tmpl.query.clone()
+			case OpUpdateItem:
+				body = tmpl.update.clone()
+			}
+			hdr := c.header(cfg.Op)
+			lat := make([]int64, 0, 1<<14)
+			for seq := 0; !done.Load(); seq++ {
+				switch cfg.Op {
+				case OpPutItem:
+					body.set(1, seq)
+				case OpQuery:
+					body.set(0, rng.IntN(partitions))
+				default:
+					i := rng.IntN(cfg.Items)
+					body.set(0, i/ItemsPerPartition)
+					body.set(1, i%ItemsPerPartition)
+				}
+				start := time.Now()
+				_, err := c.do(ctx, hdr, body.buf, false)
+				d := time.Since(start)
+				if done.Load() && err != nil && ctx.Err() != nil {
+					break // cut off at the end of the run
+				}
+				if !measuring.Load() {
+					continue
+				}
+				if err != nil {
+					errCount.Add(1)
+					msg := err.Error()
+					firstErr.CompareAndSwap(nil, &msg)
+					continue
+				}
+				okCount.Add(1)
+				lat = append(lat, int64(d))
+			}
+			lats[w] = lat
+		}()
+	}
+
+	var abort error
+	wait := func(d time.Duration, check bool) {
+		end := time.Now().Add(d)
+		for abort == nil {
+			left := time.Until(end)
+			if left <= 0 {
+				return
+			}
+			select {
+			case <-ctx.Done():
+				abort = ctx.Err()
+				return
+			case <-time.After(min(left, 100*time.Millisecond)):
+			}
+			if check {
+				ok, bad := okCount.Load(), errCount.Load()
+				if n := ok + bad; n >= minForAbort && float64(bad) > maxErrorRate*float64(n) {
+					abort = errorRate(ok, bad, firstErr.Load())
+				}
+			}
+		}
+	}
+	if cfg.Warmup > 0 {
+		wait(cfg.Warmup, false)
+		measuring.Store(true)
+	}
+	cpu0, cpuOK := ProcessCPU(cfg.ServerPID)
+	self0, selfOK := ProcessCPU(os.Getpid())
+	start := time.Now()
+	wait(cfg.Duration, true)
+	// Stop counting first, then let in-flight requests finish.
+	measuring.Store(false)
+	elapsed := time.Since(start)
+	cpu1, cpuOK1 := ProcessCPU(cfg.ServerPID)
+	self1, selfOK1 := ProcessCPU(os.Getpid())
+	done.Store(true)
+	finished := make(chan struct{})
+	go func() { wg.Wait(); close(finished) }()
+	select {
+	case <-finished:
+	case <-time.After(5 * time.Second):
+		cancel()
+		<-finished
+	}
+
+	res := Result{
+		Op:          cfg.Op,
+		Concurrency: cfg.Concurrency,
+		Elapsed:     elapsed,
+		Ops:         okCount.Load(),
+		Errors:      errCount.Load(),
+		ServerCPU:   -1,
+		ClientCPU:   -1,
+	}
+	if p := firstErr.Load(); p != nil {
+		res.FirstError = *p
+	}
+	if cpuOK && cpuOK1 {
+		res.ServerCPU = cpu1 - cpu0
+	}
+	if selfOK && selfOK1 {
+		res.ClientCPU = self1 - self0
+	}
+	var all []int64
+	for _, l := range lats {
+		all = append(all, l...)
+	}
+	slices.Sort(all)
+	res.P50 = time.Duration(Percentile(all, 0.50))
+	res.P99 = time.Duration(Percentile(all, 0.99))
+	if len(all) > 0 {
+		res.Max = time.Duration(all[len(all)-1])
+	}
+	if abort != nil {
+		return res, abort
+	}
+	if n := res.Ops + res.Errors; n > 0 && float64(res.Errors) > maxErrorRate*float64(n) {
+		return res, errorRate(res.Ops, res.Errors, firstErr.Load())
+	}
+	if res.Ops == 0 {
+		return res, errors.New("no request completed")
+	}
+	return res, nil
+}
+
+func errorRate(ok, bad int64, first *string) error {
+	msg := ""
+	if first != nil {
+		msg = "; first: " + *first
+	}
+	return fmt.Errorf("aborted: %d of %d requests failed (more than 1%%)%s", bad, ok+bad, msg)
+}
+
+// Percentile returns the q-quantile (0..1) of sorted values by the
+// nearest-rank method, or 0 for none.
+func Percentile(sorted []int64, q float64) int64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	rank := int(q*float64(len(sorted))+0.999999999) - 1
+	rank = max(0, min(rank, len(sorted)-1))
+	return sorted[rank]
+}
+
+// ProcessCPU returns the user + system CPU time process pid has used, from
+// /proc/PID/stat (Linux). ok is false for pid <= 0 or when it cannot be read.
+func ProcessCPU(pid int) (d time.Duration, ok bool) {
+	if pid <= 0 {
+		return 0, false
+	}
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	return parseStatCPU(string(stat))
+}
+
+// parseStatCPU reads utime and stime (fields 14 and 15, in clock ticks of
+// USER_HZ = 100 on Linux) from a /proc/PID/stat line. The command name,
+// field 2, is parenthesised and may hold spaces and parentheses.
+func parseStatCPU(stat string) (time.Duration, bool) {
+	i := strings.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(stat[i+1:])
+	if len(f) < 13 {
+		return 0, false
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	return time.Duration(utime+stime) * 10 * time.Millisecond, true
+}
