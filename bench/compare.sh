@@ -7,6 +7,14 @@
 #   bench/compare.sh                       # 5 rounds of 2 s per benchmark
 #   ROUNDS=9 BENCHTIME=5s bench/compare.sh
 #   bench/compare.sh --summarize DIR...    # tables for earlier raw results
+#   bench/compare.sh --load                # `extenddb load` instead of the SDK
+#   bench/compare.sh --load-summarize DIR... # tables for earlier --load results
+#
+# --load measures with `extenddb load` (internal/loadgen), a lean raw-HTTP
+# client that costs far less CPU per request than the SDK, so the servers'
+# differences are not hidden by the client's cost. Each round runs every
+# operation (OPS) at every concurrency (CONCURRENCY) against every target in
+# turn for DURATION after WARMUP; the tables show medians over rounds.
 #
 # All servers run side by side for the whole session, idle except the one
 # under test. Each round runs every benchmark against every target in turn,
@@ -21,6 +29,12 @@
 #   DYNALITE      dynalite version (default 4.0.0)
 #   OUT           directory for raw results (default: a new temp directory)
 #   TARGETS       subset of: extenddb-disk extenddb-mem dynalite-mem dynalite-disk
+#   --load only:
+#   DURATION      measured period per run (default 10s)
+#   WARMUP        unmeasured period before it (default 1s)
+#   CONCURRENCY   concurrency levels (default "1 16")
+#   OPS           operations (default "PutItem GetItem Query UpdateItem")
+#   ITEMS         items preloaded per target (default 10000)
 #
 # Needs go, node and npm. Everything listens on 127.0.0.1 only.
 set -euo pipefail
@@ -32,6 +46,11 @@ PEER_DIR=${PEER_DIR:-/tmp/extenddb-peer}
 DYNALITE=${DYNALITE:-4.0.0}
 OUT=${OUT:-}
 TARGETS=${TARGETS:-extenddb-disk extenddb-mem dynalite-mem dynalite-disk}
+DURATION=${DURATION:-10s}
+WARMUP=${WARMUP:-1s}
+CONCURRENCY=${CONCURRENCY:-1 16}
+OPS=${OPS:-PutItem GetItem Query UpdateItem}
+ITEMS=${ITEMS:-10000}
 
 # Median of a metric per benchmark and target.
 median() { sort -g | awk '{v[NR]=$1} END {if (NR == 0) print ""; else if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
@@ -66,6 +85,70 @@ summary() {
 	table ops/s "Throughput, ops/s (median of $rounds rounds; ratio > 1: extenddb faster)"
 	table server-cpu-us/op "Server CPU time per operation, µs (median of $rounds rounds; ratio < 1: extenddb cheaper)"
 }
+
+# Load mode: raw results are lines of `extenddb load` output, one file per
+# target; the median of a key over the lines of one op and concurrency.
+lmetric() { # FILE OP CONC KEY -> median
+	[[ -f "$1" ]] || return 0
+	awk -v op="op=$2" -v c="concurrency=$3" -v k="$4=" '$1 == op && $2 == c { for (i = 3; i <= NF; i++) if (index($i, k) == 1) print substr($i, length(k) + 1) }' "$1" | median
+}
+
+ltable() { # KEY TITLE
+	local cols=() hdr="| operation | clients |" sep="|---|---:|" t
+	for t in extenddb-disk extenddb-mem dynalite-mem dynalite-disk; do
+		[[ -f "$OUT/load-$t.txt" ]] && cols+=("$t")
+	done
+	for t in "${cols[@]}"; do hdr+=" $t |"; sep+="---:|"; done
+	local pairs=("extenddb-disk dynalite-mem" "extenddb-mem dynalite-mem" "extenddb-disk dynalite-disk")
+	local p a b
+	for p in "${pairs[@]}"; do
+		read -r a b <<<"$p"
+		[[ -f "$OUT/load-$a.txt" && -f "$OUT/load-$b.txt" ]] && { hdr+=" $a / $b |"; sep+="---:|"; }
+	done
+	echo "$2"
+	echo
+	echo "$hdr"
+	echo "$sep"
+	local op c row
+	declare -A v=()
+	for op in $OPS; do
+		for c in $CONCURRENCY; do
+			row="| $op | $c |"
+			for t in "${cols[@]}"; do
+				v[$t]=$(lmetric "$OUT/load-$t.txt" "$op" "$c" "$1")
+				row+=" $(num "${v[$t]}") |"
+			done
+			for p in "${pairs[@]}"; do
+				read -r a b <<<"$p"
+				[[ -f "$OUT/load-$a.txt" && -f "$OUT/load-$b.txt" ]] && row+=" $(ratio "${v[$a]}" "${v[$b]}") |"
+			done
+			echo "$row"
+		done
+	done
+	echo
+}
+
+lsummary() {
+	local rounds=0
+	if [[ -f "$OUT/load.txt" ]]; then rounds=$(wc -l <"$OUT/load.txt"); fi
+	ltable ops/s "Throughput with \`extenddb load\`, ops/s (median of $rounds rounds; ratio > 1: extenddb faster)"
+	ltable server-cpu-us/op "Server CPU time per operation, µs (median of $rounds rounds; ratio < 1: extenddb cheaper)"
+}
+
+# --load-summarize DIR...: the load tables for earlier --load results.
+if [[ ${1:-} == --load-summarize ]]; then
+	shift
+	OUT=$(mktemp -d -t extenddb-compare-summary.XXXXXX)
+	trap 'rm -rf "$OUT"' EXIT
+	for dir in "$@"; do
+		for f in "$dir"/*.txt; do cat "$f" >>"$OUT/$(basename "$f")"; done
+	done
+	lsummary
+	exit 0
+fi
+
+LOAD=""
+if [[ ${1:-} == --load ]]; then LOAD=1; fi
 
 # --summarize DIR...: print the tables for earlier runs' raw results (several
 # directories are pooled) and exit.
@@ -157,7 +240,11 @@ log "== machine"
 	echo "go: $(go version)"
 	echo "node: $(node --version)"
 	echo "dynalite: $DYNALITE"
-	echo "rounds: $ROUNDS, benchtime: $BENCHTIME, parallel clients: $((PARALLELISM * $(nproc)))"
+	if [[ -n "$LOAD" ]]; then
+		echo "mode: extenddb load; rounds: $ROUNDS, duration: $DURATION, warmup: $WARMUP, concurrency: $CONCURRENCY, items: $ITEMS"
+	else
+		echo "rounds: $ROUNDS, benchtime: $BENCHTIME, parallel clients: $((PARALLELISM * $(nproc)))"
+	fi
 } | tee "$OUT/machine.txt" >&2
 
 if [[ " $TARGETS " == *" dynalite-"* && ! -x "$PEER_DIR/node_modules/.bin/dynalite" ]]; then
@@ -167,7 +254,7 @@ if [[ " $TARGETS " == *" dynalite-"* && ! -x "$PEER_DIR/node_modules/.bin/dynali
 fi
 
 log "== building"
-(cd "$repo" && go build -o "$work/extenddb" ./cmd/extenddb && go test -c -o "$work/bench.test" ./bench)
+(cd "$repo" && go build -o "$work/extenddb" ./cmd/extenddb && { [[ -n "$LOAD" ]] || go test -c -o "$work/bench.test" ./bench; })
 
 for target in $TARGETS; do
 	start_target "$target"
@@ -175,6 +262,31 @@ for target in $TARGETS; do
 	endpoints[$target]=$endpoint
 	log "started $target at $endpoint (pid $server_pid)"
 done
+
+if [[ -n "$LOAD" ]]; then
+	for target in $TARGETS; do
+		log "-- setup $target"
+		"$work/extenddb" load --endpoint "${endpoints[$target]}" --table load --setup --items "$ITEMS" >&2
+	done
+	for round in $(seq 1 "$ROUNDS"); do
+		log "== round $round/$ROUNDS, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+		echo "round $round: load average $(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/load.txt"
+		for op in $OPS; do
+			for c in $CONCURRENCY; do
+				for target in $TARGETS; do
+					"$work/extenddb" load --endpoint "${endpoints[$target]}" --table load --items "$ITEMS" \
+						--op "$op" --concurrency "$c" --duration "$DURATION" --warmup "$WARMUP" \
+						--pid "${pids[$target]}" >"$work/last.txt" || { cat "$work/last.txt" >&2; exit 1; }
+					log "$target $(cat "$work/last.txt")"
+					cat "$work/last.txt" >>"$OUT/load-$target.txt"
+				done
+			done
+		done
+	done
+	lsummary | tee "$OUT/summary.md"
+	log "raw results in $OUT"
+	exit 0
+fi
 
 for round in $(seq 1 "$ROUNDS"); do
 	log "== round $round/$ROUNDS, load average $(cut -d' ' -f1-3 /proc/loadavg)"

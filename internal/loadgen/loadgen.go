@@ -2,8 +2,9 @@
 // endpoints. It measures the server rather than the client: requests are
 // pre-built JSON bodies in which only fixed-width key digits change, sent over
 // a fixed pool of keep-alive connections with a static, unverified signature
-// (AWS SigV4 in shape only), so the client costs a few microseconds of CPU per
-// request instead of the SDK's signing, middleware and (de)serialization.
+// (AWS SigV4 in shape only), so the client spends its CPU on little more than
+// loopback HTTP instead of the SDK's signing, middleware and
+// (de)serialization.
 //
 // Servers that verify signatures (DynamoDB itself) reject these requests; the
 // tool is for local implementations such as extenddb and dynalite.
