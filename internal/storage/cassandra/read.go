@@ -60,19 +60,6 @@ func tighter(a, b *bound, lower bool) *bound {
 	}
 }
 
-// succ returns the smallest byte string greater than every string with
-// prefix p, or nil when there is none (p is all 0xFF).
-func succ(p []byte) []byte {
-	s := bytes.Clone(p)
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i] != 0xFF {
-			s[i]++
-			return s[:i+1]
-		}
-	}
-	return nil
-}
-
 // condBounds turns a sort-key condition into bounds on the first
 // clustering column.
 func condBounds(c storage.KeyCondition) (lo, hi *bound, err error) {
@@ -100,7 +87,7 @@ func condBounds(c storage.KeyCondition) (lo, hi *bound, err error) {
 		lo, hi = one(0, true), one(1, true)
 	case "BEGINS_WITH":
 		lo = one(0, true)
-		if s := succ(c.Values[0]); s != nil {
+		if s := storage.Successor(c.Values[0]); s != nil {
 			hi = &bound{vals: [][]byte{s}}
 		}
 	default:

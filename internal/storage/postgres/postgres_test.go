@@ -338,10 +338,10 @@ func TestBadIDs(t *testing.T) {
 	if n, err := indexName(strings.ToUpper(uuid.NewString())); err != nil || strings.ContainsAny(n, "-ABCDEF") {
 		t.Fatalf("indexName = %q, %v", n, err)
 	}
-	if s := Successor([]byte{0x01, 0xFF}); !bytes.Equal(s, []byte{0x02}) {
+	if s := storage.Successor([]byte{0x01, 0xFF}); !bytes.Equal(s, []byte{0x02}) {
 		t.Fatalf("Successor = %x", s)
 	}
-	if Successor([]byte{0xFF, 0xFF}) != nil || Successor(nil) != nil {
+	if storage.Successor([]byte{0xFF, 0xFF}) != nil || storage.Successor(nil) != nil {
 		t.Fatal("Successor of all-0xFF must be nil")
 	}
 }

@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -68,7 +67,7 @@ func (b *Backend) Query(ctx context.Context, t *storage.Table, q *storage.QueryR
 	if src.index {
 		skCol = "isk"
 	}
-	lo, hi, err := sortKeyRange(q.SK)
+	lo, hi, err := storage.SortKeyRange(q.SK)
 	if err != nil {
 		return err
 	}
@@ -97,8 +96,8 @@ func (b *Backend) Query(ctx context.Context, t *storage.Table, q *storage.QueryR
 		if !q.Forward {
 			side = &hi
 		}
-		if side.supersededBy(nz(startSK), q.Forward) {
-			*side = bound{}
+		if side.SupersededBy(nz(startSK), q.Forward) {
+			*side = storage.SortBound{}
 		} else {
 			startSQL, startArgs = "", nil
 		}
@@ -106,10 +105,10 @@ func (b *Backend) Query(ctx context.Context, t *storage.Table, q *storage.QueryR
 	var sb strings.Builder
 	args := []any{int64(item.PartitionHash(q.PK)), q.PK}
 	sb.WriteString("SELECT " + src.cols + " FROM " + src.name + " WHERE h = ? AND " + src.pkCol + " = ?")
-	for _, bd := range []bound{lo, hi} {
-		if bd.op != "" {
-			sb.WriteString(" AND " + skCol + " " + bd.op + " ?")
-			args = append(args, bd.v)
+	for _, bd := range []storage.SortBound{lo, hi} {
+		if bd.Op != "" {
+			sb.WriteString(" AND " + skCol + " " + bd.Op + " ?")
+			args = append(args, bd.V)
 		}
 	}
 	sb.WriteString(startSQL)
@@ -216,84 +215,6 @@ func source(t *storage.Table, index string) (rowSource, error) {
 	}
 	name, err := indexName(ix.ID)
 	return rowSource{name: name, index: true, pkCol: "ipk", cols: "ipk, isk, pk, sk, item, size"}, err
-}
-
-// bound is one side of a sort-key range: op is ">", ">=", "<" or "<=",
-// or "" for none.
-type bound struct {
-	op string
-	v  []byte
-}
-
-// supersededBy reports whether a start position whose sort key is startSK
-// makes this bound redundant: every row after (forward) or before
-// (backward) the start already satisfies it. Otherwise the start itself is
-// redundant: every row within the bound lies after (before) it.
-func (bd bound) supersededBy(startSK []byte, forward bool) bool {
-	if bd.op == "" {
-		return true
-	}
-	c := bytes.Compare(startSK, bd.v)
-	if !forward {
-		c = -c
-	}
-	strict := bd.op == ">" || bd.op == "<"
-	return c > 0 || c == 0 && !strict
-}
-
-// sortKeyRange turns a key condition into its lower and upper byte bounds.
-func sortKeyRange(c storage.KeyCondition) (lo, hi bound, err error) {
-	want := 1
-	switch c.Op {
-	case "":
-		return lo, hi, nil
-	case "BETWEEN":
-		want = 2
-	case "EQ", "LT", "LE", "GT", "GE", "BEGINS_WITH":
-	default:
-		return lo, hi, fmt.Errorf("sqlite: unknown key condition %q", c.Op)
-	}
-	if len(c.Values) != want {
-		return lo, hi, fmt.Errorf("sqlite: key condition %s needs %d values, got %d", c.Op, want, len(c.Values))
-	}
-	v := nz(c.Values[0])
-	switch c.Op {
-	case "EQ":
-		return bound{">=", v}, bound{"<=", v}, nil
-	case "LT":
-		return lo, bound{"<", v}, nil
-	case "LE":
-		return lo, bound{"<=", v}, nil
-	case "GT":
-		return bound{">", v}, hi, nil
-	case "GE":
-		return bound{">=", v}, hi, nil
-	case "BETWEEN":
-		return bound{">=", v}, bound{"<=", nz(c.Values[1])}, nil
-	default: // BEGINS_WITH
-		if succ := Successor(v); succ != nil {
-			return bound{">=", v}, bound{"<", succ}, nil
-		}
-		return bound{">=", v}, hi, nil
-	}
-}
-
-// Successor returns the smallest byte string greater than every string
-// with prefix p: p without its trailing 0xFF bytes, last byte plus one. It
-// returns nil when there is none (p empty or all 0xFF): the range is then
-// unbounded above.
-func Successor(p []byte) []byte {
-	i := len(p) - 1
-	for i >= 0 && p[i] == 0xFF {
-		i--
-	}
-	if i < 0 {
-		return nil
-	}
-	s := make([]byte, i+1)
-	copy(s, p[:i+1])
-	s[i]++
-	return s
 }
 
 // visitRows runs a read statement and streams its rows to visit.

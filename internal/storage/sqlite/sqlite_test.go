@@ -217,8 +217,8 @@ func TestSuccessor(t *testing.T) {
 		{[]byte{0xFF, 0xFF}, nil},
 		{nil, nil},
 	} {
-		if got := Successor(c.in); !bytes.Equal(got, c.want) || (got == nil) != (c.want == nil) {
-			t.Errorf("Successor(%x) = %x, want %x", c.in, got, c.want)
+		if got := storage.Successor(c.in); !bytes.Equal(got, c.want) || (got == nil) != (c.want == nil) {
+			t.Errorf("storage.Successor(%x) = %x, want %x", c.in, got, c.want)
 		}
 	}
 }
