@@ -59,3 +59,14 @@ func TestSortBoundSupersededBy(t *testing.T) {
 		t.Error("no bound is always superseded")
 	}
 }
+
+func TestPhysicalName(t *testing.T) {
+	if got, err := PhysicalName("t_", "0A1B-2c3d"); err != nil || got != "t_0a1b2c3d" {
+		t.Errorf("PhysicalName = %q, %v", got, err)
+	}
+	for _, bad := range []string{"", "--", "x1", "t; DROP TABLE t"} {
+		if _, err := PhysicalName("t_", bad); err == nil {
+			t.Errorf("PhysicalName(%q) accepted", bad)
+		}
+	}
+}

@@ -247,26 +247,8 @@ func quoteIdent(s string) string {
 
 // itemsName and indexName are the physical table names of a table and of
 // an index: a prefix and the ID's hex digits (lower case, no dashes).
-func itemsName(id string) (string, error) { return physName("t_", id) }
-func indexName(id string) (string, error) { return physName("i_", id) }
-
-func physName(prefix, id string) (string, error) {
-	var sb strings.Builder
-	sb.WriteString(prefix)
-	for _, c := range strings.ToLower(id) {
-		switch {
-		case c >= '0' && c <= '9', c >= 'a' && c <= 'f':
-			sb.WriteRune(c)
-		case c == '-':
-		default:
-			return "", fmt.Errorf("postgres: ID %q is not a hexadecimal UUID", id)
-		}
-	}
-	if sb.Len() == len(prefix) {
-		return "", fmt.Errorf("postgres: empty ID")
-	}
-	return sb.String(), nil
-}
+func itemsName(id string) (string, error) { return storage.PhysicalName("t_", id) }
+func indexName(id string) (string, error) { return storage.PhysicalName("i_", id) }
 
 // nz returns b, or the empty non-nil slice for nil: a nil []byte binds as
 // NULL, and a missing sort key is stored as the empty bytea.
