@@ -92,6 +92,12 @@ func (e *Engine) Serve(ctx context.Context, r *protocol.Request) (any, error) {
 		return nil, ddberr.UnknownOperation()
 	}
 	out, err := f(e, ctx, r)
+	if err != nil && errors.Is(err, storage.ErrTransactionConflict) {
+		// A single write whose item a transaction held for too long (the
+		// Cassandra backend waits for transactions first).
+		// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_PutItem.html#API_PutItem_Errors
+		return nil, ddberr.TransactionConflict(txConflictMessage)
+	}
 	if err != nil && errors.Is(err, storage.ErrKeyTooLarge) {
 		// Not a DynamoDB limit but this backend's: refuse it as a client
 		// error (nothing was written) rather than a retryable 500. See

@@ -47,6 +47,12 @@ func transactionCanceled(reasons []cancellationReason) error {
 		strings.Join(codes, ", ")).With("CancellationReasons", reasons)
 }
 
+// txConflictMessage is DynamoDB's message for an item another transaction
+// holds, as a TransactionConflict cancellation reason and as a
+// TransactionConflictException.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html#API_TransactWriteItems_Errors
+const txConflictMessage = "Transaction is ongoing for the item"
+
 // cancellationReasons turns the per-mutation errors of a
 // *storage.TransactionError into CancellationReasons. An error that is not a
 // DynamoDB error is a fault of the server and is returned as such.
@@ -55,6 +61,10 @@ func cancellationReasons(te *storage.TransactionError) ([]cancellationReason, er
 	for i, err := range te.Reasons {
 		if err == nil {
 			out[i] = cancellationReason{Code: "None"}
+			continue
+		}
+		if errors.Is(err, storage.ErrTransactionConflict) {
+			out[i] = cancellationReason{Code: "TransactionConflict", Message: txConflictMessage}
 			continue
 		}
 		var de *ddberr.Error

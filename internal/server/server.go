@@ -88,6 +88,9 @@ func Start(cfg Config) (*Server, error) {
 	trimmer := workers.NewStreamTrimmer(store, 0, cfg.Log)
 	// Dead ClientRequestToken records of TransactWriteItems.
 	sweeper := workers.NewTokenSweeper(store, 0, cfg.Log)
+	// Writes that stopped frontends left without their index rows, stream
+	// records and expiry rows (Cassandra).
+	recoverer := workers.NewRecoverer(store, 0, cfg.Log)
 	wctx, stopWorkers := context.WithCancel(context.Background())
 	workersDone := make(chan struct{})
 	go func() {
@@ -96,6 +99,7 @@ func Start(cfg Config) (*Server, error) {
 		wg.Go(func() { ttl.Run(wctx) })
 		wg.Go(func() { trimmer.Run(wctx) })
 		wg.Go(func() { sweeper.Run(wctx) })
+		wg.Go(func() { recoverer.Run(wctx) })
 		indexes.Run(wctx)
 		wg.Wait()
 	}()

@@ -130,6 +130,13 @@ type Table struct {
 	ActiveAt time.Time
 	// Version increases on every catalog change.
 	Version int64
+	// LoadedAt is when this copy was read from the catalog: a backend that
+	// sets it takes the time before issuing the read, so the copy reflects
+	// every catalog change committed before LoadedAt. Zero if unknown. It
+	// is not part of the entry (never stored) and is kept in memory only;
+	// the Cassandra backend uses it to tell how stale a caller's cached
+	// entry may be (docs/adr/0003, Online index builds).
+	LoadedAt time.Time `json:"-"`
 }
 
 // Key is an item's primary key, encoded with item.EncodeKey. SK is nil for a
@@ -292,6 +299,14 @@ const (
 // complete is no longer the token's current claim: it outlived TokenLease
 // and was taken over, released or swept. Nothing was written.
 var ErrTokenLost = errors.New("storage: token claim lost")
+
+// ErrTransactionConflict is the error of a write, and a TransactionError's
+// reason for a mutation, whose item another transaction held for too long
+// (a backend whose transactions mark items, like Cassandra's, waits for
+// them first). The engine reports it as DynamoDB's
+// TransactionConflictException, or the TransactionConflict cancellation
+// reason.
+var ErrTransactionConflict = errors.New("storage: transaction is ongoing for the item")
 
 // TokenRecord is the state of one live ClientRequestToken of an account.
 type TokenRecord struct {

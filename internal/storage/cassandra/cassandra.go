@@ -32,8 +32,6 @@ import (
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
-
-	"github.com/extenddb/extenddb/internal/storage"
 )
 
 // Options configure Open.
@@ -62,6 +60,17 @@ type Options struct {
 	// MaxAttempts bounds the tries of one conditional write that keeps
 	// losing races (default 100).
 	MaxAttempts int
+	// TxTimeout is how old a transaction (TransactWrite) may get before a
+	// writer waiting for one of its items, or Recover, finishes it on its
+	// behalf: a PREPARE is aborted, a COMMITTING one committed (default
+	// 5s). A single write waits up to twice as long for a transaction
+	// before failing with storage.ErrTransactionConflict.
+	TxTimeout time.Duration
+	// FrontendLease is how long this process's liveness lease lasts
+	// (default 15s); it is renewed every third of it. Another process
+	// recovers this one's unfinished writes (Recover) only after the lease
+	// has lapsed. A lower bound of 2s applies.
+	FrontendLease time.Duration
 }
 
 // Backend is a storage.Backend on Cassandra. It is safe for concurrent use.
@@ -70,6 +79,7 @@ type Backend struct {
 	opts        Options
 	catalog     string // catalog keyspace
 	maxAttempts int
+	txTimeout   time.Duration
 
 	lastVersion atomic.Int64 // highest version this process issued
 
@@ -80,12 +90,14 @@ type Backend struct {
 	// commit and its index batch, to widen the window in which index
 	// batches of racing writes overtake each other.
 	beforeIndexes atomic.Pointer[func()]
-	closed        atomic.Bool
-}
+	// txStopAt, when set (by tests), is asked at each stage of a
+	// transaction ("prepared", "committing") whether to stop there as if
+	// the process had died (tx.go).
+	txStopAt atomic.Pointer[func(stage string) bool]
+	closed   atomic.Bool
 
-// ErrTransactionsUnsupported is returned by TransactWrite until the
-// Cassandra backend has transactions.
-var ErrTransactionsUnsupported = errors.New("cassandra: TransactWrite is not supported yet by the Cassandra backend")
+	fe frontend // intents.go: this process's write intents and liveness lease
+}
 
 var prefixRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,23}$`)
 
@@ -110,6 +122,13 @@ func Open(ctx context.Context, o Options) (*Backend, error) {
 	if o.MaxAttempts <= 0 {
 		o.MaxAttempts = 100
 	}
+	if o.TxTimeout <= 0 {
+		o.TxTimeout = 5 * time.Second
+	}
+	if o.FrontendLease <= 0 {
+		o.FrontendLease = 15 * time.Second
+	}
+	o.FrontendLease = max(o.FrontendLease, 2*time.Second)
 	c := gocql.NewCluster(o.Hosts...)
 	if o.Port > 0 {
 		c.Port = o.Port
@@ -131,39 +150,33 @@ func Open(ctx context.Context, o Options) (*Backend, error) {
 		opts:        o,
 		catalog:     o.KeyspacePrefix + "_catalog",
 		maxAttempts: o.MaxAttempts,
+		txTimeout:   o.TxTimeout,
 		keyspaces:   map[string]bool{},
 	}
 	if err := b.migrate(ctx); err != nil {
 		s.Close()
 		return nil, err
 	}
+	// intents.go: register this process as a frontend whose write intents
+	// others recover once its lease lapses.
+	if err := b.startFrontend(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
 	return b, nil
 }
 
-// Close releases the session. Writes still running fail.
+// Close stops renewing this frontend's lease and releases the session.
+// Writes still running fail; those that committed their item without
+// their derived rows are completed by another frontend's Recover once the
+// lease has lapsed.
 func (b *Backend) Close() error {
 	if b.closed.Swap(true) {
 		return nil
 	}
+	b.stopFrontend()
 	b.s.Close()
 	return nil
-}
-
-// PendingFeature reports a feature of the contract this backend does not
-// have yet: it returns why, or "" when the feature is there.
-func (b *Backend) PendingFeature(feature string) string {
-	if feature == "transactions" {
-		return "transactions on Cassandra"
-	}
-	return ""
-}
-
-// TransactWrite is not supported yet: it returns ErrTransactionsUnsupported.
-func (b *Backend) TransactWrite(ctx context.Context, ms []storage.Mutation) error {
-	if b.closed.Load() {
-		return storage.ErrClosed
-	}
-	return ErrTransactionsUnsupported
 }
 
 // replication returns the replication map of new keyspaces.
@@ -242,6 +255,8 @@ func (b *Backend) migrations() []migration {
 				PRIMARY KEY ((account), name))`,
 		}},
 		streamsMigration(k), // streams.go: stream records, expiry rows, leases
+		intentsMigration(k), // intents.go: write intents, frontends
+		txMigration(k),      // tx.go: transaction ledger, ClientRequestTokens
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
@@ -53,6 +54,7 @@ func (b *Backend) ensurePhysical(ctx context.Context, t *storage.Table) error {
 	}
 	stmts := []string{
 		`CREATE TABLE IF NOT EXISTS ` + p.items + ` (pk blob, sk blob, item blob, version bigint, size int, writes blob,
+			txn text, tx_new blob, tx_ver bigint, tx_op int,
 			PRIMARY KEY ((pk), sk))`,
 		`CREATE TABLE IF NOT EXISTS ` + p.dir + ` (ix text, b int, h bigint, pk blob,
 			PRIMARY KEY ((ix, b), h, pk))`,
@@ -96,13 +98,18 @@ func decodeDef(def []byte, version int64) (*storage.Table, error) {
 	return &t, nil
 }
 
-// copyTable returns a deep copy of t.
+// copyTable returns a deep copy of t, loaded when t was.
 func copyTable(t *storage.Table) (*storage.Table, error) {
 	def, err := encodeDef(t)
 	if err != nil {
 		return nil, err
 	}
-	return decodeDef(def, t.Version)
+	cp, err := decodeDef(def, t.Version)
+	if err != nil {
+		return nil, err
+	}
+	cp.LoadedAt = t.LoadedAt
+	return cp, nil
 }
 
 // CreateTable stores t (version 1) with an INSERT IF NOT EXISTS, which
@@ -158,10 +165,12 @@ func (b *Backend) CreateTable(ctx context.Context, t *storage.Table) error {
 	}
 }
 
-// readTable returns the catalog entry of (account, name), or nil.
+// readTable returns the catalog entry of (account, name), or nil. The
+// entry's LoadedAt is the time before the read was issued (see freshEntry).
 func (b *Backend) readTable(ctx context.Context, account, name string, cl gocql.Consistency) (*storage.Table, error) {
 	var def []byte
 	var version int64
+	loadedAt := time.Now()
 	err := b.retry(ctx, func() error {
 		return b.s.Query(`SELECT def, version FROM `+b.catalog+`.tables WHERE account = ? AND name = ?`, account, name).
 			WithContext(ctx).Consistency(cl).Scan(&def, &version)
@@ -172,7 +181,12 @@ func (b *Backend) readTable(ctx context.Context, account, name string, cl gocql.
 	if err != nil {
 		return nil, fmt.Errorf("cassandra: read table %s: %w", name, err)
 	}
-	return decodeDef(def, version)
+	t, err := decodeDef(def, version)
+	if err != nil {
+		return nil, err
+	}
+	t.LoadedAt = loadedAt
+	return t, nil
 }
 
 // GetTable returns a copy of the table's entry or storage.ErrTableNotFound.

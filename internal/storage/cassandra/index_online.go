@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
@@ -27,6 +28,15 @@ import (
 // image, so any later write's batch (a higher version) wins over the copy
 // whatever order they arrive in. The cursor then moves with an LWT fenced
 // on the catalog version.
+//
+// Frontends cache table entries, so a write may still run with an entry
+// from before the index was added, and would then not maintain it. Two
+// rules keep such a write from slipping past a backfill (docs/adr/0003,
+// Online index builds, has the argument): a write's effects are derived
+// from an entry loaded at most entryBudget before a moment after the
+// write committed (freshEntry), and a build copies its first page only
+// backfillGrace (more than entryBudget) after it saw the index in the
+// catalog.
 
 var (
 	_ storage.IndexBuilder    = (*Backend)(nil)
@@ -40,6 +50,78 @@ var beforeCursorUpdate atomic.Pointer[func()]
 
 // backfillWriters bounds the index rows one page writes at once.
 const backfillWriters = 16
+
+// Defaults of the freshness rule (see freshEntry and BackfillIndex). The
+// grace must exceed the budget; the difference is the margin for the
+// clocks of the writer and the builder measuring durations differently.
+const (
+	defaultEntryBudget   = 2 * time.Second
+	defaultBackfillGrace = 3 * time.Second
+)
+
+// freshnessTimes replaces the defaults above; tests set freshness.
+type freshnessTimes struct{ budget, grace time.Duration }
+
+var freshness atomic.Pointer[freshnessTimes]
+
+// freshEntryOff, when set (by tests only), makes freshEntry return the
+// entry it is given: a write behaves as if no freshness rule existed.
+var freshEntryOff atomic.Bool
+
+// entryBudget is how long before a moment after a write's commit the entry
+// its effects are derived from may have been loaded.
+func (b *Backend) entryBudget() time.Duration {
+	if f := freshness.Load(); f != nil {
+		return f.budget
+	}
+	return defaultEntryBudget
+}
+
+// backfillGrace is how long a build waits, after it first sees its index
+// in the catalog, before it reads its first page.
+func (b *Backend) backfillGrace() time.Duration {
+	if f := freshness.Load(); f != nil {
+		return f.grace
+	}
+	return defaultBackfillGrace
+}
+
+// freshEntry returns an entry of t's table from which the effects of a
+// write (index rows, stream record, expiry rows) may be derived: t itself
+// when it was loaded (LoadedAt) at most entryBudget ago, otherwise the
+// entry read again from the catalog at QUORUM. It must be called after
+// the write is known to have committed (its fenced write applied, or an
+// attempt in doubt turned out applied), and its result used for every
+// effect of that write, with b.phys of it. When the table is gone or is
+// another table (same name, another ID), t is returned unchanged: the
+// write's effects are written as they were before (a missing table is
+// handled there). An entry of unknown age (LoadedAt zero) is read again.
+// Errors: cluster failures reading the catalog.
+func (b *Backend) freshEntry(ctx context.Context, t *storage.Table) (*storage.Table, error) {
+	if freshEntryOff.Load() || !t.LoadedAt.IsZero() && time.Since(t.LoadedAt) <= b.entryBudget() {
+		return t, nil
+	}
+	cur, err := b.readTable(ctx, t.Account, t.Name, gocql.Quorum)
+	if err != nil {
+		return nil, err
+	}
+	if cur == nil || cur.ID != t.ID {
+		return t, nil
+	}
+	return cur, nil
+}
+
+// sleepCtx waits d or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-tm.C:
+		return nil
+	}
+}
 
 // indexByID returns t's index with this ID, or nil.
 func indexByID(t *storage.Table, id string) *storage.Index {
@@ -80,8 +162,16 @@ func sameCursor(a, b *storage.Key) bool {
 // is retried on the fresh entry; when another builder has moved the cursor
 // meanwhile, BackfillIndex returns not done and the next call continues
 // from there. An index that is not CREATING and backfilling, or is gone,
-// is done. Errors: storage.ErrTableNotFound, storage.ErrClosed, cluster
-// failures.
+// is done.
+//
+// A build that has not copied anything yet (a nil cursor) first waits
+// backfillGrace after the read that found the index, then reads the entry
+// again: a write that commits after the page's read then derives its rows
+// from an entry that lists the index (see freshEntry). The wait is in the
+// call, so callers that loop without pausing do not spin; a ctx that ends
+// during it ends the call with ctx's error, having copied nothing.
+// Errors: storage.ErrTableNotFound, storage.ErrClosed, ctx's error,
+// cluster failures.
 func (b *Backend) BackfillIndex(ctx context.Context, account, name, indexID string, limit int) (done bool, err error) {
 	if b.closed.Load() {
 		return false, storage.ErrClosed
@@ -97,6 +187,22 @@ func (b *Backend) BackfillIndex(ctx context.Context, account, name, indexID stri
 	ix := indexByID(t, indexID)
 	if !building(ix) {
 		return true, nil
+	}
+	if ix.BackfillCursor == nil {
+		// The grace, counted from after a SERIAL read that found the index:
+		// every catalog read issued from then on finds it too.
+		if err := sleepCtx(ctx, b.backfillGrace()); err != nil {
+			return false, err
+		}
+		if t, err = b.readTable(ctx, account, name, gocql.Serial); err != nil {
+			return false, err
+		}
+		if t == nil {
+			return false, storage.ErrTableNotFound
+		}
+		if ix = indexByID(t, indexID); !building(ix) {
+			return true, nil
+		}
 	}
 	start := ix.BackfillCursor
 	var last *storage.Key
@@ -214,8 +320,8 @@ func (b *Backend) backfillPage(ctx context.Context, t *storage.Table, ix *storag
 	return last, nil
 }
 
-// readItemPage reads up to limit items of the items table at QUORUM, with
-// their versions, in scan order after cursor: the rest of the cursor's
+// readItemPage reads up to limit rows of the items table at QUORUM (a
+// deleted item's row is an entry with a nil image), with their versions, in scan order after cursor: the rest of the cursor's
 // partition, then the partitions the hash directory lists after it,
 // bucket by bucket.
 func (b *Backend) readItemPage(ctx context.Context, p phys, cursor *storage.Key, limit int) ([]pageItem, *storage.Key, error) {
@@ -235,10 +341,16 @@ func (b *Backend) readItemPage(ctx context.Context, p phys, cursor *storage.Key,
 		var sk, blob []byte
 		var ver int64
 		for ; iter.Scan(&sk, &blob, &ver); sk, blob = nil, nil {
-			it, err := item.UnmarshalItem(blob)
-			if err != nil {
-				iter.Close()
-				return fmt.Errorf("cassandra: corrupt item in %s: %w", p.items, err)
+			// A deleted item's row (mutate.go) counts as a page entry
+			// with no image: it has no index row, but the page's limit
+			// and cursor count it, like the rows LIMIT returns.
+			var it item.Item
+			if blob != nil {
+				var err error
+				if it, err = item.UnmarshalItem(blob); err != nil {
+					iter.Close()
+					return fmt.Errorf("cassandra: corrupt item in %s: %w", p.items, err)
+				}
 			}
 			out = append(out, pageItem{it: it, version: ver})
 			last = storage.Key{PK: pk, SK: nilIfEmpty(sk)}

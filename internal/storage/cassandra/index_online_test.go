@@ -1,7 +1,12 @@
 package cassandra
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,6 +15,32 @@ import (
 	"github.com/extenddb/extenddb/internal/item"
 	"github.com/extenddb/extenddb/internal/storage"
 )
+
+// The tests run with a shorter freshness rule than the defaults (every
+// build waits its grace); withFreshness changes it for one test.
+func init() {
+	freshness.Store(&freshnessTimes{budget: 500 * time.Millisecond, grace: time.Second})
+}
+
+// withFreshness sets the freshness rule until the end of the test.
+func withFreshness(t *testing.T, budget, grace time.Duration) {
+	prev := freshness.Swap(&freshnessTimes{budget: budget, grace: grace})
+	t.Cleanup(func() { freshness.Store(prev) })
+}
+
+// otherFrontend opens a second backend on the cluster and keyspaces of
+// backend(t): another extenddb frontend sharing the catalog.
+func otherFrontend(t *testing.T) *Backend {
+	t.Helper()
+	backend(t) // skips without a cluster
+	rf, _ := strconv.Atoi(os.Getenv(rfEnv))
+	o, err := Open(ctxT(t, 2*time.Minute), Options{Hosts: strings.Split(os.Getenv(hostsEnv), ","), KeyspacePrefix: prefix, ReplicationFactor: rf})
+	if err != nil {
+		t.Fatalf("Open (second frontend): %v", err)
+	}
+	t.Cleanup(func() { o.Close() })
+	return o
+}
 
 // addOnlineIndex adds a GSI on (g1, g1s), CREATING and backfilling, to tb.
 func addOnlineIndex(t *testing.T, b *Backend, tb *storage.Table) (*storage.Table, *storage.Index) {
@@ -240,6 +271,9 @@ func TestWriteAfterIndexDrop(t *testing.T) {
 	if err := b.DropIndex(ctx, stale.Account, stale.Name, id); err != nil {
 		t.Fatal(err)
 	}
+	// An entry cached within the freshness budget can predate the drop
+	// (freshEntry keeps it): it still lists gsi1, whose table is gone.
+	stale.LoadedAt = time.Now()
 	calls := 0
 	err := b.Mutate(ctx, stale, k, func(old item.Item) (item.Item, error) {
 		calls++
@@ -257,5 +291,219 @@ func TestWriteAfterIndexDrop(t *testing.T) {
 	d, err := divergences(ctx, b, cur, k, raceImage("p", "s", 1), raceImage("p", "s", 2))
 	if err != nil || len(d) > 0 {
 		t.Fatalf("indexes after the write: %v, %v", d, err)
+	}
+}
+
+// staleWriteAfterBackfill is the race of two frontends sharing a catalog:
+// frontend A holds a cached entry of a table (loaded age before it was
+// read) when frontend B adds a GSI and builds it to the end; then A writes
+// a new item with its entry, which does not list the GSI. It returns the
+// write's rows in the GSI and what every index holds against the item
+// (divergences).
+func staleWriteAfterBackfill(t *testing.T, age time.Duration) (rows []storage.Row, diverging []string) {
+	t.Helper()
+	a, bk := backend(t), otherFrontend(t)
+	ctx := ctxT(t, 3*time.Minute)
+	tb := raceTable(t, a, newAccount())
+	for i := range 5 { // items for the build to copy
+		pk, sk := "p", fmt.Sprint("s", i)
+		if err := a.Mutate(ctx, tb, storage.Key{PK: item.EncodeKey(item.S(pk)), SK: item.EncodeKey(item.S(sk))}, put(raceImage(pk, sk, i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tA, err := a.GetTable(ctx, tb.Account, tb.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tA.LoadedAt = tA.LoadedAt.Add(-age)
+
+	_, ix := addOnlineIndex(t, bk, tb)
+	start := time.Now()
+	for pages := 0; ; pages++ {
+		done, err := bk.BackfillIndex(ctx, tb.Account, tb.Name, ix.ID, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if done {
+			break
+		}
+		if pages > 20 {
+			t.Fatal("build does not finish")
+		}
+	}
+	if took := time.Since(start); took < bk.backfillGrace() {
+		t.Fatalf("the build took %v, less than its grace %v", took, bk.backfillGrace())
+	}
+	cur, err := bk.GetTable(ctx, tb.Account, tb.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gix := cur.Index("online"); gix == nil || gix.Status != storage.StatusActive {
+		t.Fatalf("after the build: %+v", gix)
+	}
+	if tA.Index("online") != nil {
+		t.Fatal("A's entry lists the new index: the test exercises nothing")
+	}
+
+	im := raceImage("q", "new", 7)
+	k := storage.Key{PK: item.EncodeKey(item.S("q")), SK: item.EncodeKey(item.S("new"))}
+	if err := a.Mutate(ctx, tA, k, put(im)); err != nil {
+		t.Fatal(err)
+	}
+	gix := cur.Index("online")
+	want := storage.IndexRowFor(cur, gix, im)
+	if rows, err = indexRowsOf(ctx, bk, cur, gix, k, [][]byte{want.IndexKey.PK}); err != nil {
+		t.Fatal(err)
+	}
+	if diverging, err = divergences(ctx, bk, cur, k, im); err != nil {
+		t.Fatal(err)
+	}
+	return rows, diverging
+}
+
+// TestStaleEntryWriteAfterBackfill: the write of a frontend whose cached
+// entry predates a GSI, committed after that GSI's build has finished,
+// still gets its GSI row (freshEntry reads the entry again).
+func TestStaleEntryWriteAfterBackfill(t *testing.T) {
+	rows, d := staleWriteAfterBackfill(t, 5*time.Second)
+	if len(rows) != 1 || len(d) > 0 {
+		t.Fatalf("the GSI holds %d rows of the write, want 1; divergences: %v", len(rows), d)
+	}
+}
+
+// TestStaleEntryWriteAfterBackfillUnguarded is the negative control of
+// TestStaleEntryWriteAfterBackfill: without freshEntry the stale write's
+// GSI row is missing for good.
+func TestStaleEntryWriteAfterBackfillUnguarded(t *testing.T) {
+	freshEntryOff.Store(true)
+	defer freshEntryOff.Store(false)
+	rows, d := staleWriteAfterBackfill(t, 5*time.Second)
+	if len(rows) != 0 || len(d) != 1 || !strings.HasPrefix(d[0], "index online: 0 rows") {
+		t.Fatalf("without freshEntry the GSI holds %d rows of the write (divergences %v); want it missing", len(rows), d)
+	}
+}
+
+// TestStaleEntryWithoutGrace is the negative control of the grace: with
+// none, a build finishes while the entry A loaded before the GSI was added
+// is still within the budget, so freshEntry keeps it and the write's GSI
+// row is missing.
+func TestStaleEntryWithoutGrace(t *testing.T) {
+	withFreshness(t, 30*time.Second, 0)
+	rows, d := staleWriteAfterBackfill(t, 0)
+	if len(rows) != 0 || len(d) != 1 || !strings.HasPrefix(d[0], "index online: 0 rows") {
+		t.Fatalf("without a grace the GSI holds %d rows of the write (divergences %v); want it missing", len(rows), d)
+	}
+}
+
+// TestBackfillGrace: a build copies nothing until its grace has passed
+// since it found the index, and a build cancelled during the grace ends
+// with ctx's error having copied nothing.
+func TestBackfillGrace(t *testing.T) {
+	withFreshness(t, 500*time.Millisecond, 2*time.Second)
+	b := backend(t)
+	ctx := ctxT(t, 3*time.Minute)
+	tb := raceTable(t, b, newAccount())
+	for i := range 8 {
+		pk, sk := fmt.Sprint("p", i%3), fmt.Sprint("s", i)
+		if err := b.Mutate(ctx, tb, storage.Key{PK: item.EncodeKey(item.S(pk)), SK: item.EncodeKey(item.S(sk))}, put(raceImage(pk, sk, i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tb, ix := addOnlineIndex(t, b, tb)
+	count := func() int {
+		t.Helper()
+		n := 0
+		if err := b.Scan(ctx, tb, &storage.ScanRequest{Index: "online", Consistent: true}, func(storage.Row) bool { n++; return true }); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	state := func() *storage.Index {
+		t.Helper()
+		got, err := b.GetTable(ctx, tb.Account, tb.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got.Index("online")
+	}
+
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	if done, err := b.BackfillIndex(short, tb.Account, tb.Name, ix.ID, 100); done || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("BackfillIndex cancelled within its grace = %v, %v", done, err)
+	}
+	if n, s := count(), state(); n != 0 || s.BackfillCursor != nil || !building(s) {
+		t.Fatalf("after a build cancelled within its grace: %d rows, index %+v", n, s)
+	}
+
+	type result struct {
+		done bool
+		err  error
+		took time.Duration
+	}
+	res := make(chan result, 1)
+	start := time.Now()
+	go func() {
+		done, err := b.BackfillIndex(ctx, tb.Account, tb.Name, ix.ID, 100)
+		res <- result{done, err, time.Since(start)}
+	}()
+	time.Sleep(time.Second) // half the grace
+	if n, s := count(), state(); n != 0 || s.BackfillCursor != nil || !building(s) {
+		t.Fatalf("within the grace: %d rows, index %+v", n, s)
+	}
+	r := <-res
+	if !r.done || r.err != nil || r.took < 2*time.Second {
+		t.Fatalf("BackfillIndex = %v, %v after %v; want done after the grace (2s)", r.done, r.err, r.took)
+	}
+	if n, s := count(), state(); n != 8 || s.Status != storage.StatusActive {
+		t.Fatalf("after the build: %d rows (want 8), index %+v", n, s)
+	}
+}
+
+// TestFreshEntry: an entry loaded within the budget is used as it is; an
+// older one, or one of unknown age, is read again; one whose table is gone
+// or is another table is kept.
+func TestFreshEntry(t *testing.T) {
+	withFreshness(t, 2*time.Second, 3*time.Second)
+	b := backend(t)
+	ctx := ctxT(t, 2*time.Minute)
+	tb := raceTable(t, b, newAccount())
+	if tb.LoadedAt.IsZero() || time.Since(tb.LoadedAt) > time.Minute {
+		t.Fatalf("GetTable's LoadedAt = %v", tb.LoadedAt)
+	}
+	if got, err := b.freshEntry(ctx, tb); got != tb || err != nil {
+		t.Fatalf("freshEntry of a fresh entry = %p, %v; want it as it is (%p)", got, err, tb)
+	}
+	if _, err := b.UpdateTable(ctx, tb.Account, tb.Name, func(t *storage.Table) error {
+		t.Tags = append(t.Tags, storage.Tag{Key: "k", Value: "v"})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, age := range []time.Duration{-1, 3 * time.Second} {
+		old := *tb
+		if age < 0 {
+			old.LoadedAt = time.Time{}
+		} else {
+			old.LoadedAt = old.LoadedAt.Add(-age)
+		}
+		before := time.Now()
+		got, err := b.freshEntry(ctx, &old)
+		if err != nil || got == &old || got.Version != tb.Version+1 || len(got.Tags) != 1 || got.LoadedAt.Before(before) {
+			t.Fatalf("freshEntry of an entry aged %v = %+v, %v; want the entry read again", age, got, err)
+		}
+	}
+	other := *tb
+	other.ID, other.LoadedAt = "another", time.Time{}
+	if got, err := b.freshEntry(ctx, &other); got != &other || err != nil {
+		t.Fatalf("freshEntry of another table's entry = %+v, %v; want it as it is", got, err)
+	}
+	if err := b.DeleteTable(ctx, tb.Account, tb.Name); err != nil {
+		t.Fatal(err)
+	}
+	gone := *tb
+	gone.LoadedAt = time.Time{}
+	if got, err := b.freshEntry(ctx, &gone); got != &gone || err != nil {
+		t.Fatalf("freshEntry of a deleted table's entry = %+v, %v; want it as it is", got, err)
 	}
 }

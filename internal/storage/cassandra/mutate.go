@@ -30,12 +30,23 @@ const (
 	maxRecentWrites = 64
 )
 
-// current is the stored state of one item.
+// current is the stored state of one item's row. A deleted item keeps its
+// row as a tombstone (item nil, blob nil) with its version and write
+// history, so that a re-creation is fenced on the delete's version like any
+// other write; a row a transaction created to mark an absent item is a
+// tombstone of version 0.
 type current struct {
-	item    item.Item
+	item    item.Item // nil: absent (tombstone)
 	blob    []byte
 	version int64
 	writes  []byte // recent (write ID, version) entries
+	// The transaction holding the item (tx.go): its ID ("" when none),
+	// the image it will store (txNew; nil with txOp txDelete deletes) and
+	// the version it will store it at.
+	txn   string
+	txNew []byte
+	txVer int64
+	txOp  int
 }
 
 // appendWrite returns writes plus (id, ver), without the entries that are
@@ -65,16 +76,32 @@ func hasWrite(writes []byte, id uint64) bool {
 	return false
 }
 
-// readItem reads key's row at consistency cl; nil when absent.
+// readItem reads key's row at consistency cl: nil when the item was never
+// written, a row with a nil item when it is deleted (a tombstone).
 func (b *Backend) readItem(ctx context.Context, p phys, key storage.Key, cl gocql.Consistency) (*current, error) {
 	var c current
-	err := b.s.Query(`SELECT item, version, writes FROM `+p.items+` WHERE pk = ? AND sk = ?`, key.PK, nz(key.SK)).
-		WithContext(ctx).Consistency(cl).Scan(&c.blob, &c.version, &c.writes)
+	var txn *string
+	var txVer *int64
+	var txOp *int
+	err := b.s.Query(`SELECT item, version, writes, txn, tx_new, tx_ver, tx_op FROM `+p.items+` WHERE pk = ? AND sk = ?`, key.PK, nz(key.SK)).
+		WithContext(ctx).Consistency(cl).Scan(&c.blob, &c.version, &c.writes, &txn, &c.txNew, &txVer, &txOp)
 	if errors.Is(err, gocql.ErrNotFound) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
+	}
+	if txn != nil {
+		c.txn = *txn
+	}
+	if txVer != nil {
+		c.txVer = *txVer
+	}
+	if txOp != nil {
+		c.txOp = *txOp
+	}
+	if c.blob == nil {
+		return &c, nil
 	}
 	if c.item, err = item.UnmarshalItem(c.blob); err != nil {
 		return nil, fmt.Errorf("cassandra: corrupt item in %s: %w", p.items, err)
@@ -131,7 +158,6 @@ func (b *Backend) GetItem(ctx context.Context, t *storage.Table, key storage.Key
 // the index rows follow in one logged batch stamped with the new version.
 func (b *Backend) Mutate(ctx context.Context, t *storage.Table, key storage.Key, fn storage.MutateFunc) error {
 	p := b.phys(t)
-	defer lockItem(t, key)() // streams.go: a stream's writes of one item, one at a time in this process
 	var fnErr error
 	err := b.withTable(ctx, t, func() error {
 		var err error
@@ -151,6 +177,7 @@ func (b *Backend) mutate(ctx context.Context, t *storage.Table, p phys, key stor
 	// by a minority of replicas can still be completed by a later round,
 	// until a newer write commits. Every read below checks for them.
 	var doubtful []attemptInDoubt
+	var held txWait // tx.go: how long the item has been held by a transaction
 	for attempt := 1; ; attempt++ {
 		var cur *current
 		err := b.retry(ctx, func() (err error) {
@@ -161,10 +188,19 @@ func (b *Backend) mutate(ctx context.Context, t *storage.Table, p phys, key stor
 			return nil, err
 		}
 		if a, ok := resolveDoubt(&doubtful, cur); ok {
-			if err := b.writeIndexes(ctx, t, p, a.old, a.nw, a.ver); err != nil {
+			return nil, b.writeEffects(ctx, t, p, key, a.old, a.nw, a.ver)
+		}
+		if cur != nil && cur.txn != "" {
+			// A transaction holds the item: wait for it to finish (or
+			// finish it, when its frontend is gone) and read again.
+			if err := b.waitForTx(ctx, &held, p, key, cur.txn); err != nil {
+				if errors.Is(err, storage.ErrTransactionConflict) {
+					return err, nil
+				}
 				return nil, err
 			}
-			return nil, b.writeDerived(ctx, t, key, a.old, a.nw, a.ver) // streams.go: stream record, expiry rows
+			attempt--
+			continue
 		}
 		var old item.Item
 		var prev int64
@@ -193,21 +229,34 @@ func (b *Backend) mutate(ctx context.Context, t *storage.Table, p phys, key stor
 		ver := b.nextVersion(prev)
 		id := rand.Uint64()
 		writes = appendWrite(writes, id, ver)
-		var q *gocql.Query
-		switch {
-		case nw == nil:
-			q = b.s.Query(`DELETE FROM `+p.items+` WHERE pk = ? AND sk = ? IF version = ?`, key.PK, nz(key.SK), prev)
-		case old == nil:
+		if old == nil {
 			// The directory entry first: a crash after it leaves only an
 			// entry for an empty partition, which Scan skips.
 			if err := b.writeDir(ctx, p, "", key.PK); err != nil {
 				return nil, err
 			}
+		}
+		var q *gocql.Query
+		if cur == nil {
 			q = b.s.Query(`INSERT INTO `+p.items+` (pk, sk, item, version, size, writes) VALUES (?, ?, ?, ?, ?, ?) IF NOT EXISTS`,
 				key.PK, nz(key.SK), blob, ver, item.Size(nw), writes)
-		default:
-			q = b.s.Query(`UPDATE `+p.items+` SET item = ?, version = ?, size = ?, writes = ? WHERE pk = ? AND sk = ? IF version = ?`,
-				blob, ver, item.Size(nw), writes, key.PK, nz(key.SK), prev)
+		} else {
+			// A delete keeps the row as a tombstone (item null) with its
+			// version and history; an update, a delete and the
+			// re-creation of a deleted item are fenced on the version read
+			// and on no transaction holding the item.
+			size := 0
+			if nw != nil {
+				size = item.Size(nw)
+			}
+			q = b.s.Query(`UPDATE `+p.items+` SET item = ?, version = ?, size = ?, writes = ? WHERE pk = ? AND sk = ? IF version = ? AND txn = null`,
+				blob, ver, size, writes, key.PK, nz(key.SK), prev)
+		}
+		existed := cur != nil
+		// The intent first (intents.go): should this process stop after
+		// the LWT applied, another one writes the effects.
+		if err := b.writeIntent(ctx, t, key, old, nw, ver, id); err != nil {
+			return nil, err
 		}
 		applied, err := b.cas(ctx, q, func() (bool, error) {
 			got, err := b.readItem(ctx, p, key, gocql.Serial)
@@ -216,14 +265,10 @@ func (b *Backend) mutate(ctx context.Context, t *storage.Table, p phys, key stor
 			}
 			// The SERIAL read has finished or discarded the round in doubt.
 			// Later writes may have overwritten ours: the row remembers the
-			// IDs of its last writes. A deleted row remembers nothing; its
-			// absence is taken as our delete.
-			ok := got == nil
-			if nw != nil {
-				ok = got != nil && hasWrite(got.writes, id)
-			}
+			// IDs of its last writes, deleted or not.
+			ok := got != nil && hasWrite(got.writes, id)
 			if !ok {
-				doubtful = append(doubtful, attemptInDoubt{id: id, prev: prev, old: old, nw: nw, ver: ver})
+				doubtful = append(doubtful, attemptInDoubt{id: id, existed: existed, prev: prev, old: old, nw: nw, ver: ver})
 			}
 			return ok, nil
 		})
@@ -234,10 +279,7 @@ func (b *Backend) mutate(ctx context.Context, t *storage.Table, p phys, key stor
 			if hook := b.beforeIndexes.Load(); hook != nil {
 				(*hook)()
 			}
-			if err := b.writeIndexes(ctx, t, p, old, nw, ver); err != nil {
-				return nil, err
-			}
-			return nil, b.writeDerived(ctx, t, key, old, nw, ver) // streams.go: stream record, expiry rows
+			return nil, b.writeEffects(ctx, t, p, key, old, nw, ver)
 		}
 		if attempt >= b.maxAttempts {
 			return nil, fmt.Errorf("cassandra: lost %d write races in a row on one item", attempt)
@@ -248,28 +290,47 @@ func (b *Backend) mutate(ctx context.Context, t *storage.Table, p phys, key stor
 	}
 }
 
+// writeEffects writes what follows from a committed write of key (old ->
+// nw at version ver): its index rows, then its stream record and expiry
+// rows (streams.go). Each is stamped with ver or keyed by it, so writing
+// them again rewrites the same cells. They are derived from an entry of
+// the table no older than the entry budget (freshEntry, index_online.go),
+// so that a write committed after a new index's backfill started
+// maintains that index.
+func (b *Backend) writeEffects(ctx context.Context, t *storage.Table, p phys, key storage.Key, old, nw item.Item, ver int64) error {
+	ft, err := b.freshEntry(ctx, t)
+	if err != nil {
+		return err
+	}
+	if ft != t {
+		t, p = ft, b.phys(ft)
+	}
+	if err := b.writeIndexes(ctx, t, p, old, nw, ver); err != nil {
+		return err
+	}
+	return b.writeDerived(ctx, t, key, old, nw, ver)
+}
+
 // attemptInDoubt is a conditional write whose outcome is not known yet.
 type attemptInDoubt struct {
 	id      uint64 // its write ID
-	prev    int64  // the version it was fenced on (0: absent)
+	existed bool   // the row existed (fenced on prev, else on absence)
+	prev    int64  // the version it was fenced on
 	old, nw item.Item
 	ver     int64
 }
 
 // resolveDoubt checks the attempts in doubt against the current row cur:
 // it returns one that turns out to have applied (its write ID is in the
-// row's history, or, for a delete, the row is gone), and drops those that
-// a newer commit has ruled out (the row moved past their fence without
-// them).
+// row's history), and drops those that a newer commit has ruled out (the
+// row moved past their fence without them).
 func resolveDoubt(doubtful *[]attemptInDoubt, cur *current) (attemptInDoubt, bool) {
 	keep := (*doubtful)[:0]
 	for _, a := range *doubtful {
 		switch {
-		case a.nw != nil && cur != nil && hasWrite(cur.writes, a.id):
+		case cur != nil && hasWrite(cur.writes, a.id):
 			return a, true
-		case a.nw == nil && cur == nil:
-			return a, true
-		case cur == nil && a.prev == 0, cur != nil && cur.version == a.prev:
+		case cur == nil && !a.existed, cur != nil && a.existed && cur.version == a.prev && cur.txn == "":
 			keep = append(keep, a) // still at its fence: may yet apply
 		}
 	}

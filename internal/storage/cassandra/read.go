@@ -212,6 +212,9 @@ func (b *Backend) readPartition(ctx context.Context, s source, pk []byte, lo, hi
 	// The driver appends into a non-nil destination slice, so each row
 	// starts from nil slices: the rows handed out keep their own bytes.
 	for ; iter.Scan(dest...); isk, rpk, rsk, blob = nil, nil, nil, nil {
+		if blob == nil {
+			continue // a deleted item's row (mutate.go)
+		}
 		it, err := item.UnmarshalItem(blob)
 		if err != nil {
 			iter.Close()
@@ -349,8 +352,10 @@ func (b *Backend) Stats(ctx context.Context, t *storage.Table) (storage.TableSta
 		iter := b.s.Query(`SELECT size FROM ` + p.items).WithContext(ctx).PageSize(1000).Iter()
 		var size int64
 		for iter.Scan(&size) {
-			st.ItemCount++
-			st.SizeBytes += size
+			if size > 0 { // not a deleted item's row (every item has a size)
+				st.ItemCount++
+				st.SizeBytes += size
+			}
 		}
 		return iter.Close()
 	})

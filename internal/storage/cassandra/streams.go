@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"sync"
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
@@ -320,51 +319,4 @@ func streamsMigration(k string) migration {
 		`CREATE TABLE IF NOT EXISTS ` + k + `.leases (
 			name text PRIMARY KEY, owner text)`,
 	}}
-}
-
-// itemLocks serialise the writes of one item within this process (see
-// lockItem).
-var itemLocks = struct {
-	mu sync.Mutex
-	m  map[string]*itemLock
-}{m: map[string]*itemLock{}}
-
-type itemLock struct {
-	mu      sync.Mutex
-	waiters int
-}
-
-// lockItem holds the item (t, key) of a table whose stream is enabled
-// for one Mutate and returns its release (a no-op for other tables, whose
-// writers race through the fence as before). An absent item's write is fenced only on absence (IF NOT
-// EXISTS), so an insert whose Paxos round is held up while other writers
-// insert and delete the item again commits with a version below that
-// delete's: its stream record would sort before the REMOVE it follows,
-// and its index and expiry rows would lose to the delete's tombstones.
-// Serialising one process's writes of an item rules that out among them
-// (and spares them Paxos contention with each other); writers in other
-// processes still race through the fence (see
-// docs/adr/0003-cassandra-backend.md).
-func lockItem(t *storage.Table, key storage.Key) func() {
-	if !t.StreamEnabled() {
-		return func() {}
-	}
-	k := string(binary.AppendUvarint([]byte(t.ID+"\x00"), uint64(len(key.PK)))) + string(key.PK) + string(key.SK)
-	itemLocks.mu.Lock()
-	l := itemLocks.m[k]
-	if l == nil {
-		l = &itemLock{}
-		itemLocks.m[k] = l
-	}
-	l.waiters++
-	itemLocks.mu.Unlock()
-	l.mu.Lock()
-	return func() {
-		l.mu.Unlock()
-		itemLocks.mu.Lock()
-		if l.waiters--; l.waiters == 0 {
-			delete(itemLocks.m, k)
-		}
-		itemLocks.mu.Unlock()
-	}
 }

@@ -146,7 +146,7 @@ func (b *Backend) BackfillTTL(ctx context.Context, account, name string, gen int
 		if err != nil {
 			return false, wrap("ttl backfill", err)
 		}
-		if c == nil {
+		if c == nil || c.item == nil {
 			continue // deleted since the scan
 		}
 		r := storage.TTLBackfillRow(t, c.item)

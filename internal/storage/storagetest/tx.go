@@ -86,10 +86,50 @@ func testTransact(t *testing.T, e *env) {
 	}
 
 	// Transactions racing with each other and with single writes keep a
-	// sum invariant: every transfer moves one unit between two accounts.
+	// sum invariant: every transfer moves one unit between two accounts,
+	// and read-only transactions (TransactGetItems) running meanwhile see
+	// one snapshot: always the same total.
 	const accounts, workers, transfers = 4, 8, 25
 	for i := range accounts {
 		e.put(bt, item.Item{"pk": s(fmt.Sprint("acct", i)), "v": n("100")})
+	}
+	stop := make(chan struct{})
+	var readers sync.WaitGroup
+	snapshots := make([]int, 2)
+	for r := range 2 {
+		readers.Add(1)
+		go func() {
+			defer readers.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				vals := make([]int, accounts)
+				ms := make([]storage.Mutation, accounts)
+				for i := range accounts {
+					ms[i] = storage.Mutation{Table: bt, Key: storage.Key{PK: enc(s(fmt.Sprint("acct", i)))}, Fn: func(old item.Item) (item.Item, error) {
+						v, err := strconv.Atoi(old["v"].S)
+						vals[i] = v
+						return old, err
+					}}
+				}
+				if err := e.b.TransactWrite(e.ctx, ms); err != nil {
+					e.t.Errorf("read-only transaction: %v", err)
+					return
+				}
+				total := 0
+				for _, v := range vals {
+					total += v
+				}
+				if total != accounts*100 {
+					e.t.Errorf("a read-only transaction saw a total of %d, want %d: %v", total, accounts*100, vals)
+					return
+				}
+				snapshots[r]++
+			}
+		}()
 	}
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -115,6 +155,11 @@ func testTransact(t *testing.T, e *env) {
 		}()
 	}
 	wg.Wait()
+	close(stop)
+	readers.Wait()
+	if snapshots[0]+snapshots[1] == 0 {
+		t.Fatal("no read-only transaction completed during the transfers")
+	}
 	sum := 0
 	for i := range accounts {
 		v, _ := strconv.Atoi(e.get(bt, storage.Key{PK: enc(s(fmt.Sprint("acct", i)))})["v"].S)

@@ -1,0 +1,483 @@
+package cassandra
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+	"github.com/google/uuid"
+
+	"github.com/extenddb/extenddb/internal/item"
+	"github.com/extenddb/extenddb/internal/storage"
+)
+
+// Write intents close the crash gap of item writes (storage.Recoverer).
+// Mutate commits an item with an LWT and writes its index rows, stream
+// record and expiry rows afterwards; a process that stops in between
+// leaves them behind. So before each LWT attempt the writer records the
+// attempt, durably, in the catalog keyspace:
+//
+//	intents   ((owner, minute), id)  table, key, old and new images, version
+//	frontends ((k), owner)           started, renewed: the live writers
+//
+// owner is a random ID of the writing process (a "frontend"), minute the
+// attempt's start in Unix minutes and id its write ID, which the item row's
+// write history records if the attempt applied. Intents are plain inserts
+// that expire after intentTTL and are never deleted (no tombstones).
+//
+// A frontend holds the lease "frontend/<owner>" while it runs, renewing it
+// every third of Options.FrontendLease. Recover, in one process at a time
+// (lease "recover-intents"), takes over the lease of every listed frontend
+// whose lease is free, which shows that the frontend stopped (and keeps it
+// from taking the lease back), and replays its intents of the minutes from
+// intentWindow before its last renewal up to now: an intent whose write ID
+// the item row (read at SERIAL) remembers applied, and its derived rows
+// are written again (they are idempotent: same cells, same timestamps);
+// the others wrote nothing. Then it deletes the frontend's row.
+//
+// A frontend that finds its lease gone or lapsed (it was paused or cut off
+// for longer than the lease) takes a fresh owner ID and lists its old one
+// again, so that the writes it started under the old ID are recovered as
+// well should it stop later.
+
+const (
+	// intentTTL is how long an intent is kept (seconds): longer than any
+	// write, so that a recovery pass that runs late still finds it.
+	intentTTL = 24 * 60 * 60
+	// intentWindow bounds how long an attempt can run from its intent to
+	// its derived rows: Recover replays the intents of a stopped frontend
+	// from this long before its last lease renewal on. An attempt that
+	// took longer and was still running when its frontend stopped is not
+	// repaired.
+	intentWindow = 5 * time.Minute
+	// replayParallel is how many intents a recovery pass replays at once.
+	replayParallel = 8
+	// recoverLease names the lease of the recovery pass.
+	recoverLease = "recover-intents"
+)
+
+var _ storage.Recoverer = (*Backend)(nil)
+
+// intentsMigration creates the intents and frontends tables. Intents are
+// written once and expire (the table's default TTL backs up the one each
+// insert sets); time-window compaction drops whole expired files.
+func intentsMigration(k string) migration {
+	return migration{3, "write intents, frontends", []string{
+		`CREATE TABLE IF NOT EXISTS ` + k + `.intents (
+			owner text, minute bigint, id bigint,
+			tid text, account text, tname text, def blob,
+			pk blob, sk blob, old blob, new blob, version bigint,
+			ident_type text, ident_principal text,
+			PRIMARY KEY ((owner, minute), id))
+			WITH default_time_to_live = 86400 AND gc_grace_seconds = 10800
+			AND compaction = {'class': 'TimeWindowCompactionStrategy', 'compaction_window_unit': 'HOURS', 'compaction_window_size': 1}`,
+		`CREATE TABLE IF NOT EXISTS ` + k + `.frontends (
+			k int, owner text, started timestamp, renewed timestamp,
+			PRIMARY KEY ((k), owner))`,
+	}}
+}
+
+// frontend is this process's identity as a writer.
+type frontend struct {
+	id   atomic.Pointer[frontendID]
+	stop context.CancelFunc
+	done chan struct{}
+}
+
+// frontendID is one owner ID and when it was registered.
+type frontendID struct {
+	owner   string
+	started time.Time
+}
+
+func frontendLease(owner string) string { return "frontend/" + owner }
+
+// writeIntent records, before an LWT attempt, the attempt that writes nw
+// over old (nil for an absent item; nw nil deletes) at key of t with
+// version ver and write ID id, so that Recover can write its index rows,
+// stream record and expiry rows if this process stops after the LWT
+// applied and before they are written. It must return nil before the LWT
+// is sent: an error means the attempt must not be made (the write fails
+// with it, or is retried). The stream record's identity comes from ctx
+// (storage.UserIdentityFrom), as in writeDerived. Cost: one plain QUORUM
+// insert with the two images.
+func (b *Backend) writeIntent(ctx context.Context, t *storage.Table, key storage.Key, old, nw item.Item, ver int64, id uint64) error {
+	fid := b.fe.id.Load()
+	if fid == nil {
+		return errors.New("cassandra: write intent: no frontend registered")
+	}
+	def, err := encodeDef(t)
+	if err != nil {
+		return err
+	}
+	var ob, nb []byte
+	if old != nil {
+		ob = item.MarshalItem(old)
+	}
+	if nw != nil {
+		nb = item.MarshalItem(nw)
+	}
+	var itype, iprincipal *string
+	if u := storage.UserIdentityFrom(ctx); u != nil {
+		itype, iprincipal = &u.Type, &u.PrincipalID
+	}
+	minute := time.Now().Unix() / 60
+	err = b.retry(ctx, func() error {
+		return b.s.Query(`INSERT INTO `+b.catalog+`.intents (owner, minute, id, tid, account, tname, def, pk, sk, old, new, version,
+			ident_type, ident_principal) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) USING TTL ?`,
+			fid.owner, minute, int64(id), t.ID, t.Account, t.Name, def, key.PK, nz(key.SK), ob, nb, ver,
+			itype, iprincipal, intentTTL).WithContext(ctx).Idempotent(true).Exec()
+	})
+	if err != nil {
+		return fmt.Errorf("cassandra: write intent (version %d): %w", ver, err)
+	}
+	return nil
+}
+
+// startFrontend registers this process as a frontend (see claimFrontend)
+// and starts renewing its lease.
+func (b *Backend) startFrontend(ctx context.Context) error {
+	fid, err := b.claimFrontend(ctx)
+	if err != nil {
+		return err
+	}
+	b.fe.id.Store(fid)
+	rctx, stop := context.WithCancel(context.Background())
+	b.fe.stop, b.fe.done = stop, make(chan struct{})
+	go b.renewFrontend(rctx, fid.started)
+	return nil
+}
+
+// stopFrontend stops the renewals; the lease then lapses.
+func (b *Backend) stopFrontend() {
+	if b.fe.stop != nil {
+		b.fe.stop()
+		<-b.fe.done
+	}
+}
+
+// claimFrontend takes a new owner ID: its lease first, then its frontends
+// row, so that a listed frontend without a lease has stopped.
+func (b *Backend) claimFrontend(ctx context.Context) (*frontendID, error) {
+	fid := &frontendID{owner: uuid.NewString(), started: time.Now()}
+	ok, err := b.AcquireLease(ctx, frontendLease(fid.owner), fid.owner, b.opts.FrontendLease)
+	if err == nil && !ok {
+		err = errors.New("lease of a new owner ID is taken")
+	}
+	if err == nil {
+		err = b.listFrontend(ctx, fid)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cassandra: register frontend: %w", err)
+	}
+	return fid, nil
+}
+
+// listFrontend writes fid's frontends row (renewed: now).
+func (b *Backend) listFrontend(ctx context.Context, fid *frontendID) error {
+	return b.retry(ctx, func() error {
+		return b.s.Query(`INSERT INTO `+b.catalog+`.frontends (k, owner, started, renewed) VALUES (0, ?, ?, ?)`,
+			fid.owner, fid.started, time.Now()).WithContext(ctx).Idempotent(true).Exec()
+	})
+}
+
+// renewFrontend renews the lease of the current owner ID every third of
+// the lease until ctx ends. When the lease was lost (a recovery pass took
+// it) or may have lapsed (no renewal succeeded for a whole lease), this
+// process takes a fresh owner ID and lists the old one again: a recovery
+// pass may have replayed and unlisted it already, without the intents
+// this process wrote since.
+func (b *Backend) renewFrontend(ctx context.Context, lastOK time.Time) {
+	defer close(b.fe.done)
+	ttl := b.opts.FrontendLease
+	tick := time.NewTicker(ttl / 3)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		fid := b.fe.id.Load()
+		start := time.Now()
+		rctx, cancel := context.WithTimeout(ctx, ttl)
+		ok, err := b.AcquireLease(rctx, frontendLease(fid.owner), fid.owner, ttl)
+		if err == nil && ok && start.Sub(lastOK) < ttl {
+			lastOK = start
+			_ = b.s.Query(`UPDATE `+b.catalog+`.frontends SET renewed = ? WHERE k = 0 AND owner = ?`, start, fid.owner).
+				WithContext(rctx).Idempotent(true).Exec() // a missed update only widens the replay
+			cancel()
+			continue
+		}
+		if err != nil { // try again at the next tick
+			cancel()
+			continue
+		}
+		nfid, err := b.claimFrontend(rctx)
+		if err == nil {
+			b.fe.id.Store(nfid)
+			lastOK = start
+			err = b.listFrontend(rctx, fid)
+			for try := 1; err != nil && ctx.Err() == nil && try < 5; try++ {
+				time.Sleep(time.Duration(try) * time.Second / 2)
+				err = b.listFrontend(rctx, fid)
+			}
+		}
+		cancel()
+	}
+}
+
+// Recover replays the write intents of stopped frontends (see the top of
+// this file) and returns how many of their writes had applied and got
+// their index rows, stream record and expiry rows written again (whether
+// or not the frontend had written them before it stopped). It does
+// nothing, returning 0, while another process holds the recovery lease.
+// It first finishes the transactions older than Options.TxTimeout (tx.go).
+// Frontends whose lease is held are alive and skipped. An error leaves the
+// frontend listed, so the next pass replays it again.
+func (b *Backend) Recover(ctx context.Context) (int, error) {
+	if b.closed.Load() {
+		return 0, storage.ErrClosed
+	}
+	me := b.fe.id.Load()
+	if me == nil {
+		return 0, errors.New("cassandra: recover: no frontend registered")
+	}
+	ttl := b.opts.FrontendLease
+	if ok, err := b.AcquireLease(ctx, recoverLease, me.owner, ttl); err != nil || !ok {
+		return 0, wrap("recover", err)
+	}
+	type listed struct {
+		owner            string
+		started, renewed time.Time
+	}
+	var fes []listed
+	iter := b.s.Query(`SELECT owner, started, renewed FROM ` + b.catalog + `.frontends WHERE k = 0`).WithContext(ctx).PageSize(1000).Iter()
+	var f listed
+	for iter.Scan(&f.owner, &f.started, &f.renewed) {
+		fes = append(fes, f)
+	}
+	if err := iter.Close(); err != nil {
+		return 0, wrap("recover: list frontends", err)
+	}
+	// Transactions older than TxTimeout first (tx.go): PREPARE rolled
+	// back, COMMITTING rolled forward.
+	total, err := b.recoverTransactions(ctx)
+	if err != nil {
+		return total, wrap("recover transactions", err)
+	}
+	r := &recovery{b: b, me: me.owner, ttl: ttl, renewed: time.Now(), tables: map[string]*storage.Table{}}
+	for _, f := range fes {
+		if f.owner == me.owner {
+			continue
+		}
+		// A free lease shows that the frontend stopped; holding it keeps
+		// the frontend, should it only have paused, from taking it back.
+		ok, err := b.AcquireLease(ctx, frontendLease(f.owner), me.owner, ttl)
+		if err != nil {
+			return total, wrap("recover", err)
+		}
+		if !ok {
+			continue
+		}
+		r.owner = f.owner
+		scanStart := time.Now()
+		last := maxTime(f.started, f.renewed) // its last sign of life
+		from := maxTime(last.Add(-intentWindow), f.started, scanStart.Add(-intentTTL*time.Second))
+		n, err := r.replay(ctx, from.Unix()/60-1, scanStart.Unix()/60+1)
+		total += n
+		if errors.Is(err, errLeaseLost) {
+			return total, nil
+		}
+		if err != nil {
+			return total, wrap("recover", err)
+		}
+		// Unlist it, unless it listed itself again after scanStart (it had
+		// only paused, see renewFrontend).
+		err = b.retry(ctx, func() error {
+			return b.s.Query(`DELETE FROM `+b.catalog+`.frontends USING TIMESTAMP ? WHERE k = 0 AND owner = ?`,
+				scanStart.UnixMicro(), f.owner).WithContext(ctx).Idempotent(true).Exec()
+		})
+		if err != nil {
+			return total, wrap("recover", err)
+		}
+	}
+	return total, nil
+}
+
+func maxTime(t time.Time, ts ...time.Time) time.Time {
+	for _, u := range ts {
+		if u.After(t) {
+			t = u
+		}
+	}
+	return t
+}
+
+// errLeaseLost stops a recovery pass whose lease another process took.
+var errLeaseLost = errors.New("cassandra: recovery lease lost")
+
+// recovery is one Recover pass over one frontend at a time.
+type recovery struct {
+	b       *Backend
+	me      string // this process's owner ID
+	ttl     time.Duration
+	owner   string    // the stopped frontend being replayed
+	renewed time.Time // when the leases were last renewed (at the latest)
+	mu      sync.Mutex
+	tables  map[string]*storage.Table // catalog entries by account and name (nil: gone)
+}
+
+// keepLeases renews the recovery lease and the stopped frontend's lease
+// when a third of their time has passed.
+func (r *recovery) keepLeases(ctx context.Context) error {
+	if time.Since(r.renewed) < r.ttl/3 {
+		return nil
+	}
+	r.renewed = time.Now()
+	for _, name := range []string{recoverLease, frontendLease(r.owner)} {
+		ok, err := r.b.AcquireLease(ctx, name, r.me, r.ttl)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errLeaseLost
+		}
+	}
+	return nil
+}
+
+// intent is one stored write intent.
+type intent struct {
+	id               int64
+	tid, account     string
+	tname            string
+	def              []byte
+	pk, sk           []byte
+	old, new         []byte
+	version          int64
+	itype, principal *string
+}
+
+// replay replays the intents of r.owner of the minutes from..to, up to
+// replayParallel of them at a time.
+func (r *recovery) replay(ctx context.Context, from, to int64) (int, error) {
+	var (
+		mu    sync.Mutex
+		n     int
+		first error
+		wg    sync.WaitGroup
+	)
+	sem := make(chan struct{}, replayParallel)
+	failed := func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		return first
+	}
+	for m := from; m <= to && failed() == nil; m++ {
+		if err := r.keepLeases(ctx); err != nil {
+			wg.Wait()
+			return n, err
+		}
+		iter := r.b.s.Query(`SELECT id, tid, account, tname, def, pk, sk, old, new, version, ident_type, ident_principal
+			FROM `+r.b.catalog+`.intents WHERE owner = ? AND minute = ?`, r.owner, m).WithContext(ctx).PageSize(100).Iter()
+		for failed() == nil {
+			in := &intent{}
+			if !iter.Scan(&in.id, &in.tid, &in.account, &in.tname, &in.def, &in.pk, &in.sk, &in.old, &in.new, &in.version,
+				&in.itype, &in.principal) {
+				break
+			}
+			sem <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				ok, err := r.apply(ctx, in)
+				mu.Lock()
+				defer mu.Unlock()
+				if err != nil && first == nil {
+					first = err
+				}
+				if ok {
+					n++
+				}
+			})
+		}
+		if err := iter.Close(); err != nil {
+			wg.Wait()
+			return n, fmt.Errorf("read intents of %s: %w", r.owner, err)
+		}
+	}
+	wg.Wait()
+	return n, first
+}
+
+// apply writes the derived rows of intent in if its write applied, and
+// reports whether it did. A table deleted since (or replaced by one of the
+// same name) is skipped.
+func (r *recovery) apply(ctx context.Context, in *intent) (bool, error) {
+	b := r.b
+	ck := in.account + "\x00" + in.tname
+	r.mu.Lock()
+	cur, seen := r.tables[ck]
+	r.mu.Unlock()
+	if !seen {
+		var err error
+		if cur, err = b.readTable(ctx, in.account, in.tname, gocql.Quorum); err != nil {
+			return false, err
+		}
+		r.mu.Lock()
+		r.tables[ck] = cur
+		r.mu.Unlock()
+	}
+	if cur == nil || cur.ID != in.tid {
+		return false, nil
+	}
+	// The table as the writer saw it: its stream label, TTL generation and
+	// indexes are the ones the write's derived rows belong to.
+	t, err := decodeDef(in.def, 0)
+	if err != nil || t.ID != in.tid {
+		return false, err
+	}
+	key := storage.Key{PK: in.pk, SK: nilIfEmpty(in.sk)}
+	p := b.phys(t)
+	var row *current
+	err = b.retry(ctx, func() (err error) {
+		row, err = b.readItem(ctx, p, key, gocql.Serial)
+		return err
+	})
+	if isUnconfigured(err) { // the table was dropped
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	// The row's write history tells whether the attempt applied (a delete
+	// keeps the row as a tombstone with its history).
+	applied := row != nil && hasWrite(row.writes, uint64(in.id))
+	if !applied {
+		return false, nil
+	}
+	var old, nw item.Item
+	if len(in.old) > 0 {
+		if old, err = item.UnmarshalItem(in.old); err != nil {
+			return false, fmt.Errorf("corrupt intent: %w", err)
+		}
+	}
+	if len(in.new) > 0 {
+		if nw, err = item.UnmarshalItem(in.new); err != nil {
+			return false, fmt.Errorf("corrupt intent: %w", err)
+		}
+	}
+	if in.itype != nil && in.principal != nil {
+		ctx = storage.WithUserIdentity(ctx, &storage.UserIdentity{Type: *in.itype, PrincipalID: *in.principal})
+	}
+	// writeEffects derives them from a fresh entry (the intent's has no
+	// load time), so an index added since the write is maintained too.
+	if err := b.writeEffects(ctx, t, p, key, old, nw, in.version); err != nil {
+		return false, err
+	}
+	return true, nil
+}

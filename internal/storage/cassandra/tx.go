@@ -1,0 +1,847 @@
+package cassandra
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
+	"github.com/google/uuid"
+
+	"github.com/extenddb/extenddb/internal/item"
+	"github.com/extenddb/extenddb/internal/storage"
+)
+
+// Transactions (TransactWrite) on Cassandra, whose only atomic conditional
+// write is a lightweight transaction on one partition. See
+// docs/adr/0006-cassandra-transactions.md for the argument; in short:
+//
+//  1. Read every item at SERIAL and run the mutations' functions. A
+//     transaction that writes nothing (TransactGetItems, or only failed
+//     conditions) reads every item again and succeeds when no version
+//     moved and no transaction held any of them: the two reads bracket an
+//     instant at which every image was current, so the images form one
+//     snapshot.
+//  2. PREPARE: a ledger row in the catalog's txns table names the attempt
+//     and its items; then every item is marked, in key order, with an LWT
+//     fenced on the version read and on no other mark (txn = null). The
+//     mark carries the image to store and its version. A mark lost to a
+//     race aborts the attempt (marks removed, ledger cleared) and the
+//     transaction runs again from step 1.
+//  3. The commit point: one LWT moves the ledger from PREPARE to
+//     COMMITTING (for a ClientRequestToken, completing the token's record
+//     in the same row, so the claim and the writes commit together).
+//  4. Every item is committed from its mark (IF txn = <mark>), with a write
+//     ID derived from the mark so that anyone may commit it, and its index
+//     rows, stream record and expiry rows follow as for a single write.
+//     Write intents (intents.go) cover a crash in between.
+//  5. The ledger is cleared.
+//
+// Single-item writes never write a marked item (their fence includes txn =
+// null): they wait for the transaction and, when it is older than
+// Options.TxTimeout, finish it themselves (recoverTx): a PREPARE is aborted,
+// a COMMITTING one committed. Recover does the same for every old ledger.
+
+// Ledger states (txns.status); null is "no transaction in flight".
+const (
+	txPrepare    = "PREPARE"
+	txCommitting = "COMMITTING"
+	txAborted    = "ABORTED"
+)
+
+// What a mark will do to its item (items.tx_op).
+const (
+	txCheck  = 1 // nothing: a condition check or an unchanged image
+	txPut    = 2 // store tx_new at tx_ver
+	txDelete = 3 // delete (leave a tombstone at tx_ver)
+)
+
+// txMigration creates the ledger of transactions, which also holds the
+// ClientRequestToken records (a token's ledger row is its record).
+func txMigration(k string) migration {
+	return migration{4, "transactions and tokens", []string{
+		`CREATE TABLE IF NOT EXISTS ` + k + `.txns (
+			id text PRIMARY KEY, attempt text, status text, started bigint, items blob,
+			hash blob, claimed_at bigint, completed boolean, completed_at bigint, result blob)`,
+	}}
+}
+
+// txItem is one mutation of a transaction attempt.
+type txItem struct {
+	m       storage.Mutation
+	p       phys
+	cur     *current // as read at SERIAL (nil: never written)
+	old, nw item.Item
+	op      int
+	blob    []byte
+	ver     int64
+	marked  bool
+}
+
+// txRef names an item of a ledger: enough to find its table again.
+type txRef struct {
+	account, name, tableID string
+	key                    storage.Key
+}
+
+// txWait tracks how long a writer has been waiting for transactions that
+// hold its item.
+type txWait struct {
+	since time.Time
+	tries int
+}
+
+// errTxRetry asks transact to run the attempt again from fresh reads after
+// a lost race; errTxWait after waiting for another transaction (which does
+// not count as a lost race).
+var (
+	errTxRetry = errors.New("cassandra: transaction attempt lost a race")
+	errTxWait  = errors.New("cassandra: transaction attempt waited for another")
+)
+
+// TransactWrite applies every mutation or none (see the package comment of
+// tx.go). A failing function cancels the transaction with a
+// *storage.TransactionError; an item another transaction keeps holding
+// beyond Options.TxTimeout gives storage.ErrTransactionConflict as its
+// reason.
+func (b *Backend) TransactWrite(ctx context.Context, ms []storage.Mutation) error {
+	return b.transact(ctx, ms, nil)
+}
+
+func (b *Backend) transact(ctx context.Context, ms []storage.Mutation, tok *storage.TokenCompletion) error {
+	if b.closed.Load() {
+		return storage.ErrClosed
+	}
+	items := make([]*txItem, len(ms))
+	for i, m := range ms {
+		items[i] = &txItem{m: m, p: b.phys(m.Table)}
+	}
+	// Marks are taken in one global order, so two transactions never wait
+	// on each other's marks in a cycle.
+	order := slices.Clone(items)
+	slices.SortFunc(order, func(a, c *txItem) int {
+		if x := cmpStr(a.m.Table.ID, c.m.Table.ID); x != 0 {
+			return x
+		}
+		if x := bytes.Compare(a.m.Key.PK, c.m.Key.PK); x != 0 {
+			return x
+		}
+		return bytes.Compare(a.m.Key.SK, c.m.Key.SK)
+	})
+	var held txWait
+	for attempt := 1; ; {
+		err := b.txAttempt(ctx, items, order, tok, &held)
+		switch {
+		case errors.Is(err, errTxWait):
+			continue
+		case !errors.Is(err, errTxRetry):
+			return wrap("transact write", err)
+		}
+		if attempt >= b.maxAttempts {
+			// DynamoDB cancels a transaction that keeps conflicting with
+			// others with TransactionConflict.
+			reasons := make([]error, len(items))
+			for i := range reasons {
+				reasons[i] = storage.ErrTransactionConflict
+			}
+			return &storage.TransactionError{Reasons: reasons}
+		}
+		if err := backoff(ctx, min(attempt, 6)); err != nil {
+			return err
+		}
+		attempt++
+	}
+}
+
+func cmpStr(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// txAttempt runs one attempt; errTxRetry means nothing was applied and the
+// transaction should run again.
+func (b *Backend) txAttempt(ctx context.Context, items, order []*txItem, tok *storage.TokenCompletion, held *txWait) error {
+	// 1. Read and decide.
+	for _, it := range order {
+		var cur *current
+		err := b.withTable(ctx, it.m.Table, func() error {
+			return b.retry(ctx, func() (err error) {
+				cur, err = b.readItem(ctx, it.p, it.m.Key, gocql.Serial)
+				return err
+			})
+		})
+		if err != nil {
+			return err
+		}
+		if cur != nil && cur.txn != "" {
+			if err := b.waitForTx(ctx, held, it.p, it.m.Key, cur.txn); err != nil {
+				if !errors.Is(err, storage.ErrTransactionConflict) {
+					return err
+				}
+				reasons := make([]error, len(items))
+				for i, x := range items {
+					if x == it {
+						reasons[i] = err
+					}
+				}
+				return &storage.TransactionError{Reasons: reasons}
+			}
+			return errTxWait
+		}
+		it.cur = cur
+	}
+	reasons := make([]error, len(items))
+	failed, writes := false, false
+	for i, it := range items {
+		var old item.Item
+		var prev int64
+		if it.cur != nil {
+			old, prev = it.cur.item, it.cur.version
+		}
+		nw, err := callFn(it.m.Fn, old)
+		it.old, it.nw, it.op, it.blob, it.ver = old, nw, txCheck, nil, 0
+		switch {
+		case err != nil:
+			reasons[i], failed = err, true
+			continue
+		case (old == nil && nw == nil) || sameMap(old, nw):
+			continue
+		case nw == nil:
+			it.op = txDelete
+		default:
+			nk, kerr := storage.ItemKey(it.m.Table, nw)
+			if kerr != nil {
+				return kerr
+			}
+			if !bytes.Equal(nk.PK, it.m.Key.PK) || !bytes.Equal(nk.SK, it.m.Key.SK) {
+				return errors.New("cassandra: new image's key differs from the mutated key")
+			}
+			it.op, it.blob = txPut, item.MarshalItem(nw)
+		}
+		it.ver = b.nextVersion(prev)
+		writes = true
+	}
+	if failed || !writes {
+		// Nothing to write: the reads must form one snapshot.
+		same, err := b.txSameAgain(ctx, order)
+		if err != nil {
+			return err
+		}
+		if !same {
+			return errTxRetry
+		}
+		if failed {
+			return &storage.TransactionError{Reasons: reasons}
+		}
+		if tok != nil {
+			// A token completes even when nothing changed.
+			return b.txRun(ctx, items, order, tok)
+		}
+		return nil
+	}
+	return b.txRun(ctx, items, order, tok)
+}
+
+// txSameAgain reads every item again at SERIAL and reports whether none
+// changed version or is held by a transaction.
+func (b *Backend) txSameAgain(ctx context.Context, order []*txItem) (bool, error) {
+	for _, it := range order {
+		var cur *current
+		err := b.withTable(ctx, it.m.Table, func() error {
+			return b.retry(ctx, func() (err error) {
+				cur, err = b.readItem(ctx, it.p, it.m.Key, gocql.Serial)
+				return err
+			})
+		})
+		if err != nil {
+			return false, err
+		}
+		switch {
+		case (cur == nil) != (it.cur == nil):
+			return false, nil
+		case cur != nil && (cur.version != it.cur.version || cur.txn != ""):
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// txRun is steps 2 to 5 of an attempt whose functions all succeeded.
+func (b *Backend) txRun(ctx context.Context, items, order []*txItem, tok *storage.TokenCompletion) error {
+	attempt := uuid.NewString()
+	id := "x/" + attempt
+	if tok != nil {
+		id = tokenRow(tok.Account, tok.Token)
+	}
+	mark := id + "@" + attempt
+	started := time.Now().UnixNano()
+	refs := make([]txRef, len(order))
+	for i, it := range order {
+		refs[i] = txRef{account: it.m.Table.Account, name: it.m.Table.Name, tableID: it.m.Table.ID, key: it.m.Key}
+	}
+	// 2. The ledger, then the marks.
+	var q *gocql.Query
+	if tok == nil {
+		q = b.s.Query(`INSERT INTO `+b.catalog+`.txns (id, attempt, status, started, items) VALUES (?, ?, ?, ?, ?) IF NOT EXISTS`,
+			id, attempt, txPrepare, started, encodeRefs(refs))
+	} else {
+		q = b.s.Query(`UPDATE `+b.catalog+`.txns SET attempt = ?, status = ?, started = ?, items = ? WHERE id = ? IF claimed_at = ? AND status = null AND completed = false`,
+			attempt, txPrepare, started, encodeRefs(refs), id, tok.ClaimedAt.UnixNano())
+	}
+	ok, err := b.cas(ctx, q, func() (bool, error) {
+		l, err := b.readLedger(ctx, id)
+		return err == nil && l != nil && l.attempt == attempt, err
+	})
+	if err != nil {
+		return err
+	}
+	if !ok {
+		if tok != nil {
+			return storage.ErrTokenLost
+		}
+		return errTxRetry
+	}
+	abort := func(cause error) error {
+		if err := b.abortTx(ctx, id, attempt, refs, false); err != nil {
+			return err
+		}
+		return cause
+	}
+	for i, it := range order {
+		if err := b.txMark(ctx, it, mark, uint64(i)); err != nil {
+			if errors.Is(err, errTxRetry) {
+				return abort(errTxRetry)
+			}
+			if aerr := abort(err); aerr != err {
+				return errors.Join(err, aerr)
+			}
+			return err
+		}
+	}
+	// Intents first (intents.go): a crash after the commit point leaves
+	// them for the recovery of this frontend's writes.
+	for i, it := range order {
+		if it.op == txCheck {
+			continue
+		}
+		if err := b.writeIntent(ctx, it.m.Table, it.m.Key, it.old, it.nw, it.ver, txWriteID(mark, i)); err != nil {
+			return abort(err)
+		}
+	}
+	if b.txStop("prepared") {
+		return errTxStopped
+	}
+	// 3. The commit point.
+	if tok == nil {
+		q = b.s.Query(`UPDATE `+b.catalog+`.txns SET status = ? WHERE id = ? IF status = ? AND attempt = ?`,
+			txCommitting, id, txPrepare, attempt)
+	} else {
+		var result []byte
+		if tok.Result != nil {
+			result = tok.Result()
+		}
+		q = b.s.Query(`UPDATE `+b.catalog+`.txns SET status = ?, completed = true, completed_at = ?, result = ? WHERE id = ? IF status = ? AND attempt = ? AND claimed_at = ?`,
+			txCommitting, tok.Now.UnixNano(), result, id, txPrepare, attempt, tok.ClaimedAt.UnixNano())
+	}
+	ok, err = b.cas(ctx, q, func() (bool, error) {
+		l, err := b.readLedger(ctx, id)
+		return err == nil && l != nil && l.attempt == attempt && l.status == txCommitting, err
+	})
+	if err != nil {
+		return err
+	}
+	if !ok {
+		// Aborted by a recovery that found this attempt too old, or the
+		// token's claim was taken over: nothing was applied.
+		cause := errTxRetry
+		if tok != nil {
+			cause = storage.ErrTokenLost
+		}
+		return abort(cause)
+	}
+	if b.txStop("committing") {
+		return errTxStopped
+	}
+	// 4. Commit every item, 5. clear the ledger.
+	for i, it := range order {
+		if err := b.txCommit(ctx, it.m.Table, it.p, it.m.Key, mark, i, it.old, it.cur); err != nil {
+			return err
+		}
+	}
+	return b.finishLedger(ctx, id, attempt, tok != nil)
+}
+
+// errTxStopped is what a transaction returns when a test stopped it
+// (Backend.txStopAt) as if its process had died.
+var errTxStopped = errors.New("cassandra: transaction stopped by a test")
+
+// txStop reports whether a test asked transactions to stop at stage, as if
+// the process died there.
+func (b *Backend) txStop(stage string) bool {
+	f := b.txStopAt.Load()
+	return f != nil && (*f)(stage)
+}
+
+// txMark marks one item for the attempt mark: an LWT fenced on the
+// version read (or the item's absence) and on no other mark. It returns
+// errTxRetry when the fence failed.
+func (b *Backend) txMark(ctx context.Context, it *txItem, mark string, _ uint64) error {
+	var q *gocql.Query
+	key := it.m.Key
+	if it.cur == nil {
+		// A row for the absent item, a tombstone of version 0, to carry
+		// the mark. The directory entry first, as for any first write.
+		if it.op == txPut {
+			if err := b.writeDir(ctx, it.p, "", key.PK); err != nil {
+				return err
+			}
+		}
+		q = b.s.Query(`INSERT INTO `+it.p.items+` (pk, sk, version, txn, tx_new, tx_ver, tx_op) VALUES (?, ?, 0, ?, ?, ?, ?) IF NOT EXISTS`,
+			key.PK, nz(key.SK), mark, it.blob, it.ver, it.op)
+	} else {
+		if it.op == txPut && it.old == nil {
+			if err := b.writeDir(ctx, it.p, "", key.PK); err != nil {
+				return err
+			}
+		}
+		q = b.s.Query(`UPDATE `+it.p.items+` SET txn = ?, tx_new = ?, tx_ver = ?, tx_op = ? WHERE pk = ? AND sk = ? IF version = ? AND txn = null`,
+			mark, it.blob, it.ver, it.op, key.PK, nz(key.SK), it.cur.version)
+	}
+	var ok bool
+	err := b.withTable(ctx, it.m.Table, func() (err error) {
+		ok, err = b.cas(ctx, q, func() (bool, error) {
+			got, err := b.readItem(ctx, it.p, key, gocql.Serial)
+			return err == nil && got != nil && got.txn == mark, err
+		})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errTxRetry
+	}
+	it.marked = true
+	return nil
+}
+
+// txWriteID is the write ID of item i's commit in the attempt mark: the
+// same for whoever commits it, so the item's write history says whether
+// the commit applied.
+func txWriteID(mark string, i int) uint64 {
+	h := sha256.Sum256(fmt.Appendf(nil, "%s#%d", mark, i))
+	return binary.BigEndian.Uint64(h[:8])
+}
+
+// txCommit commits item i (in ledger order) of the attempt mark: an LWT
+// fenced on the mark stores the marked image at the marked version and
+// clears the mark; then the write's index rows, stream record and expiry
+// rows follow. When the item no longer carries the mark, someone else
+// committed it (a recovery, which writes the effects after its commit,
+// with an intent) and nothing is written. old and cur, when known, are the image and row
+// the mark was fenced on; a recovery passes nil and reads them.
+func (b *Backend) txCommit(ctx context.Context, t *storage.Table, p phys, key storage.Key, mark string, i int, old item.Item, cur *current) error {
+	wid := txWriteID(mark, i)
+	var row *current
+	err := b.withTable(ctx, t, func() error {
+		return b.retry(ctx, func() (err error) {
+			row, err = b.readItem(ctx, p, key, gocql.Serial)
+			return err
+		})
+	})
+	if err != nil {
+		return err
+	}
+	if row == nil {
+		return nil // the table was recreated or the row never marked
+	}
+	if row.txn != mark {
+		return nil // committed already (its committer writes the effects) or never marked
+	}
+	if cur == nil {
+		old = row.item
+	}
+	var nw item.Item
+	if row.txOp == txPut {
+		if nw, err = item.UnmarshalItem(row.txNew); err != nil {
+			return fmt.Errorf("cassandra: corrupt marked image in %s: %w", p.items, err)
+		}
+	}
+	var q *gocql.Query
+	switch row.txOp {
+	case txPut, txDelete:
+		size := 0
+		if nw != nil {
+			size = item.Size(nw)
+		}
+		writes := appendWrite(row.writes, wid, row.txVer)
+		q = b.s.Query(`UPDATE `+p.items+` SET item = ?, version = ?, size = ?, writes = ?, txn = null, tx_new = null, tx_ver = null, tx_op = null WHERE pk = ? AND sk = ? IF txn = ?`,
+			row.txNew, row.txVer, size, writes, key.PK, nz(key.SK), mark)
+	default:
+		q = b.s.Query(`UPDATE `+p.items+` SET txn = null, tx_new = null, tx_ver = null, tx_op = null WHERE pk = ? AND sk = ? IF txn = ?`,
+			key.PK, nz(key.SK), mark)
+	}
+	var ok bool
+	err = b.withTable(ctx, t, func() (err error) {
+		ok, err = b.cas(ctx, q, func() (bool, error) {
+			got, err := b.readItem(ctx, p, key, gocql.Serial)
+			if err != nil || got == nil {
+				return false, err
+			}
+			return got.txn != mark, nil // only a commit removes a mark of a COMMITTING ledger
+		})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if !ok || row.txOp == txCheck || (old == nil && nw == nil) {
+		return nil
+	}
+	return b.writeEffects(ctx, t, p, key, old, nw, row.txVer)
+}
+
+// abortTx ends the attempt of ledger id (in PREPARE, or already ABORTED):
+// it moves the ledger to ABORTED unless force says it is so already,
+// removes the attempt's marks and clears the ledger. It does nothing when
+// the ledger has moved on to another attempt or to COMMITTING.
+func (b *Backend) abortTx(ctx context.Context, id, attempt string, refs []txRef, aborted bool) error {
+	if !aborted {
+		q := b.s.Query(`UPDATE `+b.catalog+`.txns SET status = ? WHERE id = ? IF status = ? AND attempt = ?`, txAborted, id, txPrepare, attempt)
+		ok, err := b.cas(ctx, q, func() (bool, error) {
+			l, err := b.readLedger(ctx, id)
+			return err == nil && l != nil && l.attempt == attempt && l.status == txAborted, err
+		})
+		if err != nil {
+			return err
+		}
+		if !ok {
+			l, err := b.readLedger(ctx, id)
+			if err != nil {
+				return err
+			}
+			if l == nil || l.attempt != attempt || l.status != txAborted {
+				return nil // finished or taken further by someone else
+			}
+		}
+	}
+	mark := id + "@" + attempt
+	for _, r := range refs {
+		if err := b.unmark(ctx, r, mark); err != nil {
+			return err
+		}
+	}
+	return b.finishLedger(ctx, id, attempt, isTokenRow(id))
+}
+
+// unmark removes the mark from the item r if it still carries it.
+func (b *Backend) unmark(ctx context.Context, r txRef, mark string) error {
+	return b.unmarkPhys(ctx, b.phys(&storage.Table{Account: r.account, Name: r.name, ID: r.tableID}), r.key, mark)
+}
+
+// unmarkPhys removes the mark from the item key of p if it still carries it.
+func (b *Backend) unmarkPhys(ctx context.Context, p phys, key storage.Key, mark string) error {
+	q := b.s.Query(`UPDATE `+p.items+` SET txn = null, tx_new = null, tx_ver = null, tx_op = null WHERE pk = ? AND sk = ? IF txn = ?`,
+		key.PK, nz(key.SK), mark)
+	_, err := b.cas(ctx, q, func() (bool, error) {
+		got, err := b.readItem(ctx, p, key, gocql.Serial)
+		return err == nil && (got == nil || got.txn != mark), err
+	})
+	if isUnconfigured(err) {
+		return nil // the table is gone
+	}
+	return err
+}
+
+// finishLedger clears the ledger of the attempt: a plain transaction's row
+// is deleted, a token's row keeps its record.
+func (b *Backend) finishLedger(ctx context.Context, id, attempt string, token bool) error {
+	var q *gocql.Query
+	if token {
+		q = b.s.Query(`UPDATE `+b.catalog+`.txns SET status = null, attempt = null, items = null, started = null WHERE id = ? IF attempt = ?`, id, attempt)
+	} else {
+		q = b.s.Query(`DELETE FROM `+b.catalog+`.txns WHERE id = ? IF attempt = ?`, id, attempt)
+	}
+	_, err := b.cas(ctx, q, func() (bool, error) {
+		l, err := b.readLedger(ctx, id)
+		return err == nil && (l == nil || l.attempt != attempt), err
+	})
+	return err
+}
+
+// ledger is one row of txns.
+type ledger struct {
+	attempt, status string
+	started         int64
+	items           []byte
+	// token record
+	hash        []byte
+	claimedAt   int64
+	completed   bool
+	completedAt int64
+	result      []byte
+}
+
+// readLedger reads ledger row id at SERIAL; nil when absent.
+func (b *Backend) readLedger(ctx context.Context, id string) (*ledger, error) {
+	var l ledger
+	var attempt, status *string
+	var started, claimedAt, completedAt *int64
+	var completed *bool
+	err := b.retry(ctx, func() error {
+		return b.s.Query(`SELECT attempt, status, started, items, hash, claimed_at, completed, completed_at, result FROM `+b.catalog+`.txns WHERE id = ?`, id).
+			WithContext(ctx).Consistency(gocql.Serial).Scan(&attempt, &status, &started, &l.items, &l.hash, &claimedAt, &completed, &completedAt, &l.result)
+	})
+	if errors.Is(err, gocql.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if attempt != nil {
+		l.attempt = *attempt
+	}
+	if status != nil {
+		l.status = *status
+	}
+	if started != nil {
+		l.started = *started
+	}
+	if claimedAt != nil {
+		l.claimedAt = *claimedAt
+	}
+	if completed != nil {
+		l.completed = *completed
+	}
+	if completedAt != nil {
+		l.completedAt = *completedAt
+	}
+	return &l, nil
+}
+
+// waitForTx is called when a write finds its item (key of p) marked by the
+// attempt mark: it sleeps a little, and once the wait has lasted a quarter
+// of Options.TxTimeout it finishes the transaction itself when that is
+// older than TxTimeout, or removes the mark of an attempt that is over
+// (recoverTx). After twice TxTimeout it gives up with
+// storage.ErrTransactionConflict.
+func (b *Backend) waitForTx(ctx context.Context, w *txWait, p phys, key storage.Key, mark string) error {
+	now := time.Now()
+	if w.since.IsZero() {
+		w.since = now
+	}
+	w.tries++
+	if now.Sub(w.since) >= b.txTimeout/4 {
+		if _, err := b.recoverTx(ctx, p, key, mark, false); err != nil {
+			return err
+		}
+	}
+	if now.Sub(w.since) >= 2*b.txTimeout {
+		return storage.ErrTransactionConflict
+	}
+	d := time.Duration(min(w.tries, 8)) * 5 * time.Millisecond
+	d += rand.N(d + 1)
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
+}
+
+// recoverTx finishes the attempt of mark (ledger ID "@" attempt) if its
+// ledger is older than Options.TxTimeout (or force): a PREPARE or ABORTED
+// attempt is aborted, a COMMITTING one committed; a mark whose attempt the
+// ledger no longer names is an orphan of an aborted attempt and is removed.
+// It reports whether it finished anything.
+func (b *Backend) recoverTx(ctx context.Context, p phys, key storage.Key, mark string, force bool) (bool, error) {
+	at := bytes.LastIndexByte([]byte(mark), '@')
+	if at < 0 {
+		return false, fmt.Errorf("cassandra: malformed transaction mark %q", mark)
+	}
+	id, attempt := mark[:at], mark[at+1:]
+	l, err := b.readLedger(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	if l == nil || l.attempt != attempt || l.status == "" {
+		// The attempt is over: it wrote its ledger before its first mark
+		// and clears the ledger only after removing (or committing) every
+		// mark, so this one is a mark whose outcome was in doubt when the
+		// attempt aborted.
+		return true, b.unmarkPhys(ctx, p, key, mark)
+	}
+	return b.recoverLedger(ctx, id, l, force)
+}
+
+// recoverLedger finishes ledger l (row id) if it is older than TxTimeout
+// or force.
+func (b *Backend) recoverLedger(ctx context.Context, id string, l *ledger, force bool) (bool, error) {
+	if !force && time.Since(time.Unix(0, l.started)) < b.txTimeout {
+		return false, nil
+	}
+	refs, err := decodeRefs(l.items)
+	if err != nil {
+		return false, err
+	}
+	mark := id + "@" + l.attempt
+	switch l.status {
+	case txPrepare, txAborted:
+		return true, b.abortTx(ctx, id, l.attempt, refs, l.status == txAborted)
+	case txCommitting:
+		for i, r := range refs {
+			t, err := b.readTable(ctx, r.account, r.name, gocql.Serial)
+			if err != nil {
+				return false, err
+			}
+			if t == nil || t.ID != r.tableID {
+				continue // the table is gone
+			}
+			if err := b.txCommitRecovered(ctx, t, r.key, mark, i); err != nil {
+				return false, err
+			}
+		}
+		return true, b.finishLedger(ctx, id, l.attempt, isTokenRow(id))
+	}
+	return false, nil
+}
+
+// txCommitRecovered commits item i of a COMMITTING attempt on behalf of a
+// frontend that did not: an intent first, in this frontend's name, so that
+// a crash of this one too is recovered.
+func (b *Backend) txCommitRecovered(ctx context.Context, t *storage.Table, key storage.Key, mark string, i int) error {
+	p := b.phys(t)
+	var row *current
+	err := b.withTable(ctx, t, func() error {
+		return b.retry(ctx, func() (err error) {
+			row, err = b.readItem(ctx, p, key, gocql.Serial)
+			return err
+		})
+	})
+	if err != nil || row == nil || row.txn != mark {
+		return err
+	}
+	if row.txOp != txCheck {
+		var nw item.Item
+		if row.txOp == txPut {
+			if nw, err = item.UnmarshalItem(row.txNew); err != nil {
+				return fmt.Errorf("cassandra: corrupt marked image in %s: %w", p.items, err)
+			}
+		}
+		if err := b.writeIntent(ctx, t, key, row.item, nw, row.txVer, txWriteID(mark, i)); err != nil {
+			return err
+		}
+	}
+	return b.txCommit(ctx, t, p, key, mark, i, nil, nil)
+}
+
+// recoverTransactions finishes every ledger older than Options.TxTimeout
+// (part of Recover) and returns how many it finished.
+func (b *Backend) recoverTransactions(ctx context.Context) (int, error) {
+	iter := b.s.Query(`SELECT id, status, started FROM ` + b.catalog + `.txns`).WithContext(ctx).PageSize(pageSize).Iter()
+	var ids []string
+	var id string
+	var status *string
+	var started *int64
+	cutoff := time.Now().Add(-b.txTimeout).UnixNano()
+	for iter.Scan(&id, &status, &started) {
+		if status != nil && *status != "" && started != nil && *started < cutoff {
+			ids = append(ids, id)
+		}
+		status, started = nil, nil
+	}
+	if err := iter.Close(); err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, id := range ids {
+		l, err := b.readLedger(ctx, id)
+		if err != nil {
+			return n, err
+		}
+		if l == nil || l.status == "" {
+			continue
+		}
+		done, err := b.recoverLedger(ctx, id, l, false)
+		if err != nil {
+			return n, err
+		}
+		if done {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// encodeRefs and decodeRefs store a ledger's item list.
+func encodeRefs(refs []txRef) []byte {
+	var out []byte
+	put := func(b []byte) {
+		out = binary.AppendUvarint(out, uint64(len(b)))
+		out = append(out, b...)
+	}
+	for _, r := range refs {
+		put([]byte(r.account))
+		put([]byte(r.name))
+		put([]byte(r.tableID))
+		put(r.key.PK)
+		if r.key.SK == nil {
+			out = append(out, 0)
+		} else {
+			out = append(out, 1)
+			put(r.key.SK)
+		}
+	}
+	return out
+}
+
+func decodeRefs(b []byte) ([]txRef, error) {
+	var refs []txRef
+	bad := errors.New("cassandra: corrupt transaction ledger")
+	get := func() ([]byte, error) {
+		n, k := binary.Uvarint(b)
+		if k <= 0 || uint64(len(b)-k) < n {
+			return nil, bad
+		}
+		v := b[k : k+int(n)]
+		b = b[k+int(n):]
+		return v, nil
+	}
+	for len(b) > 0 {
+		var r txRef
+		var f [4][]byte
+		for i := range f {
+			v, err := get()
+			if err != nil {
+				return nil, err
+			}
+			f[i] = v
+		}
+		r.account, r.name, r.tableID, r.key.PK = string(f[0]), string(f[1]), string(f[2]), bytes.Clone(f[3])
+		if len(b) == 0 {
+			return nil, bad
+		}
+		hasSK := b[0] == 1
+		b = b[1:]
+		if hasSK {
+			v, err := get()
+			if err != nil {
+				return nil, err
+			}
+			r.key.SK = bytes.Clone(v)
+		}
+		refs = append(refs, r)
+	}
+	return refs, nil
+}
