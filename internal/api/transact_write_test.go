@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/extenddb/extenddb/internal/storage"
 )
 
 // Sources of the expected behaviour and messages:
@@ -260,4 +262,23 @@ func TestTransactWriteCapacity(t *testing.T) {
 		{op: "TransactWriteItems", body: `{"TransactItems":[{"Put":{"TableName":"hash","Item":{"pk":{"S":"d"}}}},{"Delete":{"TableName":"range","Key":{"pk":{"S":"b"},"sk":{"N":"1"}}}}],"ReturnItemCollectionMetrics":"SIZE"}`,
 			want: `{"ItemCollectionMetrics":{"range":[{"ItemCollectionKey":{"pk":{"S":"b"}},"SizeEstimateRangeGB":[0.0,1.0]}]}}`},
 	})
+}
+
+// An item another transaction keeps holding (storage.ErrTransactionConflict,
+// from the Cassandra backend) is a TransactionConflict cancellation reason
+// with DynamoDB's message, in request order with None for the others.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html#API_TransactWriteItems_Errors
+func TestTransactionConflictReason(t *testing.T) {
+	reasons, err := cancellationReasons(&storage.TransactionError{Reasons: []error{nil, storage.ErrTransactionConflict}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reasons) != 2 || reasons[0].Code != "None" || reasons[1].Code != "TransactionConflict" ||
+		reasons[1].Message != "Transaction is ongoing for the item" {
+		t.Fatalf("reasons = %+v", reasons)
+	}
+	got := transactionCanceled(reasons).Error()
+	if !strings.Contains(got, "[None, TransactionConflict]") {
+		t.Fatalf("message = %q", got)
+	}
 }
