@@ -3,13 +3,18 @@
 // mocked: every test starts `extenddb serve` built from this checkout.
 //
 // The suite runs on one storage backend at a time, chosen by
-// EXTENDDB_E2E_STORAGE: "sqlite" (the default) or "postgres", which needs
-// EXTENDDB_POSTGRES_DSN (scripts/postgres.sh start prints one). On PostgreSQL
-// every server gets a fresh schema of its own, dropped when the test ends;
-// see startServer for how the SQLite-only flags are carried over.
+// EXTENDDB_E2E_STORAGE: "sqlite" (the default), "postgres", which needs
+// EXTENDDB_POSTGRES_DSN (scripts/postgres.sh start prints one), or
+// "cassandra", which needs EXTENDDB_CASSANDRA_HOSTS (comma-separated contact
+// points; scripts/cassandra.sh start prints them). On PostgreSQL every server
+// gets a fresh schema of its own, on Cassandra a fresh keyspace prefix, both
+// dropped when the test ends; see startServer for how the SQLite-only flags
+// are carried over. On Cassandra only the transaction tests (-run Transact)
+// are run so far (scripts/test.sh).
 //
 //	go test ./e2e/
 //	EXTENDDB_E2E_STORAGE=postgres EXTENDDB_POSTGRES_DSN=$(scripts/postgres.sh start) go test ./e2e/
+//	EXTENDDB_E2E_STORAGE=cassandra EXTENDDB_CASSANDRA_HOSTS=$(scripts/cassandra.sh start) go test -run Transact ./e2e/
 package e2e
 
 import (
@@ -21,6 +26,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"os/exec"
@@ -38,6 +44,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go"
 	"github.com/jackc/pgx/v5"
+
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
 )
 
 // Credentials and region every client uses. extenddb does not check
@@ -54,15 +62,19 @@ var binPath string
 
 // Storage backends a server can run on.
 const (
-	backendSQLite   = "sqlite"
-	backendPostgres = "postgres"
+	backendSQLite    = "sqlite"
+	backendPostgres  = "postgres"
+	backendCassandra = "cassandra"
 )
 
-// e2eBackend is the backend startServer uses (EXTENDDB_E2E_STORAGE) and
-// postgresDSN the database for PostgreSQL servers (EXTENDDB_POSTGRES_DSN).
+// e2eBackend is the backend startServer uses (EXTENDDB_E2E_STORAGE),
+// postgresDSN the database for PostgreSQL servers (EXTENDDB_POSTGRES_DSN) and
+// cassandraHosts the contact points of Cassandra servers
+// (EXTENDDB_CASSANDRA_HOSTS).
 var (
-	e2eBackend  = backendSQLite
-	postgresDSN string
+	e2eBackend     = backendSQLite
+	postgresDSN    string
+	cassandraHosts string
 )
 
 func TestMain(m *testing.M) {
@@ -71,6 +83,8 @@ func TestMain(m *testing.M) {
 
 func run(m *testing.M) int {
 	postgresDSN = os.Getenv("EXTENDDB_POSTGRES_DSN")
+	cassandraHosts = os.Getenv("EXTENDDB_CASSANDRA_HOSTS")
+	defer closeCassandra()
 	switch b := os.Getenv("EXTENDDB_E2E_STORAGE"); b {
 	case "", backendSQLite:
 	case backendPostgres:
@@ -83,8 +97,25 @@ func run(m *testing.M) int {
 			fmt.Fprintf(os.Stderr, "e2e: EXTENDDB_E2E_STORAGE=postgres: cannot reach EXTENDDB_POSTGRES_DSN: %v\n", err)
 			return 1
 		}
+	case backendCassandra:
+		e2eBackend = backendCassandra
+		if cassandraHosts == "" {
+			fmt.Fprintln(os.Stderr, "e2e: EXTENDDB_E2E_STORAGE=cassandra needs EXTENDDB_CASSANDRA_HOSTS (export EXTENDDB_CASSANDRA_HOSTS=$(scripts/cassandra.sh start))")
+			return 1
+		}
+		if _, err := cassandraSession(); err != nil {
+			fmt.Fprintf(os.Stderr, "e2e: EXTENDDB_E2E_STORAGE=cassandra: cannot reach EXTENDDB_CASSANDRA_HOSTS=%s: %v\n", cassandraHosts, err)
+			return 1
+		}
+		// Whatever a test's cleanup missed (a failed drop, a test that
+		// stopped the run) goes at the end of the run.
+		defer func() {
+			if err := dropKeyspaces(keyspaceRun); err != nil {
+				fmt.Fprintf(os.Stderr, "e2e: dropping this run's Cassandra keyspaces (%s*): %v\n", keyspaceRun, err)
+			}
+		}()
 	default:
-		fmt.Fprintf(os.Stderr, "e2e: EXTENDDB_E2E_STORAGE=%q: want sqlite or postgres\n", b)
+		fmt.Fprintf(os.Stderr, "e2e: EXTENDDB_E2E_STORAGE=%q: want sqlite, postgres or cassandra\n", b)
 		return 1
 	}
 	dir, err := os.MkdirTemp("", "extenddb-e2e-")
@@ -112,10 +143,11 @@ func run(m *testing.M) int {
 type server struct {
 	t        testing.TB
 	Endpoint string
-	Backend  string // backendSQLite or backendPostgres
-	DataDir  string // SQLite's directory; on PostgreSQL the --data-dir a test named, if any
-	Schema   string // PostgreSQL schema ("" on SQLite)
-	// dropOnExit: the schema stands for --in-memory and goes with the process.
+	Backend  string // backendSQLite, backendPostgres or backendCassandra
+	DataDir  string // SQLite's directory; on PostgreSQL and Cassandra the --data-dir a test named, if any
+	Schema   string // PostgreSQL schema or Cassandra keyspace prefix ("" on SQLite)
+	// dropOnExit: the schema (keyspaces) stands for --in-memory and goes
+	// with the process.
 	dropOnExit bool
 	cmd        *exec.Cmd
 	log        *lockedBuffer
@@ -157,7 +189,10 @@ var endpointRE = regexp.MustCompile(`msg="extenddb serving DynamoDB API" endpoin
 //     finds the data again, as it would in the directory;
 //   - --postgres-schema S: exactly S (several processes on one schema).
 //
-// Every schema the harness makes is dropped when the test ends.
+// Every schema the harness makes is dropped when the test ends. On
+// Cassandra the same holds with a keyspace prefix for the schema (the
+// keyspaces <prefix>_catalog and <prefix>_a<account>), and
+// --cassandra-keyspace-prefix P for --postgres-schema S.
 func startServer(t testing.TB, args ...string) *server {
 	t.Helper()
 	return startServerOn(t, e2eBackend, args...)
@@ -169,12 +204,12 @@ func startServerOn(t testing.TB, backend string, args ...string) *server {
 	t.Helper()
 	full := []string{"serve", "--listen", "127.0.0.1:0"}
 	dataDir, schema := "", ""
-	inMemory, hasDSN, explicitSchema := false, false, false
+	inMemory, hasDSN, hasHosts, explicitSchema := false, false, false, false
 	var rest []string // args other than the storage flags
 	for i := 0; i < len(args); i++ {
 		name, val, hasVal := strings.Cut(args[i], "=")
 		switch name {
-		case "--data-dir", "--storage", "--postgres-schema":
+		case "--data-dir", "--storage", "--postgres-schema", "--cassandra-keyspace-prefix":
 			if !hasVal && i+1 < len(args) {
 				val, hasVal = args[i+1], true
 				i++
@@ -187,10 +222,11 @@ func startServerOn(t testing.TB, backend string, args ...string) *server {
 			dataDir = val
 		case name == "--storage" && hasVal:
 			backend = val
-		case name == "--postgres-schema" && hasVal:
+		case (name == "--postgres-schema" || name == "--cassandra-keyspace-prefix") && hasVal:
 			schema = val
 		default:
 			hasDSN = hasDSN || name == "--postgres-dsn"
+			hasHosts = hasHosts || name == "--cassandra-hosts"
 			rest = append(rest, args[i])
 		}
 	}
@@ -214,7 +250,7 @@ func startServerOn(t testing.TB, backend string, args ...string) *server {
 		switch {
 		case explicitSchema:
 		case dataDir != "" && !inMemory:
-			schema = dataDirSchema(t, dataDir)
+			schema = dataDirSchema(t, backendPostgres, dataDir)
 		default:
 			schema = newSchema(t)
 		}
@@ -222,13 +258,29 @@ func startServerOn(t testing.TB, backend string, args ...string) *server {
 		if !hasDSN {
 			full = append(full, "--postgres-dsn", postgresDSN)
 		}
+	case backendCassandra:
+		if cassandraHosts == "" && !hasHosts {
+			t.Fatalf("a Cassandra-backed server needs EXTENDDB_CASSANDRA_HOSTS (export EXTENDDB_CASSANDRA_HOSTS=$(scripts/cassandra.sh start))")
+		}
+		explicitSchema = schema != ""
+		switch {
+		case explicitSchema:
+		case dataDir != "" && !inMemory:
+			schema = dataDirSchema(t, backendCassandra, dataDir)
+		default:
+			schema = newKeyspacePrefix(t)
+		}
+		full = append(full, "--storage", backendCassandra, "--cassandra-keyspace-prefix", schema)
+		if !hasHosts {
+			full = append(full, "--cassandra-hosts", cassandraHosts)
+		}
 	default:
-		t.Fatalf("unknown storage backend %q (want sqlite or postgres)", backend)
+		t.Fatalf("unknown storage backend %q (want sqlite, postgres or cassandra)", backend)
 	}
 	full = append(full, rest...)
 
 	s := &server{t: t, Backend: backend, DataDir: dataDir, Schema: schema, log: &lockedBuffer{}, done: make(chan struct{})}
-	s.dropOnExit = backend == backendPostgres && inMemory && !explicitSchema
+	s.dropOnExit = (backend == backendPostgres || backend == backendCassandra) && inMemory && !explicitSchema
 	s.cmd = exec.Command(binPath, full...)
 	s.cmd.Stdout = s.log
 	stderr, err := s.cmd.StderrPipe()
@@ -256,7 +308,11 @@ func startServerOn(t testing.TB, backend string, args ...string) *server {
 		_, _ = io.Copy(s.log, stderr)
 		s.waitErr = s.cmd.Wait()
 		if s.dropOnExit {
-			if err := dropSchema(s.Schema); err != nil {
+			drop := dropSchema
+			if s.Backend == backendCassandra {
+				drop = func(prefix string) error { return dropKeyspaces(prefix + "_") }
+			}
+			if err := drop(s.Schema); err != nil {
 				fmt.Fprintf(s.log, "e2e: dropping the --in-memory schema %s: %v\n", s.Schema, err)
 			}
 		}
@@ -438,7 +494,7 @@ var (
 	schemaRun = fmt.Sprintf("%d_%d", os.Getpid(), time.Now().UnixNano()%1e6)
 
 	dirSchemasMu sync.Mutex
-	dirSchemas   = map[string]string{} // --data-dir -> schema, while its test runs
+	dirSchemas   = map[[2]string]string{} // {backend, --data-dir} -> schema or keyspace prefix, while its test runs
 )
 
 // newSchema names a fresh PostgreSQL schema (the server creates it) and
@@ -455,20 +511,27 @@ func newSchema(t testing.TB) string {
 	return name
 }
 
-// dataDirSchema is the schema standing in for the SQLite data directory
-// dir: every server a test starts with --data-dir dir uses the same one.
-func dataDirSchema(t testing.TB, dir string) string {
+// dataDirSchema is the PostgreSQL schema or Cassandra keyspace prefix
+// (backend) standing in for the SQLite data directory dir: every server a
+// test starts on backend with --data-dir dir uses the same one.
+func dataDirSchema(t testing.TB, backend, dir string) string {
 	t.Helper()
 	dirSchemasMu.Lock()
 	defer dirSchemasMu.Unlock()
-	if s, ok := dirSchemas[dir]; ok {
+	key := [2]string{backend, dir}
+	if s, ok := dirSchemas[key]; ok {
 		return s
 	}
-	s := newSchema(t)
-	dirSchemas[dir] = s
+	var s string
+	if backend == backendCassandra {
+		s = newKeyspacePrefix(t)
+	} else {
+		s = newSchema(t)
+	}
+	dirSchemas[key] = s
 	t.Cleanup(func() {
 		dirSchemasMu.Lock()
-		delete(dirSchemas, dir)
+		delete(dirSchemas, key)
 		dirSchemasMu.Unlock()
 	})
 	return s
@@ -520,6 +583,108 @@ func requirePostgres(t testing.TB) {
 		t.Fatalf("PostgreSQL required: %s", why)
 	}
 	t.Skipf("PostgreSQL not available: %s", why)
+}
+
+// ---- Cassandra ----
+
+var (
+	keyspaceSeq atomic.Int64
+	// keyspaceRun starts every keyspace prefix of this run, making them
+	// unique across concurrent runs of the suite on one cluster: "e2e", 8
+	// random hex digits and "n". The sequence number that follows it ends
+	// the prefix, so no prefix followed by "_" starts another prefix.
+	keyspaceRun = fmt.Sprintf("e2e%08xn", rand.Uint32())
+
+	cassMu      sync.Mutex
+	cassSession *gocql.Session
+)
+
+// newKeyspacePrefix names a fresh Cassandra keyspace prefix (a letter, then
+// at most 23 letters, digits or underscores; the server creates the
+// keyspaces <prefix>_catalog and <prefix>_a<account>) and drops its
+// keyspaces when the test ends, after the servers started later in the
+// test have stopped.
+func newKeyspacePrefix(t testing.TB) string {
+	t.Helper()
+	name := fmt.Sprintf("%s%d", keyspaceRun, keyspaceSeq.Add(1))
+	t.Cleanup(func() {
+		if err := dropKeyspaces(name + "_"); err != nil {
+			t.Errorf("drop the Cassandra keyspaces %s_*: %v", name, err)
+		}
+	})
+	return name
+}
+
+// cassandraSession returns a session on EXTENDDB_CASSANDRA_HOSTS, made on
+// first use and shared by the run. While the node is still starting it
+// retries for up to 30 seconds.
+func cassandraSession() (*gocql.Session, error) {
+	cassMu.Lock()
+	defer cassMu.Unlock()
+	if cassSession != nil {
+		return cassSession, nil
+	}
+	if cassandraHosts == "" {
+		return nil, errors.New("EXTENDDB_CASSANDRA_HOSTS is not set")
+	}
+	c := gocql.NewCluster(strings.Split(cassandraHosts, ",")...)
+	c.Timeout = 30 * time.Second
+	c.ConnectTimeout = 10 * time.Second
+	c.Consistency = gocql.Quorum
+	c.MaxWaitSchemaAgreement = 2 * time.Minute
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		s, err := c.CreateSession()
+		if err == nil {
+			var v string
+			if err = s.Query(`SELECT release_version FROM system.local`).Scan(&v); err == nil {
+				cassSession = s
+				return s, nil
+			}
+			s.Close()
+		}
+		if time.Now().After(deadline) {
+			return nil, err
+		}
+		time.Sleep(2 * time.Second)
+	}
+}
+
+func closeCassandra() {
+	cassMu.Lock()
+	defer cassMu.Unlock()
+	if cassSession != nil {
+		cassSession.Close()
+		cassSession = nil
+	}
+}
+
+// dropKeyspaces drops every Cassandra keyspace whose name starts with
+// prefix (a keyspace prefix and "_" for one server's keyspaces).
+func dropKeyspaces(prefix string) error {
+	s, err := cassandraSession()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	iter := s.Query(`SELECT keyspace_name FROM system_schema.keyspaces`).WithContext(ctx).Iter()
+	var names []string
+	var name string
+	for iter.Scan(&name) {
+		if strings.HasPrefix(name, strings.ToLower(prefix)) {
+			names = append(names, name)
+		}
+	}
+	if err := iter.Close(); err != nil {
+		return err
+	}
+	for _, ks := range names {
+		if err := s.Query(`DROP KEYSPACE IF EXISTS "` + ks + `"`).WithContext(ctx).Exec(); err != nil {
+			return fmt.Errorf("DROP KEYSPACE %s: %w", ks, err)
+		}
+	}
+	return nil
 }
 
 // sqliteOnly marks a test about SQLite itself (its files, its flags): it runs

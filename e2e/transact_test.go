@@ -225,9 +225,12 @@ func TestTransactConcurrentTransfers(t *testing.T) {
 		return bals, nil
 	}
 
-	deadline := time.Now().Add(8 * time.Second)
+	// Writers and readers run for this long.
+	window := 8 * time.Second
+	deadline := time.Now().Add(window)
 	var mu sync.Mutex
 	net := make([]int, accounts)
+	var slowest time.Duration // the slowest snapshot
 	var ok, refused, snapshots atomic.Int64
 	var wg sync.WaitGroup
 	for w := range writers {
@@ -264,7 +267,12 @@ func TestTransactConcurrentTransfers(t *testing.T) {
 	for range readers {
 		wg.Go(func() {
 			for time.Now().Before(deadline) {
+				began := time.Now()
 				bals, err := readAll()
+				took := time.Since(began)
+				mu.Lock()
+				slowest = max(slowest, took)
+				mu.Unlock()
 				if err != nil {
 					t.Errorf("TransactGetItems: %v", err)
 					return
@@ -293,7 +301,7 @@ func TestTransactConcurrentTransfers(t *testing.T) {
 			t.Errorf("%s: balance %d, want %d", acct(i), b, start+net[i])
 		}
 	}
-	t.Logf("%d transfers applied, %d refused, %d snapshots", ok.Load(), refused.Load(), snapshots.Load())
+	t.Logf("%d transfers applied, %d refused, %d snapshots (the slowest took %v)", ok.Load(), refused.Load(), snapshots.Load(), slowest.Round(time.Millisecond))
 	if ok.Load() == 0 || snapshots.Load() == 0 {
 		t.Errorf("the test did no work")
 	}

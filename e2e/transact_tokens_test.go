@@ -72,16 +72,22 @@ func TestTransactTokenSurvivesRestart(t *testing.T) {
 	wantItem(t, getItem(t, c2, name, item{"pk": avS("c")}), item{"pk": avS("c"), "n": avN("6")})
 }
 
-// Two processes on one PostgreSQL schema share their tokens: a repeat
-// through B of a transaction made through A succeeds without applying it
-// twice, and other parameters under the token are refused through B too.
+// Two processes on one PostgreSQL schema, or one Cassandra keyspace prefix,
+// share their tokens: a repeat through B of a transaction made through A
+// succeeds without applying it twice, and other parameters under the token
+// are refused through B too.
 func TestTransactTokenAcrossProcesses(t *testing.T) {
-	if e2eBackend != backendPostgres {
-		t.Skipf("several processes on one database need PostgreSQL (EXTENDDB_E2E_STORAGE=postgres); this run's backend is %s", e2eBackend)
+	var shared []string // the storage flags naming one database for both
+	switch e2eBackend {
+	case backendPostgres:
+		shared = []string{"--postgres-schema", newSchema(t)}
+	case backendCassandra:
+		shared = []string{"--cassandra-keyspace-prefix", newKeyspacePrefix(t)}
+	default:
+		t.Skipf("several processes on one database need PostgreSQL or Cassandra (EXTENDDB_E2E_STORAGE=postgres or cassandra); this run's backend is %s", e2eBackend)
 	}
-	schema := newSchema(t)
-	a := startServerOn(t, backendPostgres, "--postgres-schema", schema)
-	b := startServerOn(t, backendPostgres, "--postgres-schema", schema)
+	a := startServerOn(t, e2eBackend, shared...)
+	b := startServerOn(t, e2eBackend, shared...)
 	ca, cb := newClient(t, a.Endpoint), newClient(t, b.Endpoint)
 	name := tableName("tx-token-multi")
 	createHashTable(t, ca, name, "S")

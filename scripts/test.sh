@@ -5,6 +5,8 @@
 #   scripts/test.sh -run Tutorial ./e2e  # arguments replace ./... in the final go test
 #   EXTENDDB_E2E_STORAGE=postgres scripts/test.sh -run Tutorial ./e2e
 #                                        # the same on PostgreSQL-backed servers
+#   EXTENDDB_E2E_STORAGE=cassandra scripts/test.sh -run Transact ./e2e
+#                                        # the same on Cassandra-backed servers
 #
 # 1. installs what the tests need and is missing (the AWS CLI and boto3 from
 #    PyPI, a C compiler for the SQLite driver), then runs each hook in
@@ -15,7 +17,11 @@
 #    with every server on PostgreSQL (fails without EXTENDDB_POSTGRES_DSN,
 #    which scripts/test.d/10-postgres.sh exports); only when run without
 #    arguments;
-# 5. go test ./... (unit tests and the end-to-end tests in e2e/ on SQLite),
+# 5. go test -run Transact ./e2e/ with EXTENDDB_E2E_STORAGE=cassandra: the
+#    end-to-end transaction tests with every server on Cassandra (fails
+#    without EXTENDDB_CASSANDRA_HOSTS, which scripts/test.d/20-cassandra.sh
+#    exports); only when run without arguments;
+# 6. go test ./... (unit tests and the end-to-end tests in e2e/ on SQLite),
 #    last, so the output ends with go test's summary.
 #
 # Exits non-zero if any step fails. Environment:
@@ -171,6 +177,15 @@ if ((${#args[@]} == 0)); then
 		note_failure "go test ./e2e/ on PostgreSQL: no EXTENDDB_POSTGRES_DSN"
 	elif ! EXTENDDB_E2E_STORAGE=postgres go test -count=1 -timeout "$TEST_TIMEOUT" ./e2e/; then
 		note_failure "go test ./e2e/ on PostgreSQL"
+	fi
+	# The end-to-end transaction tests with every server on Cassandra (the
+	# rest of the suite does not run on Cassandra yet).
+	step "go test -run Transact ./e2e/ on Cassandra (EXTENDDB_E2E_STORAGE=cassandra, -timeout $TEST_TIMEOUT)"
+	if [[ -z ${EXTENDDB_CASSANDRA_HOSTS:-} ]]; then
+		echo "EXTENDDB_CASSANDRA_HOSTS is not set (the hook scripts/test.d/20-cassandra.sh exports it)"
+		note_failure "go test -run Transact ./e2e/ on Cassandra: no EXTENDDB_CASSANDRA_HOSTS"
+	elif ! EXTENDDB_E2E_STORAGE=cassandra go test -count=1 -timeout "$TEST_TIMEOUT" -run 'Transact' ./e2e/; then
+		note_failure "go test -run Transact ./e2e/ on Cassandra"
 	fi
 	export EXTENDDB_E2E_STORAGE=sqlite
 fi

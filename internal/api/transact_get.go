@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/extenddb/extenddb/internal/expr"
 	"github.com/extenddb/extenddb/internal/item"
@@ -124,7 +125,17 @@ func transactGetItems(e *Engine, ctx context.Context, r *protocol.Request) (any,
 		}}
 	}
 	if err := e.store.TransactWrite(ctx, ms); err != nil {
-		return nil, err
+		// The functions never fail: a cancellation can only be a
+		// TransactionConflict (an item another transaction kept holding).
+		var te *storage.TransactionError
+		if !errors.As(err, &te) {
+			return nil, err
+		}
+		reasons, rerr := cancellationReasons(te)
+		if rerr != nil {
+			return nil, rerr
+		}
+		return nil, transactionCanceled(reasons)
 	}
 
 	out := &transactGetOutput{items: make([]item.Item, len(reads)), capacity: newTxCapacity(in.ReturnConsumedCapacity, "ReadCapacityUnits")}

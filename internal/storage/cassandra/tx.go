@@ -81,7 +81,7 @@ type txItem struct {
 	op      int
 	blob    []byte
 	ver     int64
-	marked  bool
+	idx     int // its position in the request
 }
 
 // txRef names an item of a ledger: enough to find its table again.
@@ -93,23 +93,21 @@ type txRef struct {
 // txWait tracks how long a writer has been waiting for transactions that
 // hold its item.
 type txWait struct {
+	first time.Time // when the wait began
+	mark  string    // the mark waited for since `since`
 	since time.Time
 	tries int
 }
 
-// errTxRetry asks transact to run the attempt again from fresh reads after
-// a lost race; errTxWait after waiting for another transaction (which does
-// not count as a lost race).
-var (
-	errTxRetry = errors.New("cassandra: transaction attempt lost a race")
-	errTxWait  = errors.New("cassandra: transaction attempt waited for another")
-)
+// errTxRetry asks transact to run the attempt again from fresh reads:
+// nothing was applied.
+var errTxRetry = errors.New("cassandra: transaction attempt lost a race")
 
 // TransactWrite applies every mutation or none (see the package comment of
 // tx.go). A failing function cancels the transaction with a
 // *storage.TransactionError; an item another transaction keeps holding
-// beyond Options.TxTimeout gives storage.ErrTransactionConflict as its
-// reason.
+// beyond twice Options.TxTimeout gives storage.ErrTransactionConflict as
+// its reason.
 func (b *Backend) TransactWrite(ctx context.Context, ms []storage.Mutation) error {
 	return b.transact(ctx, ms, nil)
 }
@@ -120,7 +118,7 @@ func (b *Backend) transact(ctx context.Context, ms []storage.Mutation, tok *stor
 	}
 	items := make([]*txItem, len(ms))
 	for i, m := range ms {
-		items[i] = &txItem{m: m, p: b.phys(m.Table)}
+		items[i] = &txItem{m: m, p: b.phys(m.Table), idx: i}
 	}
 	// Marks are taken in one global order, so two transactions never wait
 	// on each other's marks in a cycle.
@@ -134,29 +132,28 @@ func (b *Backend) transact(ctx context.Context, ms []storage.Mutation, tok *stor
 		}
 		return bytes.Compare(a.m.Key.SK, c.m.Key.SK)
 	})
-	var held txWait
-	for attempt := 1; ; {
-		err := b.txAttempt(ctx, items, order, tok, &held)
-		switch {
-		case errors.Is(err, errTxWait):
-			continue
-		case !errors.Is(err, errTxRetry):
+	for attempt := 1; ; attempt++ {
+		err := b.txAttempt(ctx, items, order, tok, attempt == 1)
+		if !errors.Is(err, errTxRetry) {
 			return wrap("transact write", err)
 		}
 		if attempt >= b.maxAttempts {
-			// DynamoDB cancels a transaction that keeps conflicting with
-			// others with TransactionConflict.
-			reasons := make([]error, len(items))
-			for i := range reasons {
-				reasons[i] = storage.ErrTransactionConflict
-			}
-			return &storage.TransactionError{Reasons: reasons}
+			return conflictAll(len(items))
 		}
 		if err := backoff(ctx, min(attempt, 6)); err != nil {
 			return err
 		}
-		attempt++
 	}
+}
+
+// conflictAll cancels a transaction of n items that kept losing races
+// with others: DynamoDB's TransactionConflict.
+func conflictAll(n int) error {
+	reasons := make([]error, n)
+	for i := range reasons {
+		reasons[i] = storage.ErrTransactionConflict
+	}
+	return &storage.TransactionError{Reasons: reasons}
 }
 
 func cmpStr(a, b string) int {
@@ -169,86 +166,95 @@ func cmpStr(a, b string) int {
 	return 0
 }
 
-// txAttempt runs one attempt; errTxRetry means nothing was applied and the
-// transaction should run again.
-func (b *Backend) txAttempt(ctx context.Context, items, order []*txItem, tok *storage.TokenCompletion, held *txWait) error {
-	// 1. Read and decide.
-	for _, it := range order {
-		var cur *current
-		err := b.withTable(ctx, it.m.Table, func() error {
-			return b.retry(ctx, func() (err error) {
-				cur, err = b.readItem(ctx, it.p, it.m.Key, gocql.Serial)
-				return err
-			})
+// txEval runs the item's function on its row it.cur and records what the
+// mark will do; it returns the function's error.
+func (b *Backend) txEval(it *txItem) (fnErr, err error) {
+	var old item.Item
+	var prev int64
+	if it.cur != nil {
+		old, prev = it.cur.item, it.cur.version
+	}
+	nw, fnErr := callFn(it.m.Fn, old)
+	it.old, it.nw, it.op, it.blob, it.ver = old, nw, txCheck, nil, 0
+	switch {
+	case fnErr != nil:
+		return fnErr, nil
+	case (old == nil && nw == nil) || sameMap(old, nw):
+		return nil, nil
+	case nw == nil:
+		it.op = txDelete
+	default:
+		nk, err := storage.ItemKey(it.m.Table, nw)
+		if err != nil {
+			return nil, err
+		}
+		if !bytes.Equal(nk.PK, it.m.Key.PK) || !bytes.Equal(nk.SK, it.m.Key.SK) {
+			return nil, errors.New("cassandra: new image's key differs from the mutated key")
+		}
+		it.op, it.blob = txPut, item.MarshalItem(nw)
+	}
+	it.ver = b.nextVersion(prev)
+	return nil, nil
+}
+
+// readTxItem reads the item's row at SERIAL.
+func (b *Backend) readTxItem(ctx context.Context, it *txItem) (*current, error) {
+	var cur *current
+	err := b.withTable(ctx, it.m.Table, func() error {
+		return b.retry(ctx, func() (err error) {
+			cur, err = b.readItem(ctx, it.p, it.m.Key, gocql.Serial)
+			return err
 		})
+	})
+	return cur, err
+}
+
+// txAttempt runs one attempt; errTxRetry means nothing was applied and the
+// transaction should run again. With optimistic set, a transaction that
+// writes nothing first tries to prove its reads one snapshot without
+// marking anything (txSameAgain); otherwise, and for every transaction
+// that writes, the items are marked (txRun).
+func (b *Backend) txAttempt(ctx context.Context, items, order []*txItem, tok *storage.TokenCompletion, optimistic bool) error {
+	// 1. Read and decide.
+	busy := false
+	for _, it := range order {
+		cur, err := b.readTxItem(ctx, it)
 		if err != nil {
 			return err
 		}
-		if cur != nil && cur.txn != "" {
-			if err := b.waitForTx(ctx, held, it.p, it.m.Key, cur.txn); err != nil {
-				if !errors.Is(err, storage.ErrTransactionConflict) {
-					return err
-				}
-				reasons := make([]error, len(items))
-				for i, x := range items {
-					if x == it {
-						reasons[i] = err
-					}
-				}
-				return &storage.TransactionError{Reasons: reasons}
-			}
-			return errTxWait
-		}
 		it.cur = cur
+		busy = busy || (cur != nil && cur.txn != "")
+	}
+	if busy {
+		// Another transaction holds an item: wait for it while marking.
+		return b.txRun(ctx, items, order, tok)
 	}
 	reasons := make([]error, len(items))
 	failed, writes := false, false
 	for i, it := range items {
-		var old item.Item
-		var prev int64
-		if it.cur != nil {
-			old, prev = it.cur.item, it.cur.version
+		fnErr, err := b.txEval(it)
+		if err != nil {
+			return err
 		}
-		nw, err := callFn(it.m.Fn, old)
-		it.old, it.nw, it.op, it.blob, it.ver = old, nw, txCheck, nil, 0
-		switch {
-		case err != nil:
-			reasons[i], failed = err, true
-			continue
-		case (old == nil && nw == nil) || sameMap(old, nw):
-			continue
-		case nw == nil:
-			it.op = txDelete
-		default:
-			nk, kerr := storage.ItemKey(it.m.Table, nw)
-			if kerr != nil {
-				return kerr
-			}
-			if !bytes.Equal(nk.PK, it.m.Key.PK) || !bytes.Equal(nk.SK, it.m.Key.SK) {
-				return errors.New("cassandra: new image's key differs from the mutated key")
-			}
-			it.op, it.blob = txPut, item.MarshalItem(nw)
-		}
-		it.ver = b.nextVersion(prev)
-		writes = true
+		reasons[i] = fnErr
+		failed = failed || fnErr != nil
+		writes = writes || it.op != txCheck
 	}
-	if failed || !writes {
+	if (failed || !writes) && optimistic {
 		// Nothing to write: the reads must form one snapshot.
 		same, err := b.txSameAgain(ctx, order)
 		if err != nil {
 			return err
 		}
-		if !same {
-			return errTxRetry
-		}
-		if failed {
-			return &storage.TransactionError{Reasons: reasons}
-		}
-		if tok != nil {
+		if same {
+			if failed {
+				return &storage.TransactionError{Reasons: reasons}
+			}
+			if tok == nil {
+				return nil
+			}
 			// A token completes even when nothing changed.
-			return b.txRun(ctx, items, order, tok)
 		}
-		return nil
 	}
 	return b.txRun(ctx, items, order, tok)
 }
@@ -277,7 +283,7 @@ func (b *Backend) txSameAgain(ctx context.Context, order []*txItem) (bool, error
 	return true, nil
 }
 
-// txRun is steps 2 to 5 of an attempt whose functions all succeeded.
+// txRun is steps 2 to 5 of an attempt.
 func (b *Backend) txRun(ctx context.Context, items, order []*txItem, tok *storage.TokenCompletion) error {
 	attempt := uuid.NewString()
 	id := "x/" + attempt
@@ -308,26 +314,87 @@ func (b *Backend) txRun(ctx context.Context, items, order []*txItem, tok *storag
 	}
 	if !ok {
 		if tok != nil {
-			return storage.ErrTokenLost
+			return b.tokenCause(ctx, id, tok)
 		}
 		return errTxRetry
 	}
 	abort := func(cause error) error {
 		if err := b.abortTx(ctx, id, attempt, refs, false); err != nil {
-			return err
+			return errors.Join(cause, err)
 		}
 		return cause
 	}
-	for i, it := range order {
-		if err := b.txMark(ctx, it, mark, uint64(i)); err != nil {
-			if errors.Is(err, errTxRetry) {
-				return abort(errTxRetry)
+	// Items in order: each is marked from the image its function last ran
+	// on; a lost fence reads the item again (waiting, with the earlier
+	// marks held, for a transaction that holds it) and runs its function
+	// again. Once every item is marked, no image can change until the
+	// marks go, so the functions' results hold at that instant.
+	reasons := make([]error, len(items))
+	beat := time.Now()
+	for _, it := range order {
+		var held txWait
+		for races := 0; ; {
+			if it.cur != nil && it.cur.txn != "" && it.cur.txn != mark {
+				// Waiting with marks held: keep the ledger young, so that
+				// nobody takes this live transaction for a dead one.
+				if time.Since(beat) >= b.txTimeout/3 {
+					alive, err := b.txHeartbeat(ctx, id, attempt)
+					if err != nil {
+						return abort(err)
+					}
+					if !alive {
+						cause := errTxRetry
+						if tok != nil {
+							cause = b.tokenCause(ctx, id, tok)
+						}
+						return abort(cause)
+					}
+					beat = time.Now()
+				}
+				if err := b.waitForTx(ctx, &held, it.p, it.m.Key, it.cur.txn); err != nil {
+					if errors.Is(err, storage.ErrTransactionConflict) {
+						reasons := make([]error, len(items))
+						reasons[it.idx] = err
+						return abort(&storage.TransactionError{Reasons: reasons})
+					}
+					return abort(err)
+				}
+			} else {
+				fnErr, err := b.txEval(it)
+				if err != nil {
+					return abort(err)
+				}
+				reasons[it.idx] = fnErr
+				err = b.txMark(ctx, it, mark)
+				if err == nil {
+					break
+				}
+				if !errors.Is(err, errTxRetry) {
+					return abort(err)
+				}
+				if races++; races >= b.maxAttempts {
+					return abort(conflictAll(len(items)))
+				}
 			}
-			if aerr := abort(err); aerr != err {
-				return errors.Join(err, aerr)
+			cur, err := b.readTxItem(ctx, it)
+			if err != nil {
+				return abort(err)
 			}
-			return err
+			it.cur = cur
 		}
+	}
+	for _, r := range reasons {
+		if r != nil {
+			return abort(&storage.TransactionError{Reasons: reasons})
+		}
+	}
+	writes := false
+	for _, it := range order {
+		writes = writes || it.op != txCheck
+	}
+	if !writes && tok == nil {
+		// A snapshot (TransactGetItems under contention): release it.
+		return abort(nil)
 	}
 	// Intents first (intents.go): a crash after the commit point leaves
 	// them for the recovery of this frontend's writes.
@@ -366,7 +433,7 @@ func (b *Backend) txRun(ctx context.Context, items, order []*txItem, tok *storag
 		// token's claim was taken over: nothing was applied.
 		cause := errTxRetry
 		if tok != nil {
-			cause = storage.ErrTokenLost
+			cause = b.tokenCause(ctx, id, tok)
 		}
 		return abort(cause)
 	}
@@ -393,10 +460,36 @@ func (b *Backend) txStop(stage string) bool {
 	return f != nil && (*f)(stage)
 }
 
+// txHeartbeat moves the start of a PREPARE attempt to now and reports
+// whether the ledger still holds the attempt in PREPARE (a recovery that
+// found it too old may have aborted it).
+func (b *Backend) txHeartbeat(ctx context.Context, id, attempt string) (bool, error) {
+	now := time.Now().UnixNano()
+	q := b.s.Query(`UPDATE `+b.catalog+`.txns SET started = ? WHERE id = ? IF status = ? AND attempt = ?`, now, id, txPrepare, attempt)
+	return b.cas(ctx, q, func() (bool, error) {
+		l, err := b.readLedger(ctx, id)
+		return err == nil && l != nil && l.attempt == attempt && l.status == txPrepare && l.started == now, err
+	})
+}
+
+// tokenCause tells why a token's transaction lost its ledger row: the
+// claim is gone (storage.ErrTokenLost) or, with the claim still running,
+// an attempt was aborted or is being finished (errTxRetry: try again).
+func (b *Backend) tokenCause(ctx context.Context, id string, tok *storage.TokenCompletion) error {
+	l, err := b.readLedger(ctx, id)
+	if err != nil {
+		return err
+	}
+	if l == nil || l.claimedAt != tok.ClaimedAt.UnixNano() || l.completed {
+		return storage.ErrTokenLost
+	}
+	return errTxRetry
+}
+
 // txMark marks one item for the attempt mark: an LWT fenced on the
 // version read (or the item's absence) and on no other mark. It returns
 // errTxRetry when the fence failed.
-func (b *Backend) txMark(ctx context.Context, it *txItem, mark string, _ uint64) error {
+func (b *Backend) txMark(ctx context.Context, it *txItem, mark string) error {
 	var q *gocql.Query
 	key := it.m.Key
 	if it.cur == nil {
@@ -432,7 +525,6 @@ func (b *Backend) txMark(ctx context.Context, it *txItem, mark string, _ uint64)
 	if !ok {
 		return errTxRetry
 	}
-	it.marked = true
 	return nil
 }
 
@@ -512,10 +604,12 @@ func (b *Backend) txCommit(ctx context.Context, t *storage.Table, p phys, key st
 	return b.writeEffects(ctx, t, p, key, old, nw, row.txVer)
 }
 
-// abortTx ends the attempt of ledger id (in PREPARE, or already ABORTED):
-// it moves the ledger to ABORTED unless force says it is so already,
-// removes the attempt's marks and clears the ledger. It does nothing when
-// the ledger has moved on to another attempt or to COMMITTING.
+// abortTx ends the attempt of ledger id (in PREPARE, or already ABORTED
+// when aborted is set): it moves the ledger to ABORTED, removes the
+// attempt's marks and clears the ledger. When the ledger has moved on to
+// COMMITTING the attempt is left alone; when it names another attempt or
+// none, the marks are removed all the same (an attempt that is over has no
+// marks but the orphans of marks that were in doubt).
 func (b *Backend) abortTx(ctx context.Context, id, attempt string, refs []txRef, aborted bool) error {
 	if !aborted {
 		q := b.s.Query(`UPDATE `+b.catalog+`.txns SET status = ? WHERE id = ? IF status = ? AND attempt = ?`, txAborted, id, txPrepare, attempt)
@@ -531,8 +625,8 @@ func (b *Backend) abortTx(ctx context.Context, id, attempt string, refs []txRef,
 			if err != nil {
 				return err
 			}
-			if l == nil || l.attempt != attempt || l.status != txAborted {
-				return nil // finished or taken further by someone else
+			if l != nil && l.attempt == attempt && l.status == txCommitting {
+				return nil
 			}
 		}
 	}
@@ -631,15 +725,21 @@ func (b *Backend) readLedger(ctx context.Context, id string) (*ledger, error) {
 }
 
 // waitForTx is called when a write finds its item (key of p) marked by the
-// attempt mark: it sleeps a little, and once the wait has lasted a quarter
-// of Options.TxTimeout it finishes the transaction itself when that is
-// older than TxTimeout, or removes the mark of an attempt that is over
-// (recoverTx). After twice TxTimeout it gives up with
-// storage.ErrTransactionConflict.
+// attempt mark: it sleeps a little, and once the wait for that attempt has
+// lasted a quarter of Options.TxTimeout it finishes the transaction itself
+// when that is older than TxTimeout, or removes the mark of an attempt
+// that is over (recoverTx). It gives up with storage.ErrTransactionConflict
+// when one attempt has held the item for twice TxTimeout, or the item has
+// been held by one attempt after another for six times TxTimeout.
 func (b *Backend) waitForTx(ctx context.Context, w *txWait, p phys, key storage.Key, mark string) error {
 	now := time.Now()
-	if w.since.IsZero() {
-		w.since = now
+	if w.first.IsZero() {
+		w.first = now
+	}
+	if w.mark != mark {
+		// Another transaction than before: transactions taking turns on
+		// a busy item are no reason to give up.
+		w.mark, w.since, w.tries = mark, now, 0
 	}
 	w.tries++
 	if now.Sub(w.since) >= b.txTimeout/4 {
@@ -647,7 +747,7 @@ func (b *Backend) waitForTx(ctx context.Context, w *txWait, p phys, key storage.
 			return err
 		}
 	}
-	if now.Sub(w.since) >= 2*b.txTimeout {
+	if now.Sub(w.since) >= 2*b.txTimeout || now.Sub(w.first) >= 6*b.txTimeout {
 		return storage.ErrTransactionConflict
 	}
 	d := time.Duration(min(w.tries, 8)) * 5 * time.Millisecond

@@ -209,13 +209,24 @@ func TestWaitForTxGivesUp(t *testing.T) {
 		id, "a", txPrepare, time.Now().Add(time.Hour).UnixNano(), encodeRefs(nil)).WithContext(ctx).Exec(); err != nil {
 		t.Fatal(err)
 	}
-	w := &txWait{since: time.Now().Add(-2 * b.txTimeout)}
-	err := b.waitForTx(ctx, w, b.phys(tb), storage.Key{PK: []byte("k")}, id+"@a")
+	k := storage.Key{PK: []byte("k")}
+	now := time.Now()
+	w := &txWait{first: now.Add(-2 * b.txTimeout), mark: id + "@a", since: now.Add(-2 * b.txTimeout)}
+	err := b.waitForTx(ctx, w, b.phys(tb), k, id+"@a")
 	if !errors.Is(err, storage.ErrTransactionConflict) {
-		t.Fatalf("waitForTx after 2×TxTimeout = %v, want ErrTransactionConflict", err)
+		t.Fatalf("waitForTx after 2×TxTimeout on one attempt = %v, want ErrTransactionConflict", err)
+	}
+	// Attempts taking turns: the wait goes on, up to six times TxTimeout.
+	w = &txWait{first: now.Add(-3 * b.txTimeout), mark: "x/other@b", since: now.Add(-3 * b.txTimeout)}
+	if err := b.waitForTx(ctx, w, b.phys(tb), k, id+"@a"); err != nil {
+		t.Fatalf("waitForTx for a new attempt = %v, want a short wait", err)
+	}
+	w = &txWait{first: now.Add(-6 * b.txTimeout), mark: "x/other@b", since: now}
+	if err := b.waitForTx(ctx, w, b.phys(tb), k, id+"@a"); !errors.Is(err, storage.ErrTransactionConflict) {
+		t.Fatalf("waitForTx after 6×TxTimeout of turns = %v, want ErrTransactionConflict", err)
 	}
 	w = &txWait{}
-	if err := b.waitForTx(ctx, w, b.phys(tb), storage.Key{PK: []byte("k")}, id+"@a"); err != nil {
+	if err := b.waitForTx(ctx, w, b.phys(tb), k, id+"@a"); err != nil {
 		t.Fatalf("first waitForTx = %v, want a short wait", err)
 	}
 }
