@@ -9,12 +9,11 @@
 // points; scripts/cassandra.sh start prints them). On PostgreSQL every server
 // gets a fresh schema of its own, on Cassandra a fresh keyspace prefix, both
 // dropped when the test ends; see startServer for how the SQLite-only flags
-// are carried over. On Cassandra only the transaction tests (-run Transact)
-// are run so far (scripts/test.sh).
+// are carried over.
 //
 //	go test ./e2e/
 //	EXTENDDB_E2E_STORAGE=postgres EXTENDDB_POSTGRES_DSN=$(scripts/postgres.sh start) go test ./e2e/
-//	EXTENDDB_E2E_STORAGE=cassandra EXTENDDB_CASSANDRA_HOSTS=$(scripts/cassandra.sh start) go test -run Transact ./e2e/
+//	EXTENDDB_E2E_STORAGE=cassandra EXTENDDB_CASSANDRA_HOSTS=$(scripts/cassandra.sh start) go test ./e2e/
 package e2e
 
 import (

@@ -541,9 +541,19 @@ func TestIndexBackfillSurvivesKill(t *testing.T) {
 		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{createGSIUpdate("byG", "g")}}); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(400 * time.Millisecond)
-	if d := describeIndex(t, c, name, "byG"); d.IndexStatus != types.IndexStatusCreating || aws.ToInt64(d.ItemCount) == 0 {
-		t.Fatalf("before the kill: status %s, %d items copied", d.IndexStatus, aws.ToInt64(d.ItemCount))
+	// Kill once the first pages are copied (on Cassandra a build starts
+	// after a grace of a few seconds, ADR 0003 §12).
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		d := describeIndex(t, c, name, "byG")
+		if d.IndexStatus != types.IndexStatusCreating {
+			t.Fatalf("before the kill: status %s, want CREATING", d.IndexStatus)
+		}
+		if aws.ToInt64(d.ItemCount) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("before the kill: no item copied after 15 s")
+		}
 	}
 	s.kill()
 	_, c = startClient(t, "--data-dir", dir)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 
 	ditem "github.com/extenddb/extenddb/internal/item"
 	"github.com/extenddb/extenddb/internal/storage"
+	"github.com/extenddb/extenddb/internal/storage/cassandra"
 )
 
 // Time to Live: UpdateTimeToLive / DescribeTimeToLive, the lifecycle
@@ -273,6 +275,22 @@ func plantTTLCursor(t testing.TB, s *server, name string, cursor storage.Key) {
 		return out
 	}
 	ctx := ctxT(t)
+	if s.Backend == backendCassandra {
+		// Through the backend itself: Cassandra's catalog is only ever
+		// written by lightweight transactions.
+		b, err := cassandra.Open(ctx, cassandra.Options{Hosts: strings.Split(cassandraHosts, ","), KeyspacePrefix: s.Schema})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close()
+		if _, err := b.UpdateTable(ctx, "000000000000", name, func(tb *storage.Table) error {
+			def, _ := json.Marshal(tb)
+			return json.Unmarshal(edit(def), tb)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
 	if s.Backend == backendPostgres {
 		conn, err := pgConnect(ctx)
 		if err != nil {

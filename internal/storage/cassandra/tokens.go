@@ -47,9 +47,21 @@ func (b *Backend) ClaimToken(ctx context.Context, account, token string, request
 	}
 	id := tokenRow(account, token)
 	for attempt := 1; ; attempt++ {
+		if attempt > b.maxAttempts {
+			return false, nil, wrap("claim token", errTxRetry)
+		}
 		l, err := b.readLedger(ctx, id)
 		if err != nil {
 			return false, nil, wrap("claim token", err)
+		}
+		if l != nil && !tokenDead(l, now) && l.status == txCommitting {
+			// Completed at its commit point but not yet committed item by
+			// item: finish it first, so that a replay's success is never
+			// reported before the writes can be read.
+			if _, err := b.recoverLedger(ctx, id, l); err != nil {
+				return false, nil, wrap("claim token", err)
+			}
+			continue
 		}
 		if l != nil && !tokenDead(l, now) {
 			return false, &storage.TokenRecord{
@@ -59,7 +71,7 @@ func (b *Backend) ClaimToken(ctx context.Context, account, token string, request
 		}
 		if l != nil && l.status != "" {
 			// The lapsed claim's transaction is in flight: finish it.
-			if _, err := b.recoverLedger(ctx, id, l, true); err != nil {
+			if _, err := b.recoverLedger(ctx, id, l); err != nil {
 				return false, nil, wrap("claim token", err)
 			}
 			continue
@@ -81,9 +93,6 @@ func (b *Backend) ClaimToken(ctx context.Context, account, token string, request
 		}
 		if ok {
 			return true, nil, nil
-		}
-		if attempt >= b.maxAttempts {
-			return false, nil, wrap("claim token", errTxRetry)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
@@ -27,13 +28,16 @@ import (
 //     conditions) reads every item again and succeeds when no version
 //     moved and no transaction held any of them: the two reads bracket an
 //     instant at which every image was current, so the images form one
-//     snapshot.
+//     snapshot. Otherwise it goes on like a transaction that writes.
 //  2. PREPARE: a ledger row in the catalog's txns table names the attempt
-//     and its items; then every item is marked, in key order, with an LWT
-//     fenced on the version read and on no other mark (txn = null). The
-//     mark carries the image to store and its version. A mark lost to a
-//     race aborts the attempt (marks removed, ledger cleared) and the
-//     transaction runs again from step 1.
+//     and its items; then the items are marked one by one in a global key
+//     order, each with an LWT fenced on the version its function last ran
+//     on and on no other mark (txn = null). The mark carries the image to
+//     store, its version and the operation. A lost fence reads the item
+//     again and runs its function again; an item another transaction
+//     holds is waited for with the earlier marks held (the order rules out
+//     cycles). While it runs, the attempt renews its ledger's start every
+//     third of Options.TxTimeout.
 //  3. The commit point: one LWT moves the ledger from PREPARE to
 //     COMMITTING (for a ClientRequestToken, completing the token's record
 //     in the same row, so the claim and the writes commit together).
@@ -44,9 +48,10 @@ import (
 //  5. The ledger is cleared.
 //
 // Single-item writes never write a marked item (their fence includes txn =
-// null): they wait for the transaction and, when it is older than
-// Options.TxTimeout, finish it themselves (recoverTx): a PREPARE is aborted,
-// a COMMITTING one committed. Recover does the same for every old ledger.
+// null): they wait for the transaction, and when its ledger shows no sign
+// of life for TxTimeout they finish it themselves (recoverLedger): a
+// PREPARE is aborted, a COMMITTING one committed. Recover does the same for
+// every ledger older than twice TxTimeout.
 
 // Ledger states (txns.status); null is "no transaction in flight".
 const (
@@ -93,10 +98,12 @@ type txRef struct {
 // txWait tracks how long a writer has been waiting for transactions that
 // hold its item.
 type txWait struct {
-	first time.Time // when the wait began
-	mark  string    // the mark waited for since `since`
-	since time.Time
-	tries int
+	first  time.Time // when the wait began
+	mark   string    // the mark waited for since `since`
+	since  time.Time
+	tries  int
+	seen   string    // the ledger's sign of life (ledgerSign) last seen
+	seenAt time.Time // when it was first seen
 }
 
 // errTxRetry asks transact to run the attempt again from fresh reads:
@@ -318,11 +325,35 @@ func (b *Backend) txRun(ctx context.Context, items, order []*txItem, tok *storag
 		}
 		return errTxRetry
 	}
+	// lost is what an attempt that a recovery aborted reports.
+	lost := func() error {
+		if tok != nil {
+			return b.tokenCause(ctx, id, tok)
+		}
+		return errTxRetry
+	}
+	// abort ends the attempt before its commit point and returns cause;
+	// should the commit point have applied after all (an outcome in doubt
+	// that landed late), the attempt is committed instead.
 	abort := func(cause error) error {
-		if err := b.abortTx(ctx, id, attempt, refs, false); err != nil {
+		err := b.abortTx(ctx, id, attempt, refs, false, 0)
+		switch {
+		case errors.Is(err, errTxCommitted):
+			return b.txCommitAll(ctx, id, attempt, mark, order, tok != nil)
+		case err != nil:
 			return errors.Join(cause, err)
 		}
 		return cause
+	}
+	// beat keeps the ledger young while the attempt runs, so that nobody
+	// takes it for the ledger of a stopped frontend (see waitForTx).
+	lastBeat := time.Now()
+	beat := func() (bool, error) {
+		if time.Since(lastBeat) < b.txTimeout/3 {
+			return true, nil
+		}
+		lastBeat = time.Now()
+		return b.txHeartbeat(ctx, id, attempt)
 	}
 	// Items in order: each is marked from the image its function last ran
 	// on; a lost fence reads the item again (waiting, with the earlier
@@ -330,27 +361,35 @@ func (b *Backend) txRun(ctx context.Context, items, order []*txItem, tok *storag
 	// again. Once every item is marked, no image can change until the
 	// marks go, so the functions' results hold at that instant.
 	reasons := make([]error, len(items))
-	beat := time.Now()
 	for _, it := range order {
 		var held txWait
+	markItem:
 		for races := 0; ; {
-			if it.cur != nil && it.cur.txn != "" && it.cur.txn != mark {
-				// Waiting with marks held: keep the ledger young, so that
-				// nobody takes this live transaction for a dead one.
-				if time.Since(beat) >= b.txTimeout/3 {
-					alive, err := b.txHeartbeat(ctx, id, attempt)
-					if err != nil {
-						return abort(err)
-					}
-					if !alive {
-						cause := errTxRetry
-						if tok != nil {
-							cause = b.tokenCause(ctx, id, tok)
-						}
-						return abort(cause)
-					}
-					beat = time.Now()
+			alive, err := beat()
+			if err != nil {
+				return abort(err)
+			}
+			if !alive {
+				return abort(lost())
+			}
+			switch {
+			case it.cur != nil && it.cur.txn == mark:
+				// A mark of this attempt whose outcome was in doubt landed
+				// after all. It was fenced on the version of the image the
+				// row still holds: keep it if the function, run again on
+				// that image, gives what it stores.
+				fnErr, err := b.txEval(it)
+				if err != nil {
+					return abort(err)
 				}
+				if it.op == it.cur.txOp && bytes.Equal(it.blob, it.cur.txNew) {
+					reasons[it.idx], it.ver = fnErr, it.cur.txVer
+					break markItem
+				}
+				if err := b.unmarkPhys(ctx, it.p, it.m.Key, mark); err != nil {
+					return abort(err)
+				}
+			case it.cur != nil && it.cur.txn != "":
 				if err := b.waitForTx(ctx, &held, it.p, it.m.Key, it.cur.txn); err != nil {
 					if errors.Is(err, storage.ErrTransactionConflict) {
 						reasons := make([]error, len(items))
@@ -359,7 +398,7 @@ func (b *Backend) txRun(ctx context.Context, items, order []*txItem, tok *storag
 					}
 					return abort(err)
 				}
-			} else {
+			default:
 				fnErr, err := b.txEval(it)
 				if err != nil {
 					return abort(err)
@@ -367,20 +406,20 @@ func (b *Backend) txRun(ctx context.Context, items, order []*txItem, tok *storag
 				reasons[it.idx] = fnErr
 				err = b.txMark(ctx, it, mark)
 				if err == nil {
-					break
+					break markItem
 				}
 				if !errors.Is(err, errTxRetry) {
 					return abort(err)
 				}
 				if races++; races >= b.maxAttempts {
-					return abort(conflictAll(len(items)))
+					reasons := make([]error, len(items))
+					reasons[it.idx] = storage.ErrTransactionConflict
+					return abort(&storage.TransactionError{Reasons: reasons})
 				}
 			}
-			cur, err := b.readTxItem(ctx, it)
-			if err != nil {
+			if it.cur, err = b.readTxItem(ctx, it); err != nil {
 				return abort(err)
 			}
-			it.cur = cur
 		}
 	}
 	for _, r := range reasons {
@@ -393,8 +432,10 @@ func (b *Backend) txRun(ctx context.Context, items, order []*txItem, tok *storag
 		writes = writes || it.op != txCheck
 	}
 	if !writes && tok == nil {
-		// A snapshot (TransactGetItems under contention): release it.
-		return abort(nil)
+		// A snapshot (TransactGetItems under contention): it holds; a
+		// failure to release it is left to recovery.
+		_ = abort(nil)
+		return nil
 	}
 	// Intents first (intents.go): a crash after the commit point leaves
 	// them for the recovery of this frontend's writes.
@@ -405,6 +446,12 @@ func (b *Backend) txRun(ctx context.Context, items, order []*txItem, tok *storag
 		if err := b.writeIntent(ctx, it.m.Table, it.m.Key, it.old, it.nw, it.ver, txWriteID(mark, i)); err != nil {
 			return abort(err)
 		}
+	}
+	if alive, err := b.txHeartbeat(ctx, id, attempt); err != nil || !alive {
+		if err == nil {
+			err = lost()
+		}
+		return abort(err)
 	}
 	if b.txStop("prepared") {
 		return errTxStopped
@@ -426,27 +473,42 @@ func (b *Backend) txRun(ctx context.Context, items, order []*txItem, tok *storag
 		return err == nil && l != nil && l.attempt == attempt && l.status == txCommitting, err
 	})
 	if err != nil {
-		return err
+		return abort(err)
 	}
 	if !ok {
-		// Aborted by a recovery that found this attempt too old, or the
-		// token's claim was taken over: nothing was applied.
-		cause := errTxRetry
-		if tok != nil {
-			cause = b.tokenCause(ctx, id, tok)
-		}
-		return abort(cause)
+		// Aborted by a recovery that took this attempt for a stopped
+		// one, or the token's claim was taken over: nothing was applied.
+		return abort(lost())
 	}
 	if b.txStop("committing") {
 		return errTxStopped
 	}
-	// 4. Commit every item, 5. clear the ledger.
+	return b.txCommitAll(ctx, id, attempt, mark, order, tok != nil)
+}
+
+// errTxCommitted is abortTx's report that the attempt it was to abort has
+// passed its commit point.
+var errTxCommitted = errors.New("cassandra: the transaction attempt committed")
+
+// txCommitAll is steps 4 and 5 of an attempt past its commit point: it
+// commits every item and clears the ledger. The transaction is committed
+// whatever happens here, so a failure is not reported (a retry by the
+// client would apply it twice): the ledger stays COMMITTING and whoever
+// next waits for one of its items, or Recover, finishes it.
+func (b *Backend) txCommitAll(ctx context.Context, id, attempt, mark string, order []*txItem, token bool) error {
 	for i, it := range order {
-		if err := b.txCommit(ctx, it.m.Table, it.p, it.m.Key, mark, i, it.old, it.cur); err != nil {
-			return err
+		var err error
+		for try := 1; try <= 3; try++ {
+			if err = b.txCommit(ctx, it.m.Table, it.p, it.m.Key, mark, i, it.old, it.cur); err == nil || ctx.Err() != nil {
+				break
+			}
+		}
+		if err != nil {
+			return nil
 		}
 	}
-	return b.finishLedger(ctx, id, attempt, tok != nil)
+	_ = b.finishLedger(ctx, id, attempt, token)
+	return nil
 }
 
 // errTxStopped is what a transaction returns when a test stopped it
@@ -604,15 +666,24 @@ func (b *Backend) txCommit(ctx context.Context, t *storage.Table, p phys, key st
 	return b.writeEffects(ctx, t, p, key, old, nw, row.txVer)
 }
 
-// abortTx ends the attempt of ledger id (in PREPARE, or already ABORTED
-// when aborted is set): it moves the ledger to ABORTED, removes the
-// attempt's marks and clears the ledger. When the ledger has moved on to
-// COMMITTING the attempt is left alone; when it names another attempt or
-// none, the marks are removed all the same (an attempt that is over has no
-// marks but the orphans of marks that were in doubt).
-func (b *Backend) abortTx(ctx context.Context, id, attempt string, refs []txRef, aborted bool) error {
-	if !aborted {
-		q := b.s.Query(`UPDATE `+b.catalog+`.txns SET status = ? WHERE id = ? IF status = ? AND attempt = ?`, txAborted, id, txPrepare, attempt)
+// abortTx ends the attempt of ledger id: it moves the ledger from PREPARE
+// to ABORTED (unless aborted says it is so already; with started non-zero,
+// only if the attempt has not shown a sign of life since the ledger was
+// read), removes the attempt's marks and clears the ledger. It returns
+// errTxCommitted when the attempt has passed its commit point, and nil
+// without touching anything when the attempt is still in PREPARE (a live
+// one that sent a heartbeat, or an abort whose outcome stays in doubt).
+// When the ledger names another attempt or none, the marks are removed
+// all the same: an attempt that is over has no marks left but the
+// orphans of marks that were in doubt.
+func (b *Backend) abortTx(ctx context.Context, id, attempt string, refs []txRef, aborted bool, started int64) error {
+	for try := 1; !aborted; try++ {
+		cond, args := ` IF status = ? AND attempt = ?`, []any{txAborted, id, txPrepare, attempt}
+		if started != 0 {
+			cond += ` AND started = ?`
+			args = append(args, started)
+		}
+		q := b.s.Query(`UPDATE `+b.catalog+`.txns SET status = ? WHERE id = ?`+cond, args...)
 		ok, err := b.cas(ctx, q, func() (bool, error) {
 			l, err := b.readLedger(ctx, id)
 			return err == nil && l != nil && l.attempt == attempt && l.status == txAborted, err
@@ -620,14 +691,22 @@ func (b *Backend) abortTx(ctx context.Context, id, attempt string, refs []txRef,
 		if err != nil {
 			return err
 		}
-		if !ok {
-			l, err := b.readLedger(ctx, id)
-			if err != nil {
-				return err
-			}
-			if l != nil && l.attempt == attempt && l.status == txCommitting {
-				return nil
-			}
+		if ok {
+			break
+		}
+		l, err := b.readLedger(ctx, id)
+		if err != nil {
+			return err
+		}
+		switch {
+		case l == nil || l.attempt != attempt || l.status == "" || l.status == txAborted:
+			aborted = true // over, or aborted by someone else: clean up
+		case l.status == txCommitting:
+			return errTxCommitted
+		case started != 0 && l.started != started:
+			return nil // alive
+		case try >= 5:
+			return fmt.Errorf("cassandra: abort of transaction %s stays in doubt", id)
 		}
 	}
 	mark := id + "@" + attempt
@@ -725,12 +804,16 @@ func (b *Backend) readLedger(ctx context.Context, id string) (*ledger, error) {
 }
 
 // waitForTx is called when a write finds its item (key of p) marked by the
-// attempt mark: it sleeps a little, and once the wait for that attempt has
-// lasted a quarter of Options.TxTimeout it finishes the transaction itself
-// when that is older than TxTimeout, or removes the mark of an attempt
-// that is over (recoverTx). It gives up with storage.ErrTransactionConflict
-// when one attempt has held the item for twice TxTimeout, or the item has
-// been held by one attempt after another for six times TxTimeout.
+// attempt mark: it sleeps a little and, once the wait for that attempt has
+// lasted a quarter of Options.TxTimeout, looks at its ledger. A mark whose
+// attempt is over is an orphan and is removed. An attempt whose ledger has
+// shown no sign of life (its start time, which a running attempt renews
+// every third of TxTimeout, and its status unchanged) for TxTimeout on
+// this process's clock is finished on its behalf (recoverLedger): rolled
+// back before its commit point, forward after it. It gives up with
+// storage.ErrTransactionConflict when one attempt has held the item for
+// twice TxTimeout, or attempts have held it in turn for six times
+// TxTimeout.
 func (b *Backend) waitForTx(ctx context.Context, w *txWait, p phys, key storage.Key, mark string) error {
 	now := time.Now()
 	if w.first.IsZero() {
@@ -739,12 +822,33 @@ func (b *Backend) waitForTx(ctx context.Context, w *txWait, p phys, key storage.
 	if w.mark != mark {
 		// Another transaction than before: transactions taking turns on
 		// a busy item are no reason to give up.
-		w.mark, w.since, w.tries = mark, now, 0
+		w.mark, w.since, w.tries, w.seen = mark, now, 0, ""
 	}
 	w.tries++
 	if now.Sub(w.since) >= b.txTimeout/4 {
-		if _, err := b.recoverTx(ctx, p, key, mark, false); err != nil {
+		at := strings.LastIndexByte(mark, '@')
+		if at < 0 {
+			return fmt.Errorf("cassandra: malformed transaction mark %q", mark)
+		}
+		id, attempt := mark[:at], mark[at+1:]
+		l, err := b.readLedger(ctx, id)
+		if err != nil {
 			return err
+		}
+		switch sign := ledgerSign(l); {
+		case l == nil || l.attempt != attempt || l.status == "":
+			// The attempt is over: it wrote its ledger before its first
+			// mark and clears the ledger only after removing (or
+			// committing) every mark, so this one is a mark whose outcome
+			// was in doubt when the attempt aborted.
+			return b.unmarkPhys(ctx, p, key, mark)
+		case sign != w.seen:
+			w.seen, w.seenAt = sign, now
+		case now.Sub(w.seenAt) >= b.txTimeout:
+			if _, err := b.recoverLedger(ctx, id, l); err != nil {
+				return err
+			}
+			return nil
 		}
 	}
 	if now.Sub(w.since) >= 2*b.txTimeout || now.Sub(w.first) >= 6*b.txTimeout {
@@ -760,37 +864,19 @@ func (b *Backend) waitForTx(ctx context.Context, w *txWait, p phys, key storage.
 	}
 }
 
-// recoverTx finishes the attempt of mark (ledger ID "@" attempt) if its
-// ledger is older than Options.TxTimeout (or force): a PREPARE or ABORTED
-// attempt is aborted, a COMMITTING one committed; a mark whose attempt the
-// ledger no longer names is an orphan of an aborted attempt and is removed.
-// It reports whether it finished anything.
-func (b *Backend) recoverTx(ctx context.Context, p phys, key storage.Key, mark string, force bool) (bool, error) {
-	at := bytes.LastIndexByte([]byte(mark), '@')
-	if at < 0 {
-		return false, fmt.Errorf("cassandra: malformed transaction mark %q", mark)
+// ledgerSign is what changes while a ledger's attempt makes progress.
+func ledgerSign(l *ledger) string {
+	if l == nil {
+		return ""
 	}
-	id, attempt := mark[:at], mark[at+1:]
-	l, err := b.readLedger(ctx, id)
-	if err != nil {
-		return false, err
-	}
-	if l == nil || l.attempt != attempt || l.status == "" {
-		// The attempt is over: it wrote its ledger before its first mark
-		// and clears the ledger only after removing (or committing) every
-		// mark, so this one is a mark whose outcome was in doubt when the
-		// attempt aborted.
-		return true, b.unmarkPhys(ctx, p, key, mark)
-	}
-	return b.recoverLedger(ctx, id, l, force)
+	return fmt.Sprintf("%s/%s/%d", l.attempt, l.status, l.started)
 }
 
-// recoverLedger finishes ledger l (row id) if it is older than TxTimeout
-// or force.
-func (b *Backend) recoverLedger(ctx context.Context, id string, l *ledger, force bool) (bool, error) {
-	if !force && time.Since(time.Unix(0, l.started)) < b.txTimeout {
-		return false, nil
-	}
+// recoverLedger finishes the attempt of ledger l (row id), which its
+// caller judged stopped: PREPARE is aborted (fenced on the start time
+// read, so an attempt that has renewed it since is left alone), ABORTED
+// cleaned up, COMMITTING committed. It reports whether it finished it.
+func (b *Backend) recoverLedger(ctx context.Context, id string, l *ledger) (bool, error) {
 	refs, err := decodeRefs(l.items)
 	if err != nil {
 		return false, err
@@ -798,7 +884,15 @@ func (b *Backend) recoverLedger(ctx context.Context, id string, l *ledger, force
 	mark := id + "@" + l.attempt
 	switch l.status {
 	case txPrepare, txAborted:
-		return true, b.abortTx(ctx, id, l.attempt, refs, l.status == txAborted)
+		err := b.abortTx(ctx, id, l.attempt, refs, l.status == txAborted, l.started)
+		if errors.Is(err, errTxCommitted) {
+			l, err := b.readLedger(ctx, id)
+			if err != nil || l == nil || l.status != txCommitting {
+				return false, err
+			}
+			return b.recoverLedger(ctx, id, l)
+		}
+		return err == nil, err
 	case txCommitting:
 		for i, r := range refs {
 			t, err := b.readTable(ctx, r.account, r.name, gocql.Serial)
@@ -846,15 +940,19 @@ func (b *Backend) txCommitRecovered(ctx context.Context, t *storage.Table, key s
 	return b.txCommit(ctx, t, p, key, mark, i, nil, nil)
 }
 
-// recoverTransactions finishes every ledger older than Options.TxTimeout
-// (part of Recover) and returns how many it finished.
+// recoverTransactions finishes every ledger whose start is older than
+// twice Options.TxTimeout (part of Recover) and returns how many it
+// finished.
 func (b *Backend) recoverTransactions(ctx context.Context) (int, error) {
 	iter := b.s.Query(`SELECT id, status, started FROM ` + b.catalog + `.txns`).WithContext(ctx).PageSize(pageSize).Iter()
 	var ids []string
 	var id string
 	var status *string
 	var started *int64
-	cutoff := time.Now().Add(-b.txTimeout).UnixNano()
+	// A running attempt renews its start every third of TxTimeout; twice
+	// TxTimeout leaves room for frontends' clocks to differ, and the
+	// abort is fenced on the start read anyway.
+	cutoff := time.Now().Add(-2 * b.txTimeout).UnixNano()
 	for iter.Scan(&id, &status, &started) {
 		if status != nil && *status != "" && started != nil && *started < cutoff {
 			ids = append(ids, id)
@@ -873,7 +971,10 @@ func (b *Backend) recoverTransactions(ctx context.Context) (int, error) {
 		if l == nil || l.status == "" {
 			continue
 		}
-		done, err := b.recoverLedger(ctx, id, l, false)
+		if l.started >= cutoff {
+			continue
+		}
+		done, err := b.recoverLedger(ctx, id, l)
 		if err != nil {
 			return n, err
 		}

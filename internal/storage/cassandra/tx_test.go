@@ -244,3 +244,101 @@ func TestLedgerRefsRoundTrip(t *testing.T) {
 		t.Fatal("a corrupt ledger decoded")
 	}
 }
+
+// ledgerOf returns the ledger ID, attempt and row behind an item's mark.
+func ledgerOf(t *testing.T, ctx context.Context, b *Backend, mark string) (string, string, *ledger) {
+	t.Helper()
+	at := strings.LastIndexByte(mark, '@')
+	if at < 0 {
+		t.Fatalf("mark %q", mark)
+	}
+	l, err := b.readLedger(ctx, mark[:at])
+	if err != nil || l == nil {
+		t.Fatalf("ledger of %s: %+v %v", mark, l, err)
+	}
+	return mark[:at], mark[at+1:], l
+}
+
+// An abort never undoes an attempt past its commit point, nor one that
+// has shown a sign of life since its ledger was read (review findings:
+// an abort whose LWT stayed in doubt must not remove a live attempt's
+// marks; a commit point that lands late must be rolled forward).
+func TestAbortRespectsCommitAndLife(t *testing.T) {
+	b := backend(t)
+	ctx := ctxT(t, 2*time.Minute)
+	tb := raceTable(t, b, newAccount())
+	a0, b0, _, _, ms := txPair(t, ctx, b, tb)
+
+	b2 := stoppingFrontend(t, "committing")
+	if err := b2.TransactWrite(ctx, ms); !errors.Is(err, errTxStopped) {
+		t.Fatalf("TransactWrite = %v, want the stop", err)
+	}
+	mark := marked(t, ctx, b, tb, a0)
+	id, attempt, l := ledgerOf(t, ctx, b, mark)
+	refs, _ := decodeRefs(l.items)
+	if err := b.abortTx(ctx, id, attempt, refs, false, 0); !errors.Is(err, errTxCommitted) {
+		t.Fatalf("abortTx of a COMMITTING attempt = %v, want errTxCommitted", err)
+	}
+	if marked(t, ctx, b, tb, a0) != mark || marked(t, ctx, b, tb, b0) != mark {
+		t.Fatal("abortTx removed the marks of a committing attempt")
+	}
+	if ok, err := b.recoverLedger(ctx, id, l); err != nil || !ok {
+		t.Fatalf("recoverLedger = %v, %v", ok, err)
+	}
+
+	tb2 := raceTable(t, b, newAccount())
+	a0, b0, _, _, ms = txPair(t, ctx, b, tb2)
+	b3 := stoppingFrontend(t, "prepared")
+	if err := b3.TransactWrite(ctx, ms); !errors.Is(err, errTxStopped) {
+		t.Fatalf("TransactWrite = %v, want the stop", err)
+	}
+	mark = marked(t, ctx, b, tb2, a0)
+	id, attempt, l = ledgerOf(t, ctx, b, mark)
+	refs, _ = decodeRefs(l.items)
+	// A start other than the one read: the attempt renewed it, it lives.
+	if err := b.abortTx(ctx, id, attempt, refs, false, l.started+1); err != nil {
+		t.Fatalf("abortTx of a live attempt = %v", err)
+	}
+	if marked(t, ctx, b, tb2, a0) != mark || marked(t, ctx, b, tb2, b0) != mark {
+		t.Fatal("abortTx removed the marks of an attempt that showed a sign of life")
+	}
+	if err := b.abortTx(ctx, id, attempt, refs, false, l.started); err != nil {
+		t.Fatalf("abortTx of a stopped attempt = %v", err)
+	}
+	if marked(t, ctx, b, tb2, a0) != "" || marked(t, ctx, b, tb2, b0) != "" {
+		t.Fatal("abortTx left marks behind")
+	}
+	if got, _ := b.GetItem(ctx, tb2, keyOf(t, tb2, a0), true); !equalItems(got, a0) {
+		t.Fatalf("after the abort: %v, want %v", got, a0)
+	}
+}
+
+// A repeat of a token whose transaction stopped after its commit point
+// finishes the transaction before it reports the completed record, so a
+// replayed success is never followed by a read of the old images.
+func TestTokenReplayFinishesCommittingTransaction(t *testing.T) {
+	b := backend(t)
+	ctx := ctxT(t, 2*time.Minute)
+	tb := raceTable(t, b, newAccount())
+	_, _, a1, b1, ms := txPair(t, ctx, b, tb)
+	b2 := stoppingFrontend(t, "committing")
+	now := time.Now()
+	ok, _, err := b2.ClaimToken(ctx, tb.Account, "tok-committing", []byte("h"), now)
+	if err != nil || !ok {
+		t.Fatalf("ClaimToken = %v, %v", ok, err)
+	}
+	err = b2.TransactWriteToken(ctx, ms, &storage.TokenCompletion{Account: tb.Account, Token: "tok-committing", ClaimedAt: now, Now: now,
+		Result: func() []byte { return []byte("r") }})
+	if !errors.Is(err, errTxStopped) {
+		t.Fatalf("TransactWriteToken = %v, want the stop", err)
+	}
+	ok, rec, err := b.ClaimToken(ctx, tb.Account, "tok-committing", []byte("h"), time.Now())
+	if err != nil || ok || rec == nil || !rec.Completed || string(rec.Result) != "r" {
+		t.Fatalf("repeat ClaimToken = %v, %+v, %v; want the completed record", ok, rec, err)
+	}
+	for _, want := range []item.Item{a1, b1} {
+		if got, _ := b.GetItem(ctx, tb, keyOf(t, tb, want), true); !equalItems(got, want) {
+			t.Fatalf("after the replay: %v, want %v", got, want)
+		}
+	}
+}
