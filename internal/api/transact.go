@@ -53,6 +53,20 @@ func transactionCanceled(reasons []cancellationReason) error {
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html#API_TransactWriteItems_Errors
 const txConflictMessage = "Transaction is ongoing for the item"
 
+// asCancellation turns a *storage.TransactionError into DynamoDB's
+// TransactionCanceledException; any other error is returned unchanged.
+func asCancellation(err error) error {
+	var te *storage.TransactionError
+	if !errors.As(err, &te) {
+		return err
+	}
+	reasons, rerr := cancellationReasons(te)
+	if rerr != nil {
+		return rerr
+	}
+	return transactionCanceled(reasons)
+}
+
 // cancellationReasons turns the per-mutation errors of a
 // *storage.TransactionError into CancellationReasons. An error that is not a
 // DynamoDB error is a fault of the server and is returned as such.

@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"errors"
 
 	"github.com/extenddb/extenddb/internal/expr"
 	"github.com/extenddb/extenddb/internal/item"
@@ -127,15 +126,7 @@ func transactGetItems(e *Engine, ctx context.Context, r *protocol.Request) (any,
 	if err := e.store.TransactWrite(ctx, ms); err != nil {
 		// The functions never fail: a cancellation can only be a
 		// TransactionConflict (an item another transaction kept holding).
-		var te *storage.TransactionError
-		if !errors.As(err, &te) {
-			return nil, err
-		}
-		reasons, rerr := cancellationReasons(te)
-		if rerr != nil {
-			return nil, rerr
-		}
-		return nil, transactionCanceled(reasons)
+		return nil, asCancellation(err)
 	}
 
 	out := &transactGetOutput{items: make([]item.Item, len(reads)), capacity: newTxCapacity(in.ReturnConsumedCapacity, "ReadCapacityUnits")}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
-	"errors"
 	"strconv"
 
 	"github.com/extenddb/extenddb/internal/ddberr"
@@ -329,15 +328,7 @@ func (e *Engine) runTransactWrite(ctx context.Context, in *transactWriteItemsInp
 		ms[i] = w.mutation()
 	}
 	if err := apply(ctx, ms); err != nil {
-		var te *storage.TransactionError
-		if !errors.As(err, &te) {
-			return nil, err
-		}
-		reasons, rerr := cancellationReasons(te)
-		if rerr != nil {
-			return nil, rerr
-		}
-		return nil, transactionCanceled(reasons)
+		return nil, asCancellation(err)
 	}
 	out := &transactWriteOutput{capacity: newTxCapacity(in.ReturnConsumedCapacity, "WriteCapacityUnits")}
 	for _, w := range writes {

@@ -607,63 +607,88 @@ func txWriteID(mark string, i int) uint64 {
 // the mark was fenced on; a recovery passes nil and reads them.
 func (b *Backend) txCommit(ctx context.Context, t *storage.Table, p phys, key storage.Key, mark string, i int, old item.Item, cur *current) error {
 	wid := txWriteID(mark, i)
-	var row *current
-	err := b.withTable(ctx, t, func() error {
-		return b.retry(ctx, func() (err error) {
-			row, err = b.readItem(ctx, p, key, gocql.Serial)
+	// What the mark stores, once a read has shown it.
+	var seen *current
+	var nw item.Item
+	for attempt := 1; ; attempt++ {
+		var row *current
+		err := b.withTable(ctx, t, func() error {
+			return b.retry(ctx, func() (err error) {
+				row, err = b.readItem(ctx, p, key, gocql.Serial)
+				return err
+			})
+		})
+		if err != nil {
+			return err
+		}
+		if row == nil {
+			return nil // the table was recreated or the row never marked
+		}
+		if row.txn != mark {
+			// Committed: by a recovery (which writes the effects after
+			// its commit), or by an attempt of this call whose outcome
+			// was in doubt and that landed after all, whose effects are
+			// written here (again, harmlessly, if a recovery did too).
+			if seen != nil && seen.txOp != txCheck && hasWrite(row.writes, wid) && (old != nil || nw != nil) {
+				return b.writeEffects(ctx, t, p, key, old, nw, seen.txVer)
+			}
+			return nil
+		}
+		if seen == nil {
+			seen = row
+			if cur == nil {
+				old = row.item
+			}
+			if row.txOp == txPut {
+				if nw, err = item.UnmarshalItem(row.txNew); err != nil {
+					return fmt.Errorf("cassandra: corrupt marked image in %s: %w", p.items, err)
+				}
+			}
+		}
+		var q *gocql.Query
+		switch row.txOp {
+		case txPut, txDelete:
+			size := 0
+			if nw != nil {
+				size = item.Size(nw)
+			}
+			writes := appendWrite(row.writes, wid, row.txVer)
+			q = b.s.Query(`UPDATE `+p.items+` SET item = ?, version = ?, size = ?, writes = ?, txn = null, tx_new = null, tx_ver = null, tx_op = null WHERE pk = ? AND sk = ? IF txn = ?`,
+				row.txNew, row.txVer, size, writes, key.PK, nz(key.SK), mark)
+		default:
+			q = b.s.Query(`UPDATE `+p.items+` SET txn = null, tx_new = null, tx_ver = null, tx_op = null WHERE pk = ? AND sk = ? IF txn = ?`,
+				key.PK, nz(key.SK), mark)
+		}
+		var ok bool
+		err = b.withTable(ctx, t, func() (err error) {
+			ok, err = b.cas(ctx, q, func() (bool, error) {
+				got, err := b.readItem(ctx, p, key, gocql.Serial)
+				if err != nil || got == nil {
+					return false, err
+				}
+				return got.txn != mark, nil // only a commit removes a mark of a COMMITTING ledger
+			})
 			return err
 		})
-	})
-	if err != nil {
-		return err
-	}
-	if row == nil {
-		return nil // the table was recreated or the row never marked
-	}
-	if row.txn != mark {
-		return nil // committed already (its committer writes the effects) or never marked
-	}
-	if cur == nil {
-		old = row.item
-	}
-	var nw item.Item
-	if row.txOp == txPut {
-		if nw, err = item.UnmarshalItem(row.txNew); err != nil {
-			return fmt.Errorf("cassandra: corrupt marked image in %s: %w", p.items, err)
+		if err != nil {
+			return err
 		}
-	}
-	var q *gocql.Query
-	switch row.txOp {
-	case txPut, txDelete:
-		size := 0
-		if nw != nil {
-			size = item.Size(nw)
-		}
-		writes := appendWrite(row.writes, wid, row.txVer)
-		q = b.s.Query(`UPDATE `+p.items+` SET item = ?, version = ?, size = ?, writes = ?, txn = null, tx_new = null, tx_ver = null, tx_op = null WHERE pk = ? AND sk = ? IF txn = ?`,
-			row.txNew, row.txVer, size, writes, key.PK, nz(key.SK), mark)
-	default:
-		q = b.s.Query(`UPDATE `+p.items+` SET txn = null, tx_new = null, tx_ver = null, tx_op = null WHERE pk = ? AND sk = ? IF txn = ?`,
-			key.PK, nz(key.SK), mark)
-	}
-	var ok bool
-	err = b.withTable(ctx, t, func() (err error) {
-		ok, err = b.cas(ctx, q, func() (bool, error) {
-			got, err := b.readItem(ctx, p, key, gocql.Serial)
-			if err != nil || got == nil {
-				return false, err
+		if ok {
+			if row.txOp == txCheck || (old == nil && nw == nil) {
+				return nil
 			}
-			return got.txn != mark, nil // only a commit removes a mark of a COMMITTING ledger
-		})
-		return err
-	})
-	if err != nil {
-		return err
+			return b.writeEffects(ctx, t, p, key, old, nw, row.txVer)
+		}
+		// Not applied, or in doubt: the next read tells. The mark stays
+		// until a commit removes it, so the ledger is never cleared with
+		// a mark left (which a waiter would take for an orphan).
+		if attempt >= b.maxAttempts {
+			return fmt.Errorf("cassandra: commit of a transaction's item stays in doubt after %d attempts", attempt)
+		}
+		if err := backoff(ctx, min(attempt, 6)); err != nil {
+			return err
+		}
 	}
-	if !ok || row.txOp == txCheck || (old == nil && nw == nil) {
-		return nil
-	}
-	return b.writeEffects(ctx, t, p, key, old, nw, row.txVer)
 }
 
 // abortTx ends the attempt of ledger id: it moves the ledger from PREPARE
