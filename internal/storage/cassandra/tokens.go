@@ -7,6 +7,8 @@ import (
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
+	"github.com/google/uuid"
+
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
@@ -76,17 +78,20 @@ func (b *Backend) ClaimToken(ctx context.Context, account, token string, request
 			}
 			continue
 		}
+		// The claim's own ID tells, after an outcome in doubt, whether
+		// this claim is the one stored (racers may share now and hash).
+		claim := uuid.NewString()
 		var q *gocql.Query
 		if l == nil {
-			q = b.s.Query(`INSERT INTO `+b.catalog+`.txns (id, hash, claimed_at, completed) VALUES (?, ?, ?, false) IF NOT EXISTS`,
-				id, requestHash, now.UnixNano())
+			q = b.s.Query(`INSERT INTO `+b.catalog+`.txns (id, hash, claim, claimed_at, completed) VALUES (?, ?, ?, ?, false) IF NOT EXISTS`,
+				id, requestHash, claim, now.UnixNano())
 		} else {
-			q = b.s.Query(`UPDATE `+b.catalog+`.txns SET hash = ?, claimed_at = ?, completed = false, completed_at = null, result = null WHERE id = ? IF claimed_at = ? AND status = null`,
-				requestHash, now.UnixNano(), id, l.claimedAt)
+			q = b.s.Query(`UPDATE `+b.catalog+`.txns SET hash = ?, claim = ?, claimed_at = ?, completed = false, completed_at = null, result = null WHERE id = ? IF claimed_at = ? AND status = null`,
+				requestHash, claim, now.UnixNano(), id, l.claimedAt)
 		}
 		ok, err := b.cas(ctx, q, func() (bool, error) {
 			got, err := b.readLedger(ctx, id)
-			return err == nil && got != nil && got.claimedAt == now.UnixNano() && !got.completed, err
+			return err == nil && got != nil && got.claim == claim, err
 		})
 		if err != nil {
 			return false, nil, wrap("claim token", err)

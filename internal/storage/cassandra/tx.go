@@ -73,7 +73,7 @@ func txMigration(k string) migration {
 	return migration{4, "transactions and tokens", []string{
 		`CREATE TABLE IF NOT EXISTS ` + k + `.txns (
 			id text PRIMARY KEY, attempt text, status text, started bigint, items blob,
-			hash blob, claimed_at bigint, completed boolean, completed_at bigint, result blob)`,
+			hash blob, claim text, claimed_at bigint, completed boolean, completed_at bigint, result blob)`,
 	}}
 }
 
@@ -781,6 +781,7 @@ func (b *Backend) finishLedger(ctx context.Context, id, attempt string, token bo
 // ledger is one row of txns.
 type ledger struct {
 	attempt, status string
+	claim           string // a token claim's own ID
 	started         int64
 	items           []byte
 	// token record
@@ -794,12 +795,12 @@ type ledger struct {
 // readLedger reads ledger row id at SERIAL; nil when absent.
 func (b *Backend) readLedger(ctx context.Context, id string) (*ledger, error) {
 	var l ledger
-	var attempt, status *string
+	var attempt, status, claim *string
 	var started, claimedAt, completedAt *int64
 	var completed *bool
 	err := b.retry(ctx, func() error {
-		return b.s.Query(`SELECT attempt, status, started, items, hash, claimed_at, completed, completed_at, result FROM `+b.catalog+`.txns WHERE id = ?`, id).
-			WithContext(ctx).Consistency(gocql.Serial).Scan(&attempt, &status, &started, &l.items, &l.hash, &claimedAt, &completed, &completedAt, &l.result)
+		return b.s.Query(`SELECT attempt, status, started, items, hash, claim, claimed_at, completed, completed_at, result FROM `+b.catalog+`.txns WHERE id = ?`, id).
+			WithContext(ctx).Consistency(gocql.Serial).Scan(&attempt, &status, &started, &l.items, &l.hash, &claim, &claimedAt, &completed, &completedAt, &l.result)
 	})
 	if errors.Is(err, gocql.ErrNotFound) {
 		return nil, nil
@@ -809,6 +810,9 @@ func (b *Backend) readLedger(ctx context.Context, id string) (*ledger, error) {
 	}
 	if attempt != nil {
 		l.attempt = *attempt
+	}
+	if claim != nil {
+		l.claim = *claim
 	}
 	if status != nil {
 		l.status = *status
