@@ -24,11 +24,14 @@ import (
 // running is TransactionInProgressException. Only successful transactions
 // claim their token: after a failure the same token may be used again.
 //
-// On a backend that implements storage.TokenStore (SQLite, PostgreSQL) the
-// tokens are stored there: a claim is a unique insert of (account, token),
-// and the token is completed in the same transaction as the writes, so a
-// token survives restarts and is shared by every process using the same
-// data (transactWriteToken). On other backends they live in this process's
+// Every backend (SQLite, PostgreSQL, Cassandra) implements
+// storage.TokenStore, so the tokens are stored with the data: a claim is a
+// unique insert of (account, token) (on Cassandra an INSERT ... IF NOT
+// EXISTS), and the token is completed together with the writes (in the
+// same database transaction; on Cassandra in the lightweight transaction
+// that is the transaction's commit point), so a token survives restarts
+// and is shared by every process using the same data (transactWriteToken).
+// A backend without storage.TokenStore would keep them in this process's
 // memory (txTokenStore: a bounded map, oldest evicted first); see
 // docs/differences-from-dynamodb.md.
 

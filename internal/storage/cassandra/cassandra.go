@@ -225,6 +225,11 @@ func (b *Backend) ddl(ctx context.Context, stmt string) error {
 		if errors.As(err, &exists) {
 			return nil
 		}
+		// ALTER TABLE ... ADD of a column another process added first
+		// (migrations may run in several processes at once).
+		if strings.HasPrefix(stmt, "ALTER TABLE") && strings.Contains(err.Error(), "already exists") {
+			return nil
+		}
 		return fmt.Errorf("cassandra: %s: %w", firstWords(stmt), err)
 	}
 	return nil
@@ -257,6 +262,7 @@ func (b *Backend) migrations() []migration {
 		streamsMigration(k), // streams.go: stream records, expiry rows, leases
 		intentsMigration(k), // intents.go: write intents, frontends
 		txMigration(k),      // tx.go: transaction ledger, ClientRequestTokens
+		tokenClaimMigration(k),
 	}
 }
 

@@ -236,7 +236,8 @@ func (b *Backend) renewFrontend(ctx context.Context, lastOK time.Time) {
 // their index rows, stream record and expiry rows written again (whether
 // or not the frontend had written them before it stopped). It does
 // nothing, returning 0, while another process holds the recovery lease.
-// It first finishes the transactions older than Options.TxTimeout (tx.go).
+// It first finishes the transactions whose start is older than twice
+// Options.TxTimeout (tx.go).
 // Frontends whose lease is held are alive and skipped. An error leaves the
 // frontend listed, so the next pass replays it again.
 func (b *Backend) Recover(ctx context.Context) (int, error) {
@@ -264,8 +265,8 @@ func (b *Backend) Recover(ctx context.Context) (int, error) {
 	if err := iter.Close(); err != nil {
 		return 0, wrap("recover: list frontends", err)
 	}
-	// Transactions older than TxTimeout first (tx.go): PREPARE rolled
-	// back, COMMITTING rolled forward.
+	// Transactions older than twice TxTimeout first (tx.go): PREPARE
+	// rolled back, COMMITTING rolled forward.
 	total, err := b.recoverTransactions(ctx)
 	if err != nil {
 		return total, wrap("recover transactions", err)

@@ -73,7 +73,14 @@ func txMigration(k string) migration {
 	return migration{4, "transactions and tokens", []string{
 		`CREATE TABLE IF NOT EXISTS ` + k + `.txns (
 			id text PRIMARY KEY, attempt text, status text, started bigint, items blob,
-			hash blob, claim text, claimed_at bigint, completed boolean, completed_at bigint, result blob)`,
+			hash blob, claimed_at bigint, completed boolean, completed_at bigint, result blob)`,
+	}}
+}
+
+// tokenClaimMigration adds the ID of a token's claim to the ledger.
+func tokenClaimMigration(k string) migration {
+	return migration{5, "token claim IDs", []string{
+		`ALTER TABLE ` + k + `.txns ADD claim text`,
 	}}
 }
 
