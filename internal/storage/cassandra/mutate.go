@@ -76,6 +76,15 @@ func hasWrite(writes []byte, id uint64) bool {
 	return false
 }
 
+// deref returns *p, or the zero value for a nil p (a null column).
+func deref[T any](p *T) T {
+	if p == nil {
+		var zero T
+		return zero
+	}
+	return *p
+}
+
 // readItem reads key's row at consistency cl: nil when the item was never
 // written, a row with a nil item when it is deleted (a tombstone).
 func (b *Backend) readItem(ctx context.Context, p phys, key storage.Key, cl gocql.Consistency) (*current, error) {
@@ -91,15 +100,9 @@ func (b *Backend) readItem(ctx context.Context, p phys, key storage.Key, cl gocq
 	if err != nil {
 		return nil, err
 	}
-	if txn != nil {
-		c.txn = *txn
-	}
-	if txVer != nil {
-		c.txVer = *txVer
-	}
-	if txOp != nil {
-		c.txOp = *txOp
-	}
+	c.txn = deref(txn)
+	c.txVer = deref(txVer)
+	c.txOp = deref(txOp)
 	if c.blob == nil {
 		return &c, nil
 	}

@@ -154,17 +154,8 @@ func (b *Backend) SweepTokens(ctx context.Context, now time.Time) (int64, error)
 	var claimedAt, completedAt *int64
 	var completed *bool
 	for iter.Scan(&id, &status, &claimedAt, &completed, &completedAt) {
-		if isTokenRow(id) && (status == nil || *status == "") {
-			l := &ledger{}
-			if claimedAt != nil {
-				l.claimedAt = *claimedAt
-			}
-			if completed != nil {
-				l.completed = *completed
-			}
-			if completedAt != nil {
-				l.completedAt = *completedAt
-			}
+		if isTokenRow(id) && deref(status) == "" {
+			l := &ledger{claimedAt: deref(claimedAt), completed: deref(completed), completedAt: deref(completedAt)}
 			if l.claimedAt != 0 && tokenDead(l, now) {
 				found = append(found, dead{id, l.claimedAt})
 			}

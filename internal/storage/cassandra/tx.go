@@ -815,27 +815,13 @@ func (b *Backend) readLedger(ctx context.Context, id string) (*ledger, error) {
 	if err != nil {
 		return nil, err
 	}
-	if attempt != nil {
-		l.attempt = *attempt
-	}
-	if claim != nil {
-		l.claim = *claim
-	}
-	if status != nil {
-		l.status = *status
-	}
-	if started != nil {
-		l.started = *started
-	}
-	if claimedAt != nil {
-		l.claimedAt = *claimedAt
-	}
-	if completed != nil {
-		l.completed = *completed
-	}
-	if completedAt != nil {
-		l.completedAt = *completedAt
-	}
+	l.attempt = deref(attempt)
+	l.claim = deref(claim)
+	l.status = deref(status)
+	l.started = deref(started)
+	l.claimedAt = deref(claimedAt)
+	l.completed = deref(completed)
+	l.completedAt = deref(completedAt)
 	return &l, nil
 }
 
