@@ -148,6 +148,13 @@ func (e *Engine) activeTable(ctx context.Context, account, name string) (*storag
 	return t, nil
 }
 
+// currentTable is table() read from the catalog rather than the cache (and
+// refreshing it): control-plane operations act on the current entry.
+func (e *Engine) currentTable(ctx context.Context, account, name string) (*storage.Table, error) {
+	e.forget(account, name)
+	return e.table(ctx, account, name)
+}
+
 func (e *Engine) remember(t *storage.Table) {
 	e.mu.Lock()
 	e.tables[tableKey{t.Account, t.Name}] = cachedTable{t: t, fetched: e.now()}

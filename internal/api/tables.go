@@ -525,8 +525,7 @@ func deleteTable(e *Engine, ctx context.Context, r *protocol.Request) (any, erro
 		return nil, err
 	}
 	account := e.account(r)
-	e.forget(account, *in.TableName)
-	t, err := e.table(ctx, account, *in.TableName)
+	t, err := e.currentTable(ctx, account, *in.TableName)
 	if err != nil {
 		return nil, err
 	}

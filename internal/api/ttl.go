@@ -105,8 +105,7 @@ func describeTimeToLive(e *Engine, ctx context.Context, r *protocol.Request) (an
 		return nil, err
 	}
 	account := e.account(r)
-	e.forget(account, *in.TableName)
-	t, err := e.table(ctx, account, *in.TableName)
+	t, err := e.currentTable(ctx, account, *in.TableName)
 	if err != nil {
 		return nil, err
 	}

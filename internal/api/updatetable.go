@@ -57,8 +57,7 @@ func updateTable(e *Engine, ctx context.Context, r *protocol.Request) (any, erro
 		return nil, err
 	}
 	account := e.account(r)
-	e.forget(account, *in.TableName)
-	cur, err := e.table(ctx, account, *in.TableName)
+	cur, err := e.currentTable(ctx, account, *in.TableName)
 	if err != nil {
 		return nil, err
 	}

@@ -40,7 +40,7 @@ type Indexes struct {
 	store storage.Backend
 	ib    storage.IndexBuilder
 	cfg   IndexConfig
-	kick  chan struct{}
+	kick  kicker
 }
 
 // NewIndexes returns a worker over store, or nil when store does not
@@ -65,40 +65,21 @@ func NewIndexes(store storage.Backend, cfg IndexConfig) *Indexes {
 	if cfg.PageDelay == 0 {
 		cfg.PageDelay, _ = time.ParseDuration(os.Getenv("EXTENDDB_INDEX_PAGE_DELAY"))
 	}
-	return &Indexes{store: store, ib: ib, cfg: cfg, kick: make(chan struct{}, 1)}
+	return &Indexes{store: store, ib: ib, cfg: cfg, kick: newKicker()}
 }
 
 // Kick wakes the worker for new work. It never blocks.
 func (w *Indexes) Kick() {
-	if w == nil {
-		return
-	}
-	select {
-	case w.kick <- struct{}{}:
-	default:
+	if w != nil {
+		w.kick.kick()
 	}
 }
 
 // Run works until ctx ends: a pass at start (resuming interrupted builds),
 // then one after every Kick and every Sweep.
 func (w *Indexes) Run(ctx context.Context) {
-	if w == nil {
-		return
-	}
-	t := time.NewTicker(w.cfg.Sweep)
-	defer t.Stop()
-	for {
-		if err := w.RunOnce(ctx); errors.Is(err, storage.ErrClosed) {
-			return
-		} else if err != nil && ctx.Err() == nil {
-			w.cfg.Log.Error("index worker", "error", err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-w.kick:
-		case <-t.C:
-		}
+	if w != nil {
+		loop(ctx, "index worker", w.cfg.Sweep, w.kick, w.cfg.Log, w.RunOnce)
 	}
 }
 

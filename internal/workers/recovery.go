@@ -2,7 +2,6 @@ package workers
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"time"
 
@@ -37,25 +36,13 @@ func NewRecoverer(store storage.Backend, every time.Duration, log *slog.Logger) 
 
 // Run recovers until ctx ends or the backend is closed.
 func (w *Recoverer) Run(ctx context.Context) {
-	if w == nil {
-		return
-	}
-	t := time.NewTicker(w.every)
-	defer t.Stop()
-	for {
-		n, err := w.r.Recover(ctx)
-		switch {
-		case errors.Is(err, storage.ErrClosed):
-			return
-		case err != nil && ctx.Err() == nil:
-			w.log.Error("write recovery", "error", err, "repaired", n)
-		case n > 0:
-			w.log.Warn("repaired writes of stopped frontends", "writes", n)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	if w != nil {
+		loop(ctx, "write recovery", w.every, nil, w.log, func(ctx context.Context) error {
+			n, err := w.r.Recover(ctx)
+			if n > 0 {
+				w.log.Warn("repaired writes of stopped frontends", "writes", n)
+			}
+			return err
+		})
 	}
 }

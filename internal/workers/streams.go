@@ -2,7 +2,6 @@ package workers
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"time"
 
@@ -36,25 +35,13 @@ func NewStreamTrimmer(store storage.Backend, every time.Duration, log *slog.Logg
 
 // Run trims until ctx ends.
 func (w *StreamTrimmer) Run(ctx context.Context) {
-	if w == nil {
-		return
-	}
-	t := time.NewTicker(w.every)
-	defer t.Stop()
-	for {
-		n, err := w.ss.TrimStreams(ctx, time.Now().Add(-storage.StreamRetention))
-		switch {
-		case errors.Is(err, storage.ErrClosed):
-			return
-		case err != nil && ctx.Err() == nil:
-			w.log.Error("stream trimmer", "error", err)
-		case n > 0:
-			w.log.Info("stream records trimmed", "records", n)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	if w != nil {
+		loop(ctx, "stream trimmer", w.every, nil, w.log, func(ctx context.Context) error {
+			n, err := w.ss.TrimStreams(ctx, time.Now().Add(-storage.StreamRetention))
+			if n > 0 {
+				w.log.Info("stream records trimmed", "records", n)
+			}
+			return err
+		})
 	}
 }

@@ -2,7 +2,6 @@ package workers
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"time"
 
@@ -38,23 +37,10 @@ func NewTokenSweeper(store storage.Backend, every time.Duration, log *slog.Logge
 
 // Run sweeps until ctx ends.
 func (w *TokenSweeper) Run(ctx context.Context) {
-	if w == nil {
-		return
-	}
-	t := time.NewTicker(w.every)
-	defer t.Stop()
-	for {
-		_, err := w.ts.SweepTokens(ctx, time.Now())
-		switch {
-		case errors.Is(err, storage.ErrClosed):
-			return
-		case err != nil && ctx.Err() == nil:
-			w.log.Error("token sweeper", "error", err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	if w != nil {
+		loop(ctx, "token sweeper", w.every, nil, w.log, func(ctx context.Context) error {
+			_, err := w.ts.SweepTokens(ctx, time.Now())
+			return err
+		})
 	}
 }

@@ -52,7 +52,7 @@ type TTL struct {
 	store storage.Backend
 	ts    storage.TTLStore
 	cfg   TTLConfig
-	kick  chan struct{}
+	kick  kicker
 }
 
 // NewTTL returns a worker over store, or nil when store does not implement
@@ -94,40 +94,21 @@ func NewTTL(store storage.Backend, cfg TTLConfig) *TTL {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &TTL{store: store, ts: ts, cfg: cfg, kick: make(chan struct{}, 1)}
+	return &TTL{store: store, ts: ts, cfg: cfg, kick: newKicker()}
 }
 
 // Kick wakes the worker for new work. It never blocks.
 func (w *TTL) Kick() {
-	if w == nil {
-		return
-	}
-	select {
-	case w.kick <- struct{}{}:
-	default:
+	if w != nil {
+		w.kick.kick()
 	}
 }
 
 // Run works until ctx ends: a pass at start, then one after every Kick
 // and every Interval.
 func (w *TTL) Run(ctx context.Context) {
-	if w == nil {
-		return
-	}
-	t := time.NewTicker(w.cfg.Interval)
-	defer t.Stop()
-	for {
-		if err := w.RunOnce(ctx); errors.Is(err, storage.ErrClosed) {
-			return
-		} else if err != nil && ctx.Err() == nil {
-			w.cfg.Log.Error("ttl worker", "error", err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-w.kick:
-		case <-t.C:
-		}
+	if w != nil {
+		loop(ctx, "ttl worker", w.cfg.Interval, w.kick, w.cfg.Log, w.RunOnce)
 	}
 }
 

@@ -58,50 +58,18 @@ func (b *Backend) BackfillIndex(ctx context.Context, account, name, indexID stri
 		if err != nil {
 			return err
 		}
-		var h int64 = -1
-		pk, sk := []byte{}, []byte{}
-		if cur := ix.BackfillCursor; cur != nil {
-			h, pk, sk = int64(item.PartitionHash(cur.PK)), nz(cur.PK), nz(cur.SK)
-		}
-		rows, err := tx.Query(ctx, "SELECT pk, sk, item FROM "+pt.name+
-			" WHERE (h, pk, sk) > ($1, $2, $3) ORDER BY h, pk, sk LIMIT $4 FOR SHARE", h, pk, sk, limit)
-		if err != nil {
-			return err
-		}
-		batch := &pgx.Batch{}
-		n := 0
-		var last storage.Key
-		for rows.Next() {
-			var blob []byte
-			if err := rows.Scan(&last.PK, &last.SK, &blob); err != nil {
-				rows.Close()
-				return err
-			}
-			n++
-			it, err := decodeItem(blob)
-			if err != nil {
-				rows.Close()
-				return err
-			}
+		last, err := backfillPage(ctx, tx, pt, ix.BackfillCursor, limit, func(batch *pgx.Batch, it item.Item) {
 			if r := storage.IndexRowFor(t, ix, it); r != nil {
 				queueIndexPut(batch, pt.indexes[ix.ID], r, nil, nil, 0)
 			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		})
+		if err != nil {
 			return err
 		}
-		if batch.Len() > 0 {
-			if err := tx.SendBatch(ctx, batch).Close(); err != nil {
-				return err
-			}
-		}
-		if n < limit {
-			ix.Status, ix.Backfilling, ix.BackfillCursor = storage.StatusActive, false, nil
+		ix.BackfillCursor = last
+		if last == nil {
+			ix.Status, ix.Backfilling = storage.StatusActive, false
 			done = true
-		} else {
-			last.SK = nilIfEmpty(last.SK)
-			ix.BackfillCursor = &last
 		}
 		if err := storeEntry(ctx, tx, t); err != nil {
 			return err
@@ -246,4 +214,53 @@ func storeEntry(ctx context.Context, tx pgx.Tx, t *storage.Table) error {
 	}
 	_, err = tx.Exec(ctx, "UPDATE catalog SET def = $1, version = $2 WHERE account = $3 AND name = $4", def, t.Version, t.Account, t.Name)
 	return err
+}
+
+// backfillPage reads up to limit items of pt after cursor (nil: from the
+// start) in scan order, locked FOR SHARE, queues what each implies with
+// queue and sends it. It returns the key of the last item read, or nil when
+// fewer than limit were left (the end of the table): an index build and a
+// TTL backfill page work alike.
+func backfillPage(ctx context.Context, tx pgx.Tx, pt *physTable, cursor *storage.Key, limit int, queue func(*pgx.Batch, item.Item)) (*storage.Key, error) {
+	var h int64 = -1
+	pk, sk := []byte{}, []byte{}
+	if cursor != nil {
+		h, pk, sk = int64(item.PartitionHash(cursor.PK)), nz(cursor.PK), nz(cursor.SK)
+	}
+	rows, err := tx.Query(ctx, "SELECT pk, sk, item FROM "+pt.name+
+		" WHERE (h, pk, sk) > ($1, $2, $3) ORDER BY h, pk, sk LIMIT $4 FOR SHARE", h, pk, sk, limit)
+	if err != nil {
+		return nil, err
+	}
+	batch := &pgx.Batch{}
+	n := 0
+	var last storage.Key
+	for rows.Next() {
+		var blob []byte
+		if err := rows.Scan(&last.PK, &last.SK, &blob); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		n++
+		it, err := decodeItem(blob)
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		queue(batch, it)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if batch.Len() > 0 {
+		if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+			return nil, err
+		}
+	}
+	if n < limit {
+		return nil, nil
+	}
+	last.SK = nilIfEmpty(last.SK)
+	return &last, nil
 }

@@ -167,49 +167,18 @@ func (b *Backend) BackfillTTL(ctx context.Context, account, name string, gen int
 		if err != nil {
 			return err
 		}
-		var h int64 = -1
-		pk, sk := []byte{}, []byte{}
-		if cur := t.TTL.BackfillCursor; cur != nil {
-			h, pk, sk = int64(item.PartitionHash(cur.PK)), nz(cur.PK), nz(cur.SK)
-		}
-		rows, err := tx.Query(ctx, "SELECT pk, sk, item FROM "+pt.name+
-			" WHERE (h, pk, sk) > ($1, $2, $3) ORDER BY h, pk, sk LIMIT $4 FOR SHARE", h, pk, sk, limit)
-		if err != nil {
-			return err
-		}
-		batch := &pgx.Batch{}
-		n := 0
-		var last storage.Key
-		for rows.Next() {
-			var blob []byte
-			if err := rows.Scan(&last.PK, &last.SK, &blob); err != nil {
-				rows.Close()
-				return err
-			}
-			n++
-			it, err := decodeItem(blob)
-			if err != nil {
-				rows.Close()
-				return err
-			}
+		last, err := backfillPage(ctx, tx, pt, t.TTL.BackfillCursor, limit, func(batch *pgx.Batch, it item.Item) {
 			if r := storage.TTLBackfillRow(t, it); r != nil {
 				batch.Queue(putTTLRow, t.ID, r.ExpireAt, r.Key.PK, nz(r.Key.SK))
 			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		})
+		if err != nil {
 			return err
 		}
-		if batch.Len() > 0 {
-			if err := tx.SendBatch(ctx, batch).Close(); err != nil {
-				return err
-			}
-		}
-		if n < limit {
-			t.TTL.Status, t.TTL.BackfillCursor = storage.TTLEnabled, nil
+		t.TTL.BackfillCursor = last
+		if last == nil {
+			t.TTL.Status = storage.TTLEnabled
 		} else {
-			last.SK = nilIfEmpty(last.SK)
-			t.TTL.BackfillCursor = &last
 			done = false
 		}
 		if err := storeEntry(ctx, tx, t); err != nil {
