@@ -79,8 +79,8 @@ func TestTTLValidation(t *testing.T) {
 	}
 	waitTTL(t, c, name, types.TimeToLiveStatusEnabled, 10*time.Second)
 	wantAPIError(t, updateTTL(c, name, true, "ttl"), "ValidationException", "TimeToLive is already enabled")
-	wantAPIError(t, updateTTL(c, name, true, "other"), "ValidationException", "TimeToLive is active on a different AttributeName: current value of AttributeName is ttl")
-	wantAPIError(t, updateTTL(c, name, false, "other"), "ValidationException", "TimeToLive is active on a different AttributeName: current value of AttributeName is ttl")
+	wantAPIError(t, updateTTL(c, name, true, "other"), "ValidationException", "TimeToLive is active on a different AttributeName: current AttributeName is ttl")
+	wantAPIError(t, updateTTL(c, name, false, "other"), "ValidationException", "TimeToLive is active on a different AttributeName: current AttributeName is ttl")
 }
 
 // TestTTLLifecycle observes ENABLING -> ENABLED -> DISABLING -> DISABLED,

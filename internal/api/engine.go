@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/extenddb/extenddb/internal/ddberr"
@@ -40,6 +41,9 @@ type Engine struct {
 	tables map[tableKey]cachedTable
 
 	tokens *txTokenStore // ClientRequestToken claims of TransactWriteItems
+
+	// Wake-ups of the background workers (SetIndexWorker, SetTTLWorker).
+	indexKick, ttlKick atomic.Pointer[func()]
 }
 
 type opFunc func(e *Engine, ctx context.Context, r *protocol.Request) (any, error)

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -211,15 +210,14 @@ func indexBusy(t *storage.Table) bool {
 // Index work notification: the server registers its index worker's wake-up
 // with SetIndexWorker so that a created or deleted index is picked up at
 // once rather than at the worker's next sweep.
-var indexWorkers sync.Map // *Engine -> func()
 
 // SetIndexWorker registers kick, called after every UpdateTable that
 // creates or deletes a global secondary index.
-func (e *Engine) SetIndexWorker(kick func()) { indexWorkers.Store(e, kick) }
+func (e *Engine) SetIndexWorker(kick func()) { e.indexKick.Store(&kick) }
 
 func (e *Engine) kickIndexWorker() {
-	if k, ok := indexWorkers.Load(e); ok {
-		k.(func())()
+	if k := e.indexKick.Load(); k != nil {
+		(*k)()
 	}
 }
 

@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"errors"
-	"sync"
 
 	"github.com/extenddb/extenddb/internal/protocol"
 	"github.com/extenddb/extenddb/internal/storage"
@@ -16,16 +15,13 @@ import (
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateTimeToLive.html
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DescribeTimeToLive.html
 
-// ttlWorkers holds, per engine, the kick of its TTL worker.
-var ttlWorkers sync.Map // *Engine -> func()
-
 // SetTTLWorker registers kick, called after every accepted
 // UpdateTimeToLive so that the backfill or drain starts at once.
-func (e *Engine) SetTTLWorker(kick func()) { ttlWorkers.Store(e, kick) }
+func (e *Engine) SetTTLWorker(kick func()) { e.ttlKick.Store(&kick) }
 
 func (e *Engine) kickTTL() {
-	if k, ok := ttlWorkers.Load(e); ok {
-		k.(func())()
+	if k := e.ttlKick.Load(); k != nil {
+		(*k)()
 	}
 }
 

@@ -22,7 +22,9 @@ import (
 //     being applied. See docs/adr/0005-ttl-and-streams.md.)
 //   - When ENABLED, a request naming another attribute (to enable it or to
 //     disable) is rejected with "TimeToLive is active on a different
-//     AttributeName: current value of AttributeName is <name>".
+//     AttributeName: current AttributeName is <name>" (the text DynamoDB
+//     returns, quoted in celery/celery celery/backends/dynamodb.py
+//     _set_table_ttl and its unit test's mocked AWS error).
 //
 // See https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateTimeToLive.html
 func ttlGate(cur storage.TimeToLive, enable bool, attr string) error {
@@ -38,7 +40,7 @@ func ttlGate(cur storage.TimeToLive, enable bool, attr string) error {
 		return nil
 	case storage.TTLEnabled:
 		if attr != cur.AttributeName {
-			return ddberr.Validation("TimeToLive is active on a different AttributeName: current value of AttributeName is %s", cur.AttributeName)
+			return ddberr.Validation("TimeToLive is active on a different AttributeName: current AttributeName is %s", cur.AttributeName)
 		}
 		if enable {
 			return ddberr.Validation("TimeToLive is already enabled")

@@ -14,7 +14,7 @@ func TestTTLGateTruthTable(t *testing.T) {
 		already     = "TimeToLive is already enabled"
 		alreadyOff  = "TimeToLive is already disabled"
 		transition  = "Time to live is being updated for this table"
-		otherAttrOf = "TimeToLive is active on a different AttributeName: current value of AttributeName is ttl"
+		otherAttrOf = "TimeToLive is active on a different AttributeName: current AttributeName is ttl"
 	)
 	cases := []struct {
 		status string

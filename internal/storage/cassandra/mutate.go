@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"reflect"
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
@@ -211,11 +210,11 @@ func (b *Backend) mutate(ctx context.Context, t *storage.Table, p phys, key stor
 		if cur != nil {
 			old, prev, writes = cur.item, cur.version, cur.writes
 		}
-		nw, fnErr := callFn(fn, old)
+		nw, fnErr := storage.CallMutateFunc(fn, old)
 		if fnErr != nil {
 			return fnErr, nil
 		}
-		if (old == nil && nw == nil) || sameMap(old, nw) {
+		if (old == nil && nw == nil) || storage.SameImage(old, nw) {
 			return nil, nil
 		}
 		var blob []byte
@@ -401,24 +400,6 @@ func (b *Backend) retry(ctx context.Context, f func() error) error {
 		err = f()
 	}
 	return err
-}
-
-// callFn runs fn, turning a panic into an error.
-func callFn(fn storage.MutateFunc, old item.Item) (nw item.Item, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			nw, err = nil, fmt.Errorf("cassandra: mutate function panicked: %v", p)
-		}
-	}()
-	return fn(old)
-}
-
-// sameMap reports whether a and b are the very same non-nil map.
-func sameMap(a, b item.Item) bool {
-	if a == nil || b == nil {
-		return false
-	}
-	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
 // nz stores a missing sort key as the empty blob (a clustering value

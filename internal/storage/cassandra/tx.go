@@ -188,12 +188,12 @@ func (b *Backend) txEval(it *txItem) (fnErr, err error) {
 	if it.cur != nil {
 		old, prev = it.cur.item, it.cur.version
 	}
-	nw, fnErr := callFn(it.m.Fn, old)
+	nw, fnErr := storage.CallMutateFunc(it.m.Fn, old)
 	it.old, it.nw, it.op, it.blob, it.ver = old, nw, txCheck, nil, 0
 	switch {
 	case fnErr != nil:
 		return fnErr, nil
-	case (old == nil && nw == nil) || sameMap(old, nw):
+	case (old == nil && nw == nil) || storage.SameImage(old, nw):
 		return nil, nil
 	case nw == nil:
 		it.op = txDelete

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"time"
 
@@ -74,11 +73,11 @@ func (b *Backend) Mutate(ctx context.Context, t *storage.Table, key storage.Key,
 					return err
 				}
 			}
-			nw, fnErr := callFn(fn, old)
+			nw, fnErr := storage.CallMutateFunc(fn, old)
 			if fnErr != nil {
 				return &fnError{fnErr}
 			}
-			if (old == nil && nw == nil) || sameMap(old, nw) {
+			if (old == nil && nw == nil) || storage.SameImage(old, nw) {
 				_, err := c.Exec(ctx, "ROLLBACK")
 				return err
 			}
@@ -260,12 +259,12 @@ func (b *Backend) transactWrite(ctx context.Context, ms []storage.Mutation, tok 
 		failed := false
 		for i, m := range ms {
 			s := slots[slotOf[i]]
-			nw, err := callFn(m.Fn, s.cur)
+			nw, err := storage.CallMutateFunc(m.Fn, s.cur)
 			switch {
 			case err != nil:
 				reasons[i], failed = err, true
 			case failed:
-			case nw != nil && !sameMap(nw, s.cur):
+			case nw != nil && !storage.SameImage(nw, s.cur):
 				if err := checkKey(s.pt.def, s.key, nw); err != nil {
 					return err
 				}
@@ -283,7 +282,7 @@ func (b *Backend) transactWrite(ctx context.Context, ms []storage.Mutation, tok 
 		now := time.Now()
 		var inserts []int // positions in writes of the creates
 		for _, s := range order {
-			if (s.old == nil && s.cur == nil) || sameMap(s.old, s.cur) {
+			if (s.old == nil && s.cur == nil) || storage.SameImage(s.old, s.cur) {
 				continue
 			}
 			var blob []byte
@@ -433,29 +432,11 @@ func queueIndexChanges(batch *pgx.Batch, pt *physTable, old, nw item.Item, blob 
 // queueIndexPut queues the upsert of r; full is the base image whose
 // stored form (blob, size) is reused when r projects all of it.
 func queueIndexPut(batch *pgx.Batch, pi *physIndex, r *storage.IndexRow, full item.Item, blob []byte, size int64) {
-	if blob == nil || !sameMap(r.Item, full) {
+	if blob == nil || !storage.SameImage(r.Item, full) {
 		blob = item.MarshalItem(r.Item)
 		size = int64(item.Size(r.Item))
 	}
 	batch.Queue(pi.put, int64(item.PartitionHash(r.IndexKey.PK)), r.IndexKey.PK, nz(r.IndexKey.SK), r.TableKey.PK, nz(r.TableKey.SK), blob, size)
-}
-
-// callFn calls fn, turning a panic into an error.
-func callFn(fn storage.MutateFunc, old item.Item) (nw item.Item, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			nw, err = nil, fmt.Errorf("postgres: mutate function panicked: %v", p)
-		}
-	}()
-	return fn(old)
-}
-
-// sameMap reports whether a and b are the very same non-nil map.
-func sameMap(a, b item.Item) bool {
-	if a == nil || b == nil {
-		return false
-	}
-	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
 func decodeItem(blob []byte) (item.Item, error) {

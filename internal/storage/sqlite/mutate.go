@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"reflect"
 
 	"github.com/extenddb/extenddb/internal/item"
 	"github.com/extenddb/extenddb/internal/storage"
@@ -87,11 +86,11 @@ func (w *writer) mutate(tableID string, key storage.Key, fn storage.MutateFunc, 
 			return nil, fmt.Errorf("sqlite: corrupt item in table %s: %w", pt.def.Name, err)
 		}
 	}
-	nw, fnErr := callFn(fn, old)
+	nw, fnErr := storage.CallMutateFunc(fn, old)
 	if fnErr != nil || !write {
 		return fnErr, nil
 	}
-	if (old == nil && nw == nil) || sameMap(old, nw) {
+	if (old == nil && nw == nil) || storage.SameImage(old, nw) {
 		return nil, nil
 	}
 	if nw == nil {
@@ -169,28 +168,10 @@ func (w *writer) writeIndexes(pt *physTable, old, nw item.Item, blob []byte, siz
 // putIndexRow stores r; full is the base image whose stored form (blob,
 // size) is reused when r projects all of it.
 func (w *writer) putIndexRow(pi *physIndex, r *storage.IndexRow, full item.Item, blob []byte, size int64) error {
-	if blob == nil || !sameMap(r.Item, full) {
+	if blob == nil || !storage.SameImage(r.Item, full) {
 		blob = item.MarshalItem(r.Item)
 		size = int64(item.Size(r.Item))
 	}
 	_, err := w.exec(pi.put, int64(item.PartitionHash(r.IndexKey.PK)), r.IndexKey.PK, nz(r.IndexKey.SK), r.TableKey.PK, nz(r.TableKey.SK), blob, size)
 	return err
-}
-
-// callFn calls fn, turning a panic into an error.
-func callFn(fn storage.MutateFunc, old item.Item) (nw item.Item, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			nw, err = nil, fmt.Errorf("sqlite: mutate function panicked: %v", p)
-		}
-	}()
-	return fn(old)
-}
-
-// sameMap reports whether a and b are the very same non-nil map.
-func sameMap(a, b item.Item) bool {
-	if a == nil || b == nil {
-		return false
-	}
-	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
