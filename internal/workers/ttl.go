@@ -218,8 +218,23 @@ func (w *TTL) ExpireTable(ctx context.Context, t *storage.Table) (int, error) {
 			}
 		}
 		total += n
-		if n == 0 || len(rows) < w.cfg.Batch {
+		if len(rows) < w.cfg.Batch {
 			break
+		}
+		if n == 0 {
+			// A full batch of rows whose items are gone or no longer
+			// expired (rows a write left behind, which a backend that
+			// writes them after the item, like Cassandra, can have): look
+			// past them rather than stop at them for good. The window
+			// starts after (from is exclusive) the batch's last second, or
+			// the second before it when the batch spans several, so that
+			// rows of that second beyond the batch are read again.
+			first, last := rows[0].ExpireAt, rows[len(rows)-1].ExpireAt
+			if first < last {
+				from = last - 1
+			} else {
+				from = last
+			}
 		}
 	}
 	return total, ctx.Err()

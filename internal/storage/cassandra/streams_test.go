@@ -14,6 +14,7 @@ import (
 
 	"github.com/extenddb/extenddb/internal/item"
 	"github.com/extenddb/extenddb/internal/storage"
+	"github.com/extenddb/extenddb/internal/workers"
 )
 
 // streamTestTable creates a table (hash key pk, a String) whose
@@ -299,5 +300,42 @@ func TestTTLFencedOnCatalog(t *testing.T) {
 	}
 	if rows, err := b.ExpiredRows(ctx, cur, 0, 1000, 100); err != nil || len(rows) != 0 {
 		t.Fatalf("expiry rows after DeleteTable: %v %v", rows, err)
+	}
+}
+
+// Expiry rows whose items are gone (rows a write left behind: Cassandra
+// writes them after the item's LWT) must not stop the TTL worker: a full
+// batch of them ahead of an expired item is looked past.
+func TestExpiryPastStaleRows(t *testing.T) {
+	b := backend(t)
+	ctx := ctxT(t, 3*time.Minute)
+	tb := streamTestTable(t, b)
+	cur, err := b.UpdateTable(ctx, tb.Account, tb.Name, func(t *storage.Table) error {
+		t.TTL = storage.TimeToLive{AttributeName: "exp", Status: storage.TTLEnabled, Generation: 1}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	real := item.Item{"pk": {Type: item.TypeS, S: "real"}, "exp": {Type: item.TypeN, S: "500"}}
+	if err := b.Mutate(ctx, cur, strKey(t, cur, "real"), put(real)); err != nil {
+		t.Fatal(err)
+	}
+	// Three stale rows, at earlier seconds than the real item's.
+	for i := range 3 {
+		k := strKey(t, cur, fmt.Sprint("gone", i))
+		shard := ttlShard(k.PK)
+		if err := b.s.Query(`INSERT INTO `+b.catalog+`.ttl_rows (tid, gen, shard, expire_at, pk, sk) VALUES (?, ?, ?, ?, ?, ?)`,
+			cur.ID, int64(1), shard, int64(100+i), k.PK, nz(k.SK)).WithContext(ctx).Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := workers.NewTTL(b, workers.TTLConfig{Accounts: []string{cur.Account}, Batch: 2, Now: func() time.Time { return time.Unix(1000, 0) }})
+	n, err := w.ExpireTable(ctx, cur)
+	if err != nil || n != 1 {
+		t.Fatalf("ExpireTable = %d, %v; want the real item deleted past the stale rows", n, err)
+	}
+	if got, _ := b.GetItem(ctx, cur, strKey(t, cur, "real"), true); got != nil {
+		t.Fatalf("the expired item is still there: %v", got)
 	}
 }
