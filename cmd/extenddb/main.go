@@ -96,6 +96,7 @@ func serveCmd() *cobra.Command {
 	f.String("account-id", "000000000000", "12-digit account id used in ARNs")
 	f.Duration("status-delay", 0, "how long tables stay CREATING/UPDATING/DELETING (e.g. 2s); 0 = immediate")
 	f.Duration("ttl-interval", 30*time.Second, "how often expired items (Time to Live) are looked for and deleted")
+	addLimitFlags(f)
 	return cmd
 }
 
@@ -164,7 +165,16 @@ func loadConfig(v *viper.Viper, flags *pflag.FlagSet) (server.Config, error) {
 		AccountID:                  v.GetString("account-id"),
 		StatusDelay:                getDuration("status-delay"),
 		TTLInterval:                getDuration("ttl-interval"),
+		HTTP: server.HTTPLimits{
+			ReadTimeout:    getDuration("http-read-timeout"),
+			WriteTimeout:   getDuration("http-write-timeout"),
+			IdleTimeout:    getDuration("http-idle-timeout"),
+			MaxConnections: getInt("max-connections"),
+			MemoryBudget:   int64(getInt("request-memory-mib")) << 20,
+			AdmissionWait:  getDuration("admission-wait"),
+		},
 	}
+	errs = append(errs, checkLimits(cfg.HTTP)...)
 	switch cfg.Storage {
 	case "sqlite", "postgres", "cassandra":
 	default:
