@@ -24,6 +24,7 @@ func operations() map[string]opFunc {
 		"BatchWriteItem":     batchWriteItem,
 		"TransactWriteItems": transactWriteItems,
 		"TransactGetItems":   transactGetItems,
+		"ExecuteStatement":   executeStatement,
 		"UpdateTimeToLive":   updateTimeToLive,
 		"DescribeTimeToLive": describeTimeToLive,
 	}
