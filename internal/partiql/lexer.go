@@ -6,16 +6,16 @@ import "strings"
 type tokKind uint8
 
 const (
-	tkEOF     tokKind = iota
-	tkIdent           // an unquoted identifier or keyword
-	tkQuoted          // a "double-quoted" identifier
-	tkString          // a 'single-quoted' string literal
-	tkNumber          // 12, 1.5, 1e3
-	tkPunct           // ( ) [ ] { } , . : ; * ?
-	tkOp              // = <> != < <= > >= + - / % ||
-	tkBagOpen         // <<
-	tkBagClose        // >>
-	tkBad             // an unterminated string, identifier or comment, or a stray character
+	tkEOF      tokKind = iota
+	tkIdent            // an unquoted identifier or keyword
+	tkQuoted           // a "double-quoted" identifier
+	tkString           // a 'single-quoted' string literal
+	tkNumber           // 12, 1.5, 1e3
+	tkPunct            // ( ) [ ] { } , . : ; * ?
+	tkOp               // = <> != < <= > >= + - / % ||
+	tkBagOpen          // <<
+	tkBagClose         // >>
+	tkBad              // an unterminated string, identifier or comment, or a stray character
 )
 
 // token is one lexeme. text is the identifier or string with its quotes
