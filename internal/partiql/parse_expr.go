@@ -255,11 +255,11 @@ func (p *parser) primary() (Expr, error) {
 	case tkPunct:
 		return p.punctPrimary(t)
 	case tkIdent:
-		if x, ok := p.wordLiteral(t); ok {
-			return x, nil
-		}
 		if p.i+1 < len(p.toks) && p.toks[p.i+1].kind == tkPunct && p.toks[p.i+1].text == "(" {
 			return p.call(t)
+		}
+		if x, ok := p.wordLiteral(t); ok {
+			return x, nil
 		}
 	}
 	if t.kind == tkQuoted || t.kind == tkIdent && !isKeyword(t) {

@@ -36,8 +36,12 @@ var keywords = map[string]bool{
 	"BETWEEN": true, "IN": true, "IS": true, "MISSING": true, "NULL": true, "TRUE": true,
 	"FALSE": true, "INSERT": true, "INTO": true, "VALUE": true, "VALUES": true, "UPDATE": true,
 	"SET": true, "REMOVE": true, "DELETE": true, "RETURNING": true, "ORDER": true, "BY": true,
-	"ASC": true, "DESC": true, "EXISTS": true, "AS": true, "AT": true, "LIMIT": true,
+	"ASC": true, "DESC": true, "EXISTS": true, "AS": true, "AT": true, "LIMIT": true, "LIKE": true,
 }
+
+// operatorWords are the keywords that are infix operators; where a term
+// should start, DynamoDB calls them an "Unexpected operator".
+var operatorWords = map[string]bool{"IS": true, "LIKE": true, "AND": true, "OR": true, "BETWEEN": true, "IN": true}
 
 type parser struct {
 	toks   []token
@@ -114,6 +118,8 @@ func (p *parser) unexpected() error {
 	switch {
 	case t.kind == tkBad:
 		return Malformed("")
+	case t.kind == tkIdent && operatorWords[strings.ToUpper(t.text)]:
+		return Malformed(detailOperator)
 	case t.kind == tkIdent && keywords[strings.ToUpper(t.text)]:
 		return Malformed(detailKeyword)
 	case t.kind == tkOp:
