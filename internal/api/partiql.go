@@ -86,7 +86,7 @@ func statementConstraints(c *constraints, s *string, path string) {
 
 // parseStatement parses a statement and checks its Parameters.
 func parseStatement(src string, params []item.AttributeValue) (*partiql.Statement, error) {
-	st, err := partiql.Parse(src)
+	st, err := partiql.ParseCached(src)
 	if err != nil {
 		return nil, err
 	}
