@@ -117,6 +117,9 @@ func updateItem(e *Engine, ctx context.Context, r *protocol.Request) (any, error
 		if err := checkCondition(cond, cur, in.ReturnValuesOnConditionCheckFailure); err != nil {
 			return nil, err
 		}
+		if cur == nil && upd != nil && upd.RemovesOnly() {
+			return nil, nil // nothing to take away: the item stays absent
+		}
 		base := cur
 		if base == nil {
 			base = make(item.Item, len(in.Key))

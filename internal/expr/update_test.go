@@ -245,3 +245,44 @@ func TestCheckKeyUpdate(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestRemovesOnly: updates that only take something away do not create a
+// missing item (https://github.com/scylladb/scylladb/issues/5862 quotes the
+// service's behaviour).
+func TestRemovesOnly(t *testing.T) {
+	for e, want := range map[string]bool{
+		"REMOVE a":                     true,
+		"REMOVE a, b.c[1]":             true,
+		"DELETE s :ss":                 true,
+		"REMOVE a DELETE s :ns":        true,
+		"REMOVE a SET b = :n":          false,
+		"ADD n :n":                     false,
+		"ADD s :ss REMOVE a":           false,
+		"SET a = if_not_exists(a, :n)": false,
+	} {
+		u, err := ParseUpdate(e, nil, updValues, nil)
+		if err != nil {
+			t.Fatal(e, err)
+		}
+		if got := u.RemovesOnly(); got != want {
+			t.Errorf("%q: RemovesOnly = %v, want %v", e, got, want)
+		}
+	}
+	for _, tc := range []struct {
+		updates map[string]AttributeValueUpdate
+		want    bool
+	}{
+		{map[string]AttributeValueUpdate{}, false},
+		{map[string]AttributeValueUpdate{"a": {Action: "DELETE"}}, true},
+		{map[string]AttributeValueUpdate{"a": {Action: "DELETE", Value: ptr(SS("x"))}}, true},
+		{map[string]AttributeValueUpdate{"a": {Action: "DELETE"}, "b": {Action: "PUT", Value: ptr(N("1"))}}, false},
+	} {
+		u, err := ConvertAttributeUpdates(tc.updates)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := u.RemovesOnly(); got != tc.want {
+			t.Errorf("%v: RemovesOnly = %v, want %v", tc.updates, got, tc.want)
+		}
+	}
+}
