@@ -93,3 +93,81 @@ func TestTransactUpdateRemoveOnlyOnMissingItem(t *testing.T) {
 	}
 	wantItem(t, getItem(t, c, name, item{"pk": avS("s")}), item{"pk": avS("s"), "a": avN("1")})
 }
+
+// TestComparisonOperandType: an ordering comparison (<, <=, >, >=,
+// BETWEEN) whose ExpressionAttributeValues operand is not a string, number
+// or binary is refused with a ValidationException naming the operator and
+// the operand's type, for every such type, whether or not the item exists;
+// a path whose value has such a type just makes the comparison false. The
+// service's answer is described in
+// https://github.com/scylladb/scylladb/issues/8043 and its text in
+// https://github.com/scylladb/scylladb/issues/14592.
+func TestComparisonOperandType(t *testing.T) {
+	_, c := startClient(t)
+	ctx := ctxT(t)
+	name := tableName("cmptype")
+	createHashTable(t, c, name, "S")
+	putItem(t, c, name, item{"pk": avS("p"), "a": avBool(true), "n": avN("1")})
+	for _, tc := range []struct {
+		op, typ string
+		v       types.AttributeValue
+	}{
+		{"<", "BOOL", avBool(true)},
+		{"<=", "NULL", avNull()},
+		{">", "L", avL(avN("1"))},
+		{">=", "M", avM(item{"k": avN("1")})},
+		{"<", "SS", avSS("x")},
+		{">", "NS", avNS("1")},
+		{"<=", "BS", avBS([]byte{1})},
+	} {
+		for _, pk := range []string{"p", "missing"} {
+			_, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(name),
+				Item: item{"pk": avS(pk)}, ConditionExpression: aws.String("n " + tc.op + " :v"),
+				ExpressionAttributeValues: item{":v": tc.v}})
+			wantAPIError(t, err, "ValidationException", "Invalid ConditionExpression: Incorrect operand type for operator or function; operator or function: "+tc.op+", operand type: "+tc.typ)
+		}
+		_, err := c.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(name),
+			FilterExpression:          aws.String("n BETWEEN :v AND :v"),
+			ExpressionAttributeValues: item{":v": tc.v}})
+		wantAPIError(t, err, "ValidationException", "Invalid FilterExpression: Incorrect operand type for operator or function; operator or function: BETWEEN, operand type: "+tc.typ)
+	}
+	// A stored BOOL compared with a number is simply false.
+	_, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(name),
+		Item: item{"pk": avS("p")}, ConditionExpression: aws.String("a < :n"),
+		ExpressionAttributeValues: item{":n": avN("5")}})
+	wantAPIError(t, err, "ConditionalCheckFailedException", "The conditional request failed")
+}
+
+// TestListIndexes: a list index past 2^31-1 is refused and echoed in
+// brackets (DynamoDB Local's LIST_INDEX_OUTSIDE_RANGE text, "List index is
+// not within the allowable range; index: [%s]"); a large index within the
+// range appends to the list at once.
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Expressions.UpdateExpressions.html#Expressions.UpdateExpressions.SET.AddingListElements
+func TestListIndexes(t *testing.T) {
+	_, c := startClient(t)
+	ctx := ctxT(t)
+	name := tableName("listix")
+	createHashTable(t, c, name, "S")
+	key := item{"pk": avS("p")}
+	putItem(t, c, name, item{"pk": avS("p"), "l": avL(avN("1"))})
+	_, err := c.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(name), Key: key,
+		UpdateExpression: aws.String("SET l[2147483648] = :v"), ExpressionAttributeValues: item{":v": avN("2")}})
+	wantAPIError(t, err, "ValidationException", "Invalid UpdateExpression: List index is not within the allowable range; index: [2147483648]")
+	_, err = c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(name), Key: key,
+		ProjectionExpression: aws.String("l[99999999999]")})
+	wantAPIError(t, err, "ValidationException", "Invalid ProjectionExpression: List index is not within the allowable range; index: [99999999999]")
+
+	out, err := c.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(name), Key: key,
+		UpdateExpression: aws.String("SET l[2000000000] = :v"), ExpressionAttributeValues: item{":v": avN("2")},
+		ReturnValues: types.ReturnValueAllNew})
+	if err != nil {
+		t.Fatalf("SET l[2000000000]: %v", err)
+	}
+	wantItem(t, out.Attributes, item{"pk": avS("p"), "l": avL(avN("1"), avN("2"))})
+
+	// An unknown function is named (scylladb's
+	// test_update_expression_unknown_function, run against the service).
+	_, err = c.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(name), Key: key,
+		UpdateExpression: aws.String("SET a = f(l)")})
+	wantAPIError(t, err, "ValidationException", "Invalid UpdateExpression: Invalid function name; function: f")
+}
