@@ -171,3 +171,38 @@ func TestListIndexes(t *testing.T) {
 		UpdateExpression: aws.String("SET a = f(l)")})
 	wantAPIError(t, err, "ValidationException", "Invalid UpdateExpression: Invalid function name; function: f")
 }
+
+// TestValuesValidatedInEveryPosition: a value in Expected, KeyConditions,
+// QueryFilter, ScanFilter, a batch or a transaction gets PutItem's Item
+// validation and message: a number that does not parse inside Expected is
+// a ValidationException, never ConditionalCheckFailedException, and the
+// message is the value's own, not wrapped. Messages as dynalite's
+// test/putItem.js and test/updateItem.js assert them against the service
+// ("should return ValidationException if expected value has empty numeric
+// in set"); https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ExpectedAttributeValue.html
+func TestValuesValidatedInEveryPosition(t *testing.T) {
+	s, c := startClient(t)
+	name := tableName("values")
+	createHashTable(t, c, name, "S")
+	putItem(t, c, name, item{"pk": avS("p"), "a": avN("1")})
+	tn := `"TableName":"` + name + `"`
+	for _, tc := range []struct{ op, body, want string }{
+		{"PutItem", `{` + tn + `,"Item":{"pk":{"S":"p"}},"Expected":{"a":{"Value":{"N":"abc"}}}}`, "The parameter cannot be converted to a numeric value: abc"},
+		{"PutItem", `{` + tn + `,"Item":{"pk":{"S":"p"}},"Expected":{"a":{"Value":{"NS":["1",""]}}}}`, "The parameter cannot be converted to a numeric value"},
+		{"PutItem", `{` + tn + `,"Item":{"pk":{"S":"p"}},"Expected":{"a":{"Value":{}}}}`, "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"},
+		{"DeleteItem", `{` + tn + `,"Key":{"pk":{"S":"p"}},"Expected":{"a":{"ComparisonOperator":"EQ","AttributeValueList":[{"N":"1e999"}]}}}`, "Number overflow. Attempting to store a number with magnitude larger than supported range"},
+		{"UpdateItem", `{` + tn + `,"Key":{"pk":{"S":"p"}},"Expected":{"a":{"ComparisonOperator":"IN","AttributeValueList":[{"SS":["x","x"]}]}}}`, "One or more parameter values were invalid: Input collection [x, x] contains duplicates."},
+		{"Scan", `{` + tn + `,"ScanFilter":{"a":{"ComparisonOperator":"EQ","AttributeValueList":[{"N":"x"}]}}}`, "The parameter cannot be converted to a numeric value: x"},
+		{"Query", `{` + tn + `,"KeyConditions":{"pk":{"ComparisonOperator":"EQ","AttributeValueList":[{"S":"p"}]}},"QueryFilter":{"a":{"ComparisonOperator":"GT","AttributeValueList":[{"N":"1e-999"}]}}}`, "Number underflow. Attempting to store a number with magnitude smaller than supported range"},
+		{"Query", `{` + tn + `,"KeyConditions":{"pk":{"ComparisonOperator":"EQ","AttributeValueList":[{"N":"x"}]}}}`, "The parameter cannot be converted to a numeric value: x"},
+		{"Query", `{"TableName":"no-such-table","KeyConditions":{"pk":{"ComparisonOperator":"EQ","AttributeValueList":[{"N":"x"}]}}}`, "The parameter cannot be converted to a numeric value: x"},
+		{"BatchWriteItem", `{"RequestItems":{"` + name + `":[{"PutRequest":{"Item":{"pk":{"S":"q"},"a":{"N":"--1"}}}}]}}`, "The parameter cannot be converted to a numeric value: --1"},
+		{"BatchGetItem", `{"RequestItems":{"` + name + `":{"Keys":[{"pk":{"S":"p"},"x":{"NS":["1","1.0"]}}]}}}`, "Input collection contains duplicates"},
+		{"TransactWriteItems", `{"TransactItems":[{"Put":{` + tn + `,"Item":{"pk":{"S":"p"},"x":{"SS":["a","a"]}}}}]}`, "One or more parameter values were invalid: Input collection [a, a] contains duplicates."},
+		{"TransactGetItems", `{"TransactItems":[{"Get":{` + tn + `,"Key":{"pk":{"N":"--1"}}}}]}`, "The parameter cannot be converted to a numeric value: --1"},
+	} {
+		r := callRaw(t, s.Endpoint, tc.op, tc.body)
+		wantRawError(t, r, "ValidationException", tc.want)
+	}
+	wantItem(t, getItem(t, c, name, item{"pk": avS("p")}), item{"pk": avS("p"), "a": avN("1")})
+}

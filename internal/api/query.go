@@ -117,6 +117,9 @@ func query(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
 			return nil, err
 		}
 	}
+	if err := expr.ValidateConditions("KeyConditions", in.KeyConditions); err != nil {
+		return nil, err
+	}
 
 	t, err := e.dataTable(ctx, r, *in.TableName)
 	if err != nil {
