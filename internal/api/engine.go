@@ -44,6 +44,8 @@ type Engine struct {
 
 	// Wake-ups of the background workers (SetIndexWorker, SetTTLWorker).
 	indexKick, ttlKick atomic.Pointer[func()]
+	// The inline TTL transition (SetTTLSettler).
+	ttlSettle atomic.Pointer[func(context.Context, *storage.Table) bool]
 }
 
 type opFunc func(e *Engine, ctx context.Context, r *protocol.Request) (any, error)

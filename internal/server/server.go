@@ -85,6 +85,7 @@ func Start(cfg Config) (*Server, error) {
 	// Time to Live (backfill, drain, expiry) and stream retention.
 	ttl := workers.NewTTL(store, workers.TTLConfig{Accounts: []string{account}, Interval: cfg.TTLInterval, Log: cfg.Log})
 	engine.SetTTLWorker(ttl.Kick)
+	engine.SetTTLSettler(ttl.Settle)
 	trimmer := workers.NewStreamTrimmer(store, 0, cfg.Log)
 	// Dead ClientRequestToken records of TransactWriteItems.
 	sweeper := workers.NewTokenSweeper(store, 0, cfg.Log)
