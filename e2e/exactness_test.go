@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"sort"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -205,4 +207,74 @@ func TestValuesValidatedInEveryPosition(t *testing.T) {
 		wantRawError(t, r, "ValidationException", tc.want)
 	}
 	wantItem(t, getItem(t, c, name, item{"pk": avS("p")}), item{"pk": avS("p"), "a": avN("1")})
+}
+
+// TestIndexBackfillKeyViolations: a global secondary index added to a
+// table whose items hold values its key cannot take (another type, an
+// empty String, more than 2048 bytes for the partition key or 1024 for the
+// sort key) becomes ACTIVE with those items left out, "the items remain in
+// the table, but the index doesn't have a corresponding entry", as
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/GSI.OnlineOps.ViolationDetection.html
+// documents; after the backfill, writes of such values are refused.
+func TestIndexBackfillKeyViolations(t *testing.T) {
+	_, c := startClient(t)
+	ctx := ctxT(t)
+	name := tableName("violations")
+	createHashTable(t, c, name, "S")
+	long := func(n int) string { return strings.Repeat("x", n) }
+	items := map[string]item{
+		"ok":     {"g": avS("a"), "r": avS("r")},
+		"okmax":  {"g": avS(long(2048)), "r": avS(long(1024))},
+		"emptyg": {"g": avS(""), "r": avS("r")},
+		"emptyr": {"g": avS("a"), "r": avS("")},
+		"bigg":   {"g": avS(long(2049)), "r": avS("r")},
+		"bigr":   {"g": avS("a"), "r": avS(long(1025))},
+		"numg":   {"g": avN("5"), "r": avS("r")},
+		"binr":   {"g": avS("a"), "r": avB([]byte{1})},
+		"sparse": {"g": avS("a")},
+	}
+	for pk, it := range items {
+		it["pk"] = avS(pk)
+		putItem(t, c, name, it)
+	}
+	_, err := c.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(name),
+		AttributeDefinitions: attrDefs("g", "S", "r", "S"),
+		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
+			IndexName: aws.String("byGR"), KeySchema: keySchema("g", "r"), Projection: projAll()}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitIndex(t, c, name, "byGR", false)
+	scanIndex := func() string {
+		out, err := c.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(name), IndexName: aws.String("byGR")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pks []string
+		for _, it := range out.Items {
+			pks = append(pks, it["pk"].(*types.AttributeValueMemberS).Value)
+		}
+		sort.Strings(pks)
+		return strings.Join(pks, " ")
+	}
+	if got, want := scanIndex(), "ok okmax"; got != want {
+		t.Fatalf("index holds %s, want %s", got, want)
+	}
+	if d := describeIndex(t, c, name, "byGR"); aws.ToInt64(d.ItemCount) != 2 {
+		t.Errorf("ItemCount = %d, want 2", aws.ToInt64(d.ItemCount))
+	}
+	if out, err := c.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(name), Select: types.SelectCount}); err != nil || out.Count != int32(len(items)) {
+		t.Fatalf("table holds %v items (%v), want %d", out.Count, err, len(items))
+	}
+	_, err = c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(name), Item: item{"pk": avS("new"), "g": avS(""), "r": avS("r")}})
+	wantAPIError(t, err, "ValidationException", "One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty string value. IndexName: byGR, IndexKey: g")
+	// Correcting a violating item puts it in the index.
+	_, err = c.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(name), Key: item{"pk": avS("emptyg")},
+		UpdateExpression: aws.String("SET g = :g"), ExpressionAttributeValues: item{":g": avS("b")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := scanIndex(), "emptyg ok okmax"; got != want {
+		t.Fatalf("index holds %s after the correction, want %s", got, want)
+	}
 }
