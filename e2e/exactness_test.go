@@ -8,6 +8,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
+	stypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 )
 
 // TestUpdateRemoveOnlyOnMissingItem: an UpdateItem whose actions only take
@@ -277,4 +279,96 @@ func TestIndexBackfillKeyViolations(t *testing.T) {
 	if got, want := scanIndex(), "emptyg ok okmax"; got != want {
 		t.Fatalf("index holds %s after the correction, want %s", got, want)
 	}
+}
+
+// TestConditionalOperatorNeedsConditions: ConditionalOperator joins two or
+// more conditions of Expected, QueryFilter or ScanFilter; without any, or
+// with one, DynamoDB refuses it. Messages as DynamoDB Local's ErrorCode
+// COND_OP_WITHOUT_FILTER_OR_EXPECTED and COND_OP_WITH_ONE_ELEMENT, which
+// ExtendDB's dual-target conformance tests
+// (tests/legacy_conditional_operator, run against Amazon DynamoDB) assert.
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/LegacyConditionalParameters.ConditionalOperator.html
+func TestConditionalOperatorNeedsConditions(t *testing.T) {
+	s, c := startClient(t)
+	name := tableName("condop")
+	createHashTable(t, c, name, "S")
+	putItem(t, c, name, item{"pk": avS("p"), "a": avS("x")})
+	const without = "ConditionalOperator cannot be used without Filter or Expected"
+	const one = "ConditionalOperator can only be used when Filter or Expected has two or more elements"
+	tn := `"TableName":"` + name + `"`
+	eq := `{"ComparisonOperator":"EQ","AttributeValueList":[{"S":"x"}]}`
+	for _, tc := range []struct{ op, body, want string }{
+		{"PutItem", `{` + tn + `,"Item":{"pk":{"S":"p"}},"ConditionalOperator":"AND"}`, without},
+		{"PutItem", `{` + tn + `,"Item":{"pk":{"S":"p"}},"ConditionalOperator":"AND","Expected":{}}`, without},
+		{"PutItem", `{` + tn + `,"Item":{"pk":{"S":"p"}},"ConditionalOperator":"OR","Expected":{"a":` + eq + `}}`, one},
+		{"DeleteItem", `{` + tn + `,"Key":{"pk":{"S":"p"}},"ConditionalOperator":"AND"}`, without},
+		{"UpdateItem", `{` + tn + `,"Key":{"pk":{"S":"p"}},"ConditionalOperator":"AND","AttributeUpdates":{"a":{"Value":{"S":"v"},"Action":"PUT"}}}`, without},
+		{"Scan", `{` + tn + `,"ConditionalOperator":"AND","ScanFilter":{}}`, without},
+		{"Scan", `{` + tn + `,"ConditionalOperator":"AND","ScanFilter":{"a":` + eq + `}}`, one},
+		{"Query", `{` + tn + `,"ConditionalOperator":"AND"}`, without},
+		{"Query", `{` + tn + `,"ConditionalOperator":"AND","KeyConditions":{"pk":{"ComparisonOperator":"EQ","AttributeValueList":[{"S":"p"}]}},"QueryFilter":{"a":` + eq + `}}`, one},
+	} {
+		wantRawError(t, callRaw(t, s.Endpoint, tc.op, tc.body), "ValidationException", tc.want)
+	}
+	wantItem(t, getItem(t, c, name, item{"pk": avS("p")}), item{"pk": avS("p"), "a": avS("x")})
+	// Two conditions are accepted.
+	r := callRaw(t, s.Endpoint, "Scan", `{`+tn+`,"ConditionalOperator":"OR","ScanFilter":{"a":`+eq+`,"b":`+eq+`}}`)
+	if r.Status != 200 {
+		t.Fatalf("Scan with two conditions: %d %s", r.Status, r.Body)
+	}
+}
+
+// TestControlPlaneValidation: UpdateTable's GlobalSecondaryIndexUpdates
+// entries need exactly one action and an empty list changes nothing
+// (architect/dynalite test/updateTable.js, run against the service); tag
+// keys and values are measured in characters; an index ARN cannot be
+// tagged (scylladb test_tag.py test_tag_lsi_gsi records DynamoDB's
+// answer); a StreamArn that is not a stream ARN is "Invalid StreamArn".
+func TestControlPlaneValidation(t *testing.T) {
+	s, c := startClient(t)
+	name := tableName("ctlplane")
+	_, err := c.CreateTable(ctxT(t), &dynamodb.CreateTableInput{
+		TableName: aws.String(name), AttributeDefinitions: attrDefs("pk", "S", "g", "S"), KeySchema: keySchema("pk"),
+		BillingMode:            types.BillingModePayPerRequest,
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{IndexName: aws.String("byG"), KeySchema: keySchema("g"), Projection: projAll()}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tn := `"TableName":"` + name + `"`
+	nothing := "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required"
+	wantRawError(t, callRaw(t, s.Endpoint, "UpdateTable", `{`+tn+`,"GlobalSecondaryIndexUpdates":[]}`), "ValidationException", nothing)
+	wantRawError(t, callRaw(t, s.Endpoint, "UpdateTable", `{`+tn+`,"GlobalSecondaryIndexUpdates":[{}]}`), "ValidationException",
+		"One or more parameter values were invalid: One of GlobalSecondaryIndexUpdate.Update, GlobalSecondaryIndexUpdate.Create, GlobalSecondaryIndexUpdate.Delete must not be null")
+	wantRawError(t, callRaw(t, s.Endpoint, "UpdateTable", `{`+tn+`,"GlobalSecondaryIndexUpdates":[{"Delete":{"IndexName":"byG"},"Update":{"IndexName":"byG","ProvisionedThroughput":{"ReadCapacityUnits":1,"WriteCapacityUnits":1}}}]}`), "ValidationException",
+		"One or more parameter values were invalid: Only one global secondary index action is allowed per GlobalSecondaryIndexUpdate object")
+	if d := describeIndex(t, c, name, "byG"); d == nil || d.IndexStatus != types.IndexStatusActive {
+		t.Fatalf("index after refused updates: %+v", d)
+	}
+
+	d := describe(t, c, name)
+	arn := aws.ToString(d.TableArn)
+	key, value := strings.Repeat("é", 128), strings.Repeat("é", 256)
+	if _, err := c.TagResource(ctxT(t), &dynamodb.TagResourceInput{ResourceArn: aws.String(arn),
+		Tags: []types.Tag{{Key: aws.String(key), Value: aws.String(value)}}}); err != nil {
+		t.Fatalf("128-character key, 256-character value: %v", err)
+	}
+	_, err = c.TagResource(ctxT(t), &dynamodb.TagResourceInput{ResourceArn: aws.String(arn),
+		Tags: []types.Tag{{Key: aws.String(key + "é"), Value: aws.String("v")}}})
+	wantAPIError(t, err, "ValidationException", "1 validation error detected: Value '"+key+"é' at 'tags.1.member.key' failed to satisfy constraint: Member must have length less than or equal to 128")
+	indexArn := aws.ToString(d.GlobalSecondaryIndexes[0].IndexArn)
+	want := "One or more parameter values were invalid: Invalid resource arn provided, only table or stream is accepted. Provided resource " + indexArn
+	_, err = c.TagResource(ctxT(t), &dynamodb.TagResourceInput{ResourceArn: aws.String(indexArn), Tags: []types.Tag{{Key: aws.String("k"), Value: aws.String("v")}}})
+	wantAPIError(t, err, "ValidationException", want)
+	_, err = c.ListTagsOfResource(ctxT(t), &dynamodb.ListTagsOfResourceInput{ResourceArn: aws.String(indexArn)})
+	wantAPIError(t, err, "ValidationException", want)
+	_, err = c.UntagResource(ctxT(t), &dynamodb.UntagResourceInput{ResourceArn: aws.String(indexArn), TagKeys: []string{"k"}})
+	wantAPIError(t, err, "ValidationException", want)
+
+	sc := newStreamsClient(t, s.Endpoint)
+	_, err = sc.DescribeStream(ctxT(t), &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn + "/index/byG/and-more")})
+	wantAPIError(t, err, "ValidationException", "Invalid StreamArn")
+	_, err = sc.GetShardIterator(ctxT(t), &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String("arn:aws:dynamodb:us-east-1:000000000000:table"),
+		ShardId: aws.String("shardId-00000000000000000000-00000000"), ShardIteratorType: stypes.ShardIteratorTypeTrimHorizon})
+	wantAPIError(t, err, "ValidationException", "Invalid StreamArn")
 }

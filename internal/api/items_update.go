@@ -51,6 +51,9 @@ func updateItem(e *Engine, ctx context.Context, r *protocol.Request) (any, error
 		in.ExpressionAttributeNames != nil, in.ExpressionAttributeValues != nil); err != nil {
 		return nil, err
 	}
+	if err := expr.CheckConditionalOperator(in.ConditionalOperator, len(in.Expected)); err != nil {
+		return nil, err
+	}
 	if err := validateItemValues(in.Key); err != nil {
 		return nil, err
 	}

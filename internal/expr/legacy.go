@@ -132,6 +132,25 @@ func validateExpected(expected map[string]ExpectedAttributeValue) error {
 	return nil
 }
 
+// CheckConditionalOperator returns DynamoDB's error for a
+// ConditionalOperator (op non-nil) that has fewer than two conditions to
+// join: n is the number of entries of the request's Expected, QueryFilter
+// or ScanFilter (0 when it has none). As DynamoDB Local words it
+// (ErrorCode COND_OP_WITHOUT_FILTER_OR_EXPECTED and
+// COND_OP_WITH_ONE_ELEMENT), checked against the service by tests that
+// run on both.
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/LegacyConditionalParameters.ConditionalOperator.html
+func CheckConditionalOperator(op *string, n int) error {
+	switch {
+	case op == nil || n >= 2:
+		return nil
+	case n == 0:
+		return ddberr.Validation("ConditionalOperator cannot be used without Filter or Expected")
+	default:
+		return ddberr.Validation("ConditionalOperator can only be used when Filter or Expected has two or more elements")
+	}
+}
+
 // checkLegacyCondition validates one ComparisonOperator with its values.
 func checkLegacyCondition(param, attr, op string, vals []item.AttributeValue) error {
 	allowed := operatorTypes[op]

@@ -311,3 +311,25 @@ func TestLegacyValuesValidated(t *testing.T) {
 		t.Errorf("KeyConditions: %v", err)
 	}
 }
+
+// TestCheckConditionalOperator: ConditionalOperator needs two or more
+// conditions (DynamoDB Local's COND_OP_WITHOUT_FILTER_OR_EXPECTED and
+// COND_OP_WITH_ONE_ELEMENT texts).
+func TestCheckConditionalOperator(t *testing.T) {
+	and := "AND"
+	for _, c := range []struct {
+		op   *string
+		n    int
+		want string
+	}{
+		{nil, 0, ""},
+		{&and, 2, ""},
+		{&and, 0, "ConditionalOperator cannot be used without Filter or Expected"},
+		{&and, 1, "ConditionalOperator can only be used when Filter or Expected has two or more elements"},
+	} {
+		err := CheckConditionalOperator(c.op, c.n)
+		if got := errMsg(t, err); got != c.want {
+			t.Errorf("n=%d: %q, want %q", c.n, got, c.want)
+		}
+	}
+}
