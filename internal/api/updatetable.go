@@ -56,9 +56,6 @@ func updateTable(e *Engine, ctx context.Context, r *protocol.Request) (any, erro
 	if err := checkGSIUpdateActions(in.GlobalSecondaryIndexUpdates); err != nil {
 		return nil, err
 	}
-	if err := e.checkOnlineSupport(in.GlobalSecondaryIndexUpdates); err != nil {
-		return nil, err
-	}
 	account := e.account(r)
 	cur, err := e.currentTable(ctx, account, *in.TableName)
 	if err != nil {
