@@ -120,7 +120,10 @@ func schemaForPlan(t *storage.Table) partiql.Schema {
 		}
 		return k
 	}
-	s := partiql.Schema{KeyNames: keys(t.KeySchema), Indexes: map[string]partiql.KeyNames{}}
+	s := partiql.Schema{KeyNames: keys(t.KeySchema), Indexes: map[string]partiql.KeyNames{}, Types: map[string]string{}}
+	for _, d := range t.AttributeDefinitions {
+		s.Types[d.AttributeName] = d.AttributeType
+	}
 	for _, ix := range t.Indexes {
 		s.Indexes[ix.IndexName] = keys(ix.KeySchema)
 	}
