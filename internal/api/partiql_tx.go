@@ -30,7 +30,7 @@ type executeTransactionInput struct {
 }
 
 type itemResponse struct {
-	Item item.Item `json:"Item,omitempty"`
+	Item json.RawMessage `json:"Item,omitempty"`
 }
 
 type executeTransactionOutput struct {
