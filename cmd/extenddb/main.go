@@ -101,6 +101,7 @@ func serveCmd() *cobra.Command {
 	f.Int("ttl-page-size", 256, "items per Time to Live backfill or drain page")
 	f.Duration("ttl-page-delay", 0, "pause before every Time to Live backfill or drain page (to watch ENABLING/DISABLING)")
 	f.Duration("index-page-delay", 0, "pause between the pages of an online index build (to watch CREATING)")
+	addLimitFlags(f)
 	return cmd
 }
 
@@ -172,7 +173,17 @@ func loadConfig(v *viper.Viper, flags *pflag.FlagSet) (server.Config, error) {
 		TTLPageSize:                getInt("ttl-page-size"),
 		TTLPageDelay:               getDuration("ttl-page-delay"),
 		IndexPageDelay:             getDuration("index-page-delay"),
+		HTTP: server.HTTPLimits{
+			ReadTimeout:    getDuration("http-read-timeout"),
+			WriteTimeout:   getDuration("http-write-timeout"),
+			IdleTimeout:    getDuration("http-idle-timeout"),
+			MaxConnections: getInt("max-connections"),
+			MemoryBudget:   int64(getInt("request-memory-mib")) << 20,
+			AdmissionWait:  getDuration("admission-wait"),
+		},
 	}
+	errs = append(errs, checkLimits(cfg.HTTP)...)
+	errs = append(errs, checkPacing(cfg)...)
 	if !slices.Contains(server.Backends(), cfg.Storage) {
 		errs = append(errs, fmt.Sprintf("storage: %q is not %s", cfg.Storage, strings.Join(server.Backends(), ", ")))
 	}
@@ -185,12 +196,6 @@ func loadConfig(v *viper.Viper, flags *pflag.FlagSet) (server.Config, error) {
 	if cfg.TTLInterval < 100*time.Millisecond && !strings.Contains(strings.Join(errs, "\n"), "ttl-interval") {
 		errs = append(errs, fmt.Sprintf("ttl-interval: %v is shorter than the minimum of 100ms", cfg.TTLInterval))
 	}
-	if cfg.TTLPageSize < 1 {
-		errs = append(errs, "ttl-page-size: must be at least 1")
-	}
-	if cfg.TTLPageDelay < 0 || cfg.IndexPageDelay < 0 {
-		errs = append(errs, "ttl-page-delay, index-page-delay: must not be negative")
-	}
 	if cfg.CassandraReplicationFactor < 1 {
 		errs = append(errs, "cassandra-replication-factor: must be at least 1")
 	}
@@ -201,6 +206,19 @@ func loadConfig(v *viper.Viper, flags *pflag.FlagSet) (server.Config, error) {
 }
 
 var accountIDPattern = regexp.MustCompile(`^[0-9]{12}$`)
+
+// checkPacing refuses pacing of the background workers' pages that they
+// cannot follow.
+func checkPacing(cfg server.Config) []string {
+	var errs []string
+	if cfg.TTLPageSize < 1 {
+		errs = append(errs, "ttl-page-size: must be at least 1")
+	}
+	if cfg.TTLPageDelay < 0 || cfg.IndexPageDelay < 0 {
+		errs = append(errs, "ttl-page-delay, index-page-delay: must not be negative")
+	}
+	return errs
+}
 
 // checkConfigFile refuses a configuration file with keys that name no flag.
 func checkConfigFile(path string, flags *pflag.FlagSet) error {
