@@ -368,6 +368,17 @@ func TestControlPlaneValidation(t *testing.T) {
 		}
 	}
 
+	// Name lengths are member constraints, reported before the definitions
+	// are checked against the key schemas.
+	// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_AttributeDefinition.html
+	long := strings.Repeat("a", 256)
+	wantRawError(t, callRaw(t, s.Endpoint, "CreateTable", `{"TableName":"abc","AttributeDefinitions":[{"AttributeName":"`+long+`","AttributeType":"S"}],"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"BillingMode":"PAY_PER_REQUEST"}`),
+		"ValidationException", "1 validation error detected: Value '"+long+"' at 'attributeDefinitions.1.member.attributeName' failed to satisfy constraint: Member must have length less than or equal to 255")
+	wantRawError(t, callRaw(t, s.Endpoint, "CreateTable", `{"TableName":"abc","AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"BillingMode":"PAY_PER_REQUEST","GlobalSecondaryIndexes":[{"IndexName":"gsi","KeySchema":[{"AttributeName":"g","KeyType":"HASH"}],"Projection":{"ProjectionType":"INCLUDE","NonKeyAttributes":["`+long+`"]}}]}`),
+		"ValidationException", "1 validation error detected: Value '"+long+"' at 'globalSecondaryIndexes.1.member.projection.nonKeyAttributes.1.member' failed to satisfy constraint: Member must have length less than or equal to 255")
+	wantRawError(t, callRaw(t, s.Endpoint, "UpdateTable", `{`+tn+`,"AttributeDefinitions":[{"AttributeName":"`+long+`","AttributeType":"S"}],"GlobalSecondaryIndexUpdates":[{"Create":{"IndexName":"gsi","KeySchema":[{"AttributeName":"g","KeyType":"HASH"}],"Projection":{"ProjectionType":"ALL"}}}]}`),
+		"ValidationException", "1 validation error detected: Value '"+long+"' at 'attributeDefinitions.1.member.attributeName' failed to satisfy constraint: Member must have length less than or equal to 255")
+
 	d := describe(t, c, name)
 	arn := aws.ToString(d.TableArn)
 	key, value := strings.Repeat("é", 128), strings.Repeat("é", 256)

@@ -44,6 +44,7 @@ func updateTable(e *Engine, ctx context.Context, r *protocol.Request) (any, erro
 		c.notNull(in.StreamSpecification.StreamEnabled != nil, "streamSpecification.streamEnabled")
 		c.enum(in.StreamSpecification.StreamViewType, "streamSpecification.streamViewType", "NEW_IMAGE", "OLD_IMAGE", "NEW_AND_OLD_IMAGES", "KEYS_ONLY")
 	}
+	attributeDefinitionConstraints(&c, in.AttributeDefinitions)
 	gsiUpdateConstraints(&c, in.GlobalSecondaryIndexUpdates)
 	if err := c.err(); err != nil {
 		return nil, err
