@@ -22,6 +22,8 @@ import (
 //   https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ql-reference.delete.html
 //   https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ExecuteStatement.html
 //     (NextToken and Limit paginate; ConsistentRead; ReturnConsumedCapacity)
+//   An empty MODIFIED projection is Items: [] (recorded against DynamoDB by
+//   https://github.com/nubo-db/dynoxide's tests).
 //   DELETE of an absent item with a non-key condition is a no-op, and the
 //   WHERE of a DELETE or UPDATE must pin the full key: behaviour recorded
 //   against DynamoDB by public conformance suites (see docs/partiql.md).
@@ -96,6 +98,11 @@ func TestPartiQLStatements(t *testing.T) {
 	}
 	if it := getItem(t, c, tb, item{"pk": avS("a"), "sk": avN("1")}); itemText(it) != `{"n":{"N":"15"},"pk":{"S":"a"},"sk":{"N":"1"},"tags":{"SS":["y","z"]}}` {
 		t.Errorf("after UPDATE: %s", itemText(it))
+	}
+
+	// An empty MODIFIED projection returns no item (Items is empty, not [{}]).
+	if got := runStmt(t, c, q(`UPDATE "%s" REMOVE nothing WHERE pk = 'a' AND sk = 1 RETURNING MODIFIED NEW *`)); len(got) != 0 {
+		t.Errorf("REMOVE of an absent attribute, RETURNING MODIFIED NEW *: %s", itemsText(got))
 	}
 
 	// UPDATE is not an upsert; its other conditions are condition checks.
