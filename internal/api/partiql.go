@@ -137,10 +137,15 @@ func schemaForPlan(t *storage.Table) partiql.Schema {
 	keys := func(ks []storage.KeyElement) partiql.KeyNames {
 		var k partiql.KeyNames
 		for _, el := range ks {
-			if el.KeyType == "HASH" {
+			switch {
+			case el.KeyType == "HASH" && k.Hash == "":
 				k.Hash = el.AttributeName
-			} else {
+			case el.KeyType == "HASH":
+				k.MoreHash = append(k.MoreHash, el.AttributeName)
+			case k.Range == "":
 				k.Range = el.AttributeName
+			default:
+				k.MoreRange = append(k.MoreRange, el.AttributeName)
 			}
 		}
 		return k
