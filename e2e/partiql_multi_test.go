@@ -167,9 +167,14 @@ func TestPartiQLExecuteTransaction(t *testing.T) {
 	// Reads.
 	out, err := c.ExecuteTransaction(ctxT(t), &dynamodb.ExecuteTransactionInput{TransactStatements: tx(
 		q(`SELECT n FROM "%s" WHERE pk = 'a'`), q(`SELECT * FROM "%s" WHERE pk = 'zz'`),
-	)})
+	), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Transactional reads cost 2 units per item read, absent ones included.
+	// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html#transaction-capacity-handling
+	if len(out.ConsumedCapacity) != 1 || aws.ToString(out.ConsumedCapacity[0].TableName) != tb || aws.ToFloat64(out.ConsumedCapacity[0].CapacityUnits) != 4 {
+		t.Errorf("ConsumedCapacity: %+v", out.ConsumedCapacity)
 	}
 	if len(out.Responses) != 2 || itemText(out.Responses[0].Item) != `{"n":{"N":"2"}}` || out.Responses[1].Item != nil {
 		t.Errorf("Responses: %+v", out.Responses)
