@@ -13,7 +13,8 @@ import (
 )
 
 // PartiQL operations: ExecuteStatement here, BatchExecuteStatement and
-// ExecuteTransaction in partiql_multi.go. A statement is parsed and planned
+// ExecuteTransaction in partiql_batch.go and partiql_tx.go, the running of
+// plans in partiql_run.go. A statement is parsed and planned
 // by internal/partiql into one of the engine's own operations (GetItem,
 // Query, Scan, PutItem, UpdateItem, DeleteItem, TransactGetItems,
 // TransactWriteItems), which then runs through its ordinary handler, so
