@@ -42,6 +42,8 @@ func rootCmd() *cobra.Command {
 	}
 	root.AddCommand(serveCmd())
 	root.AddCommand(loadCmd())
+	root.AddCommand(authCmd())
+	root.AddCommand(certCmd())
 	return root
 }
 
@@ -58,6 +60,7 @@ func serveCmd() *cobra.Command {
 			}
 			log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 			cfg.Log = log
+			ownerOnlyFiles()
 			warnUnused(log, cfg)
 			// Catch signals before serving, so a signal that arrives right
 			// after the endpoint is announced still shuts down gracefully.
@@ -67,7 +70,7 @@ func serveCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			log.Info("extenddb serving DynamoDB API", "endpoint", s.Endpoint(), "storage", storageName(cfg), "data", dataDesc(cfg))
+			log.Info("extenddb serving DynamoDB API", "endpoint", s.Endpoint(), "storage", storageName(cfg), "data", dataDesc(cfg), "auth", s.AuthMode())
 
 			<-ctx.Done()
 			log.Info("shutting down")
@@ -96,6 +99,7 @@ func serveCmd() *cobra.Command {
 	f.String("account-id", "000000000000", "12-digit account id used in ARNs")
 	f.Duration("status-delay", 0, "how long tables stay CREATING/UPDATING/DELETING (e.g. 2s); 0 = immediate")
 	f.Duration("ttl-interval", 30*time.Second, "how often expired items (Time to Live) are looked for and deleted")
+	authFlags(f)
 	return cmd
 }
 
@@ -164,6 +168,7 @@ func loadConfig(v *viper.Viper, flags *pflag.FlagSet) (server.Config, error) {
 		AccountID:                  v.GetString("account-id"),
 		StatusDelay:                getDuration("status-delay"),
 		TTLInterval:                getDuration("ttl-interval"),
+		Auth:                       authConfig(v, getBool),
 	}
 	switch cfg.Storage {
 	case "sqlite", "postgres", "cassandra":

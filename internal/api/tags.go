@@ -86,7 +86,7 @@ func (e *Engine) resolveArn(ctx context.Context, r *protocol.Request, arn string
 		return nil, ddberr.Validation("Invalid TableArn: Invalid ResourceArn provided as input %s", arn)
 	}
 	name := strings.TrimPrefix(parts[5], "table/")
-	if name == "" || strings.Contains(name, "/") || parts[4] != e.cfg.AccountID {
+	if name == "" || strings.Contains(name, "/") || parts[4] != storage.NamespaceAccount(e.account(r)) {
 		return nil, ddberr.ResourceNotFound("Requested resource not found: ResourcArn: %s not found", arn)
 	}
 	t, err := e.table(ctx, e.account(r), name)

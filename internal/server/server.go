@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/extenddb/extenddb/internal/api"
+	"github.com/extenddb/extenddb/internal/auth"
 	"github.com/extenddb/extenddb/internal/protocol"
 	"github.com/extenddb/extenddb/internal/storage"
 	"github.com/extenddb/extenddb/internal/storage/cassandra"
@@ -42,6 +43,7 @@ type Config struct {
 	AccountID   string        // 12-digit account id used in ARNs
 	StatusDelay time.Duration // CREATING/UPDATING/DELETING duration; 0 = immediate
 	TTLInterval time.Duration // how often expired items are deleted; 0 = 30 s
+	Auth        AuthConfig    // authentication, namespaces and TLS (auth.go)
 	Log         *slog.Logger
 }
 
@@ -51,6 +53,7 @@ type Server struct {
 	store    storage.Backend
 	http     *http.Server
 	listener net.Listener
+	auth     *auth.Authenticator
 
 	stopWorkers context.CancelFunc
 	workersDone chan struct{}
@@ -72,6 +75,14 @@ func Start(cfg Config) (*Server, error) {
 	if err != nil {
 		store.Close()
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Listen, err)
+	}
+	actx, cancel := context.WithTimeout(context.Background(), authTimeout)
+	authn, guard, err := setupAuth(actx, cfg, store, ln)
+	cancel()
+	if err != nil {
+		ln.Close()
+		store.Close()
+		return nil, err
 	}
 	engine := api.New(store, api.Config{AccountID: cfg.AccountID, StatusDelay: cfg.StatusDelay, Log: cfg.Log})
 	// Background workers: online index builds and drops (they resume at
@@ -103,22 +114,23 @@ func Start(cfg Config) (*Server, error) {
 		indexes.Run(wctx)
 		wg.Wait()
 	}()
-	h := &protocol.Server{Handler: engine, Log: cfg.Log, DefaultRegion: cfg.Region}
+	h := &protocol.Server{Handler: engine, Log: cfg.Log, DefaultRegion: cfg.Region, Auth: authn}
 	s := &Server{
 		cfg:         cfg,
 		store:       store,
 		listener:    ln,
+		auth:        authn,
 		stopWorkers: stopWorkers,
 		workersDone: workersDone,
 		http: &http.Server{
-			Handler:           h,
+			Handler:           guard(h),
 			ReadHeaderTimeout: 30 * time.Second,
 			IdleTimeout:       120 * time.Second,
 			ErrorLog:          slog.NewLogLogger(cfg.Log.Handler(), slog.LevelWarn),
 		},
 	}
 	go func() {
-		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := s.serve(); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			cfg.Log.Error("http server stopped", "error", err)
 		}
 	}()
@@ -154,14 +166,28 @@ func openStorage(cfg Config) (storage.Backend, error) {
 	if cfg.InMemory {
 		return sqlite.Open("", sqlite.Options{})
 	}
-	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
 	return sqlite.Open(filepath.Join(cfg.DataDir, "extenddb.sqlite"), sqlite.Options{})
 }
 
 // Endpoint is the URL clients use, e.g. http://127.0.0.1:8000.
-func (s *Server) Endpoint() string { return "http://" + s.listener.Addr().String() }
+func (s *Server) Endpoint() string {
+	if s.cfg.Auth.TLSCert != "" {
+		return "https://" + s.listener.Addr().String()
+	}
+	return "http://" + s.listener.Addr().String()
+}
+
+// serve serves HTTP, or HTTPS (HTTP/1.1 and HTTP/2) when a certificate is
+// configured.
+func (s *Server) serve() error {
+	if s.cfg.Auth.TLSCert != "" {
+		return s.http.ServeTLS(s.listener, s.cfg.Auth.TLSCert, s.cfg.Auth.TLSKey)
+	}
+	return s.http.Serve(s.listener)
+}
 
 // Shutdown stops accepting requests, lets in-flight requests finish (until
 // ctx ends), then closes storage cleanly.

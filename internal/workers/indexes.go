@@ -15,7 +15,8 @@ import (
 
 // IndexConfig tunes an Indexes worker. The zero value works.
 type IndexConfig struct {
-	// Accounts whose tables the worker looks after; default the engine's
+	// Accounts (namespaces) whose tables the worker looks after, besides
+	// every namespace a storage.NamespaceLister reports; default the engine's
 	// default account, "000000000000".
 	Accounts []string
 	// PageSize is how many items one backfill transaction copies; default 256.
@@ -93,7 +94,11 @@ func (w *Indexes) RunOnce(ctx context.Context) error {
 			first = err
 		}
 	}
-	for _, account := range w.cfg.Accounts {
+	accounts, err := storage.Namespaces(ctx, w.store, w.cfg.Accounts)
+	if err != nil {
+		return err
+	}
+	for _, account := range accounts {
 		names, err := w.store.ListTables(ctx, account)
 		if err != nil {
 			return err

@@ -16,7 +16,8 @@ import (
 
 // TTLConfig tunes a TTL worker. The zero value works.
 type TTLConfig struct {
-	// Accounts whose tables the worker looks after; default
+	// Accounts (namespaces) whose tables the worker looks after, besides
+	// every namespace a storage.NamespaceLister reports; default
 	// "000000000000".
 	Accounts []string
 	// Interval is how often expired items are looked for (and pending
@@ -122,7 +123,11 @@ func (w *TTL) RunOnce(ctx context.Context) error {
 			first = err
 		}
 	}
-	for _, account := range w.cfg.Accounts {
+	accounts, err := storage.Namespaces(ctx, w.store, w.cfg.Accounts)
+	if err != nil {
+		return err
+	}
+	for _, account := range accounts {
 		names, err := w.store.ListTables(ctx, account)
 		if err != nil {
 			return err
