@@ -95,6 +95,9 @@ func (a *Authenticator) Authenticate(r *http.Request, payloadSHA256 []byte) (pro
 	if a.cfg.Store == nil {
 		return a.localCaller(az), nil
 	}
+	if err := az.CheckCredential(); err != nil {
+		return protocol.Caller{}, err
+	}
 	t, amzDate, err := RequestTime(h)
 	if err != nil {
 		return protocol.Caller{}, err
@@ -130,6 +133,9 @@ func (a *Authenticator) Authenticate(r *http.Request, payloadSHA256 []byte) (pro
 // localCaller is the caller of the local mode.
 func (a *Authenticator) localCaller(az *Authorization) protocol.Caller {
 	c := protocol.Caller{AccessKeyID: az.AccessKeyID, Region: az.Region, Account: a.cfg.DefaultAccount}
+	if c.Region == "" {
+		c.Region = a.cfg.HomeRegion
+	}
 	perKey := ""
 	if a.cfg.PerAccessKey {
 		perKey = az.AccessKeyID

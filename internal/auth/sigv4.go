@@ -44,6 +44,17 @@ type Authorization struct {
 	Signature     string   // lower-case hex
 	Raw           string   // the whole header, for error messages
 	signedList    string   // SignedHeaders as sent
+	credential    string   // Credential as sent
+}
+
+// CheckCredential reports IncompleteSignatureException unless the
+// Credential has AWS's five elements (the local mode, which verifies
+// nothing, also takes a bare access key).
+func (a *Authorization) CheckCredential() error {
+	if strings.Count(a.credential, "/") != 4 {
+		return ddberr.IncompleteSignature(fmt.Sprintf("Credential must have exactly 5 slash-delimited elements, e.g. keyid/date/region/service/term, got '%s'", a.credential))
+	}
+	return nil
 }
 
 // ParseAuthorization parses an Authorization header. hasDate says whether
@@ -88,11 +99,13 @@ func ParseAuthorization(h string, hasDate bool) (*Authorization, error) {
 	if alg, _, _ := strings.Cut(h, " "); alg != algorithm {
 		return nil, ddberr.IncompleteSignature(fmt.Sprintf("Unsupported AWS 'algorithm': '%s'", alg))
 	}
-	parts := strings.Split(cred, "/")
-	if len(parts) != 5 {
-		return nil, ddberr.IncompleteSignature(fmt.Sprintf("Credential must have exactly 5 slash-delimited elements, e.g. keyid/date/region/service/term, got '%s'", cred))
+	a.credential = cred
+	parts := strings.SplitN(cred, "/", 6)
+	for i, dst := range []*string{&a.AccessKeyID, &a.Date, &a.Region, &a.Service, &a.Terminator} {
+		if i < len(parts) {
+			*dst = parts[i]
+		}
 	}
-	a.AccessKeyID, a.Date, a.Region, a.Service, a.Terminator = parts[0], parts[1], parts[2], parts[3], parts[4]
 	a.SignedHeaders = strings.Split(signed, ";")
 	a.signedList = signed
 	return a, nil

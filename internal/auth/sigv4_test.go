@@ -162,7 +162,10 @@ func TestParseAuthorizationErrors(t *testing.T) {
 			"Credential must have exactly 5 slash-delimited elements, e.g. keyid/date/region/service/term, got 'A/20240101/us-east-1'"},
 	}
 	for _, c := range cases {
-		_, err := ParseAuthorization(c.h, c.hasDate)
+		a, err := ParseAuthorization(c.h, c.hasDate)
+		if err == nil {
+			err = a.CheckCredential()
+		}
 		e := ddberr.As(err)
 		if err == nil || e.Name() != c.typ || e.Message != c.msg {
 			t.Errorf("%q: got %v, want %s %q", c.h, err, c.typ, c.msg)
