@@ -307,3 +307,51 @@ func TestTLS(t *testing.T) {
 		t.Fatal("a client without the CA accepted the certificate")
 	}
 }
+
+// TestAuthErrorsCLIAndBoto3: the AWS CLI and boto3 see DynamoDB's errors
+// for an unknown key and a wrong secret, and trust the server's TLS
+// certificate through --ca-bundle and verify=.
+func TestAuthErrorsCLIAndBoto3(t *testing.T) {
+	for _, tool := range []string{"aws", "python3"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is not installed: run scripts/test.sh, which installs the AWS CLI and boto3: %v", tool, err)
+		}
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command(binPath, "cert", "--dir", dir).CombinedOutput(); err != nil {
+		t.Fatalf("extenddb cert: %v\n%s", err, out)
+	}
+	s := startServer(t, authArgs("--tls-cert", filepath.Join(dir, "server.pem"), "--tls-key", filepath.Join(dir, "server-key.pem"))...)
+	ca := filepath.Join(dir, "ca.pem")
+	const mismatch = "The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details."
+	const unknown = "The security token included in the request is invalid."
+	cases := []struct{ key, secret, want string }{
+		{testAccessKey, testSecretKey, ""},
+		{testAccessKey, "wrong", "(InvalidSignatureException) when calling the ListTables operation: " + mismatch},
+		{"AKIAUNKNOWNKEY000000", testSecretKey, "(UnrecognizedClientException) when calling the ListTables operation: " + unknown},
+	}
+	boto := `import boto3, sys
+c = boto3.client("dynamodb", endpoint_url=sys.argv[1], region_name="us-east-1", verify=sys.argv[2],
+                 aws_access_key_id=sys.argv[3], aws_secret_access_key=sys.argv[4])
+try:
+    print(c.list_tables()["TableNames"])
+except Exception as e:
+    print(e)
+`
+	for _, c := range cases {
+		cli := exec.Command("aws", "dynamodb", "list-tables", "--endpoint-url", s.Endpoint, "--ca-bundle", ca, "--region", "us-east-1")
+		cli.Env = append(os.Environ(), "AWS_ACCESS_KEY_ID="+c.key, "AWS_SECRET_ACCESS_KEY="+c.secret, "AWS_MAX_ATTEMPTS=1", "AWS_CONFIG_FILE=/dev/null", "AWS_SHARED_CREDENTIALS_FILE=/dev/null")
+		out, err := cli.CombinedOutput()
+		if (c.want == "") != (err == nil) || !strings.Contains(string(out), c.want) {
+			t.Errorf("aws CLI with %s: %v\n%s\nwant %q", c.key, err, out, c.want)
+		}
+		out, err = exec.Command("python3", "-c", boto, s.Endpoint, ca, c.key, c.secret).CombinedOutput()
+		want := c.want
+		if want == "" {
+			want = "[]"
+		}
+		if err != nil || !strings.Contains(string(out), want) {
+			t.Errorf("boto3 with %s: %v\n%s\nwant %q", c.key, err, out, want)
+		}
+	}
+}
