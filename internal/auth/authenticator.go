@@ -7,7 +7,6 @@ package auth
 
 import (
 	"context"
-	"encoding/hex"
 	"errors"
 	"net/http"
 	"sync"
@@ -116,15 +115,14 @@ func (a *Authenticator) Authenticate(r *http.Request, payloadSHA256 []byte) (pro
 		// Long-term keys take no session token; AWS refuses the pair.
 		return protocol.Caller{}, errUnrecognized()
 	}
-	sts := az.StringToSign(r, amzDate, hex.EncodeToString(payloadSHA256))
-	if !az.SignatureMatches(a.signingKey(az, key.Secret), sts) {
+	if !az.Verify(r, amzDate, payloadSHA256, a.signingKey(az, key.Secret)) {
 		return protocol.Caller{}, ErrSignatureMismatch()
 	}
 	c := protocol.Caller{
 		AccessKeyID: az.AccessKeyID,
 		Region:      az.Region,
 		Account:     key.Account,
-		Principal:   User{Account: key.Account, Name: key.User}.ARN(),
+		Principal:   key.principal,
 	}
 	c.Namespace = a.namespace(c.Account, c.Region, "")
 	return c, nil
@@ -176,6 +174,7 @@ func (a *Authenticator) accessKey(ctx context.Context, id string) (AccessKey, er
 		case err != nil:
 			return AccessKey{}, ddberr.Internal("Internal server error")
 		default:
+			k.principal = User{Account: k.Account, Name: k.User}.ARN()
 			c = cachedKey{key: k, found: true, fetched: now}
 		}
 		a.mu.Lock()

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/extenddb/extenddb/internal/ddberr"
@@ -35,16 +36,15 @@ const (
 //	AWS4-HMAC-SHA256 Credential=AKID/20240101/us-east-1/dynamodb/aws4_request,
 //	    SignedHeaders=content-type;host;x-amz-date, Signature=<64 hex digits>
 type Authorization struct {
-	AccessKeyID   string
-	Date          string // the scope's yyyymmdd
-	Region        string
-	Service       string
-	Terminator    string
-	SignedHeaders []string // lower case, in the order signed
-	Signature     string   // lower-case hex
-	Raw           string   // the whole header, for error messages
-	signedList    string   // SignedHeaders as sent
-	credential    string   // Credential as sent
+	AccessKeyID string
+	Date        string // the scope's yyyymmdd
+	Region      string
+	Service     string
+	Terminator  string
+	Signature   string // lower-case hex
+	Raw         string // the whole header, for error messages
+	signedList  string // SignedHeaders as sent: lower case, ';'-separated
+	credential  string // Credential as sent
 }
 
 // CheckCredential reports IncompleteSignatureException unless the
@@ -100,13 +100,10 @@ func ParseAuthorization(h string, hasDate bool) (*Authorization, error) {
 		return nil, ddberr.IncompleteSignature(fmt.Sprintf("Unsupported AWS 'algorithm': '%s'", alg))
 	}
 	a.credential = cred
-	parts := strings.SplitN(cred, "/", 6)
-	for i, dst := range []*string{&a.AccessKeyID, &a.Date, &a.Region, &a.Service, &a.Terminator} {
-		if i < len(parts) {
-			*dst = parts[i]
-		}
+	rest := cred
+	for _, dst := range [...]*string{&a.AccessKeyID, &a.Date, &a.Region, &a.Service, &a.Terminator} {
+		*dst, rest, _ = strings.Cut(rest, "/")
 	}
-	a.SignedHeaders = strings.Split(signed, ";")
 	a.signedList = signed
 	return a, nil
 }
@@ -115,7 +112,7 @@ func ParseAuthorization(h string, hasDate bool) (*Authorization, error) {
 // the Date header, and its X-Amz-Date form.
 func RequestTime(h http.Header) (time.Time, string, error) {
 	if v := h.Get("X-Amz-Date"); v != "" {
-		t, err := time.Parse(amzDateLayout, v)
+		t, err := parseAmzDate(v)
 		if err != nil {
 			return time.Time{}, "", ddberr.IncompleteSignature(fmt.Sprintf("Date must be in ISO-8601 'basic format'. Got '%s'. See http://en.wikipedia.org/wiki/ISO_8601", v))
 		}
@@ -128,6 +125,33 @@ func RequestTime(h http.Header) (time.Time, string, error) {
 	}
 	t = t.UTC()
 	return t, t.Format(amzDateLayout), nil
+}
+
+// parseAmzDate parses yyyymmddThhmmssZ; it is time.Parse(amzDateLayout)
+// without its general machinery, on the path of every request.
+func parseAmzDate(v string) (time.Time, error) {
+	if len(v) != 16 || v[8] != 'T' || v[15] != 'Z' {
+		return time.Parse(amzDateLayout, v)
+	}
+	var n [6]int
+	widths := [6]int{4, 2, 2, 2, 2, 2}
+	pos := [6]int{0, 4, 6, 9, 11, 13}
+	for i := range n {
+		for _, c := range []byte(v[pos[i] : pos[i]+widths[i]]) {
+			if c < '0' || c > '9' {
+				return time.Parse(amzDateLayout, v)
+			}
+			n[i] = n[i]*10 + int(c-'0')
+		}
+	}
+	if n[1] < 1 || n[1] > 12 || n[2] < 1 || n[2] > 31 || n[3] > 23 || n[4] > 59 || n[5] > 59 {
+		return time.Parse(amzDateLayout, v)
+	}
+	t := time.Date(n[0], time.Month(n[1]), n[2], n[3], n[4], n[5], 0, time.UTC)
+	if t.Day() != n[2] {
+		return time.Parse(amzDateLayout, v) // e.g. February 30: Parse's error
+	}
+	return t, nil
 }
 
 // CheckScope reports DynamoDB's InvalidSignatureException for a credential
@@ -186,29 +210,40 @@ func ErrSignatureMismatch() error {
 }
 
 // StringToSign builds the string to sign of r: the canonical request over
-// a.SignedHeaders and the hex SHA-256 payloadHash of the raw body.
+// the signed headers and the hex SHA-256 payloadHash of the raw body.
 func (a *Authorization) StringToSign(r *http.Request, amzDate, payloadHash string) []byte {
-	var b strings.Builder
-	b.Grow(512)
-	b.WriteString(r.Method)
-	b.WriteByte('\n')
-	b.WriteString(canonicalURI(r.URL))
-	b.WriteByte('\n')
-	b.WriteString(canonicalQuery(r.URL.RawQuery))
-	b.WriteByte('\n')
-	for _, name := range a.SignedHeaders {
-		b.WriteString(name)
-		b.WriteByte(':')
-		b.WriteString(headerValue(r, name))
-		b.WriteByte('\n')
-	}
-	b.WriteByte('\n')
-	b.WriteString(a.signedListOrJoin())
-	b.WriteByte('\n')
-	b.WriteString(payloadHash)
-	creq := sha256.Sum256([]byte(b.String()))
+	creq := sha256.Sum256(a.appendCanonicalRequest(nil, r, payloadHash, nil))
+	return a.appendStringToSign(nil, amzDate, &creq)
+}
 
-	out := make([]byte, 0, 160)
+// appendCanonicalRequest appends the canonical request; the payload hash is
+// payloadHash (hex) or, when that is "", hex of payloadSum.
+func (a *Authorization) appendCanonicalRequest(b []byte, r *http.Request, payloadHash string, payloadSum []byte) []byte {
+	b = append(b, r.Method...)
+	b = append(b, '\n')
+	b = append(b, canonicalURI(r.URL)...)
+	b = append(b, '\n')
+	b = append(b, canonicalQuery(r.URL.RawQuery)...)
+	b = append(b, '\n')
+	rest := a.signedList
+	for rest != "" {
+		var name string
+		name, rest, _ = strings.Cut(rest, ";")
+		b = append(b, name...)
+		b = append(b, ':')
+		b = appendHeaderValue(b, r, name)
+		b = append(b, '\n')
+	}
+	b = append(b, '\n')
+	b = append(b, a.signedList...)
+	b = append(b, '\n')
+	if payloadHash != "" || payloadSum == nil {
+		return append(b, payloadHash...)
+	}
+	return hex.AppendEncode(b, payloadSum)
+}
+
+func (a *Authorization) appendStringToSign(out []byte, amzDate string, creq *[32]byte) []byte {
 	out = append(out, algorithm+"\n"...)
 	out = append(out, amzDate...)
 	out = append(out, '\n')
@@ -218,15 +253,38 @@ func (a *Authorization) StringToSign(r *http.Request, amzDate, payloadHash strin
 	out = append(out, '/')
 	out = append(out, a.Service...)
 	out = append(out, "/"+terminator+"\n"...)
-	out = hex.AppendEncode(out, creq[:])
-	return out
+	return hex.AppendEncode(out, creq[:])
 }
 
-func (a *Authorization) signedListOrJoin() string {
-	if a.signedList != "" {
-		return a.signedList
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
+
+// Verify reports whether the signature of r, made with the derived key
+// and over a body whose SHA-256 is payloadSum, is a.Signature.
+func (a *Authorization) Verify(r *http.Request, amzDate string, payloadSum, key []byte) bool {
+	bp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bp)
+	creq := sha256.Sum256(a.appendCanonicalRequest((*bp)[:0], r, "", payloadSum))
+	var sts [256]byte
+	want := hmacSum(key, a.appendStringToSign(sts[:0], amzDate, &creq), (*bp)[:0])
+	return a.signatureIs(want[:])
+}
+
+// hmacSum is HMAC-SHA256 of msg under a key of at most 64 bytes, without
+// allocating; buf is scratch space.
+func hmacSum(key, msg, buf []byte) [32]byte {
+	var pad [64]byte
+	copy(pad[:], key)
+	for i := range pad {
+		pad[i] ^= 0x36
 	}
-	return strings.Join(a.SignedHeaders, ";")
+	buf = append(append(buf[:0], pad[:]...), msg...)
+	inner := sha256.Sum256(buf)
+	var outer [96]byte
+	for i := range pad {
+		outer[i] = pad[i] ^ 0x36 ^ 0x5c
+	}
+	copy(outer[64:], inner[:])
+	return sha256.Sum256(outer[:])
 }
 
 // SigningKey derives the signing key of secret for a scope.
@@ -240,7 +298,10 @@ func SigningKey(secret, date, region, service string) []byte {
 // SignatureMatches reports whether a.Signature is the signature of
 // stringToSign under key, in constant time.
 func (a *Authorization) SignatureMatches(key, stringToSign []byte) bool {
-	want := hmacSHA256(key, stringToSign)
+	return a.signatureIs(hmacSHA256(key, stringToSign))
+}
+
+func (a *Authorization) signatureIs(want []byte) bool {
 	var got [32]byte
 	if len(a.Signature) != 64 {
 		return false
@@ -257,31 +318,40 @@ func hmacSHA256(key, data []byte) []byte {
 	return m.Sum(nil)
 }
 
-// headerValue is a signed header's canonical value: its values trimmed,
-// inner runs of spaces collapsed, joined by commas. Host and
+// appendHeaderValue appends a signed header's canonical value: its values
+// trimmed, inner runs of spaces collapsed, joined by commas. Host and
 // Content-Length, which net/http keeps outside Header, are read where it
 // keeps them.
-func headerValue(r *http.Request, name string) string {
+func appendHeaderValue(b []byte, r *http.Request, name string) []byte {
 	switch name {
 	case "host":
-		return r.Host
+		return append(b, r.Host...)
 	case "content-length":
 		if v := r.Header.Get("Content-Length"); v != "" {
-			return v
+			return append(b, v...)
 		}
 		if r.ContentLength >= 0 {
-			return strconv.FormatInt(r.ContentLength, 10)
+			return strconv.AppendInt(b, r.ContentLength, 10)
 		}
 	}
-	vs := r.Header.Values(name)
-	if len(vs) == 1 && !strings.Contains(vs[0], "  ") {
-		return strings.TrimSpace(vs[0])
-	}
-	out := make([]string, len(vs))
+	vs := r.Header[http.CanonicalHeaderKey(name)]
 	for i, v := range vs {
-		out[i] = strings.Join(strings.Fields(v), " ")
+		if i > 0 {
+			b = append(b, ',')
+		}
+		v = strings.TrimSpace(v)
+		if !strings.Contains(v, "  ") {
+			b = append(b, v...)
+			continue
+		}
+		for j, f := range strings.Fields(v) {
+			if j > 0 {
+				b = append(b, ' ')
+			}
+			b = append(b, f...)
+		}
 	}
-	return strings.Join(out, ",")
+	return b
 }
 
 // canonicalURI is the URI-encoded path, each segment encoded once more as

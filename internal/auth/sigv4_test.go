@@ -59,7 +59,12 @@ func verify(r *http.Request, sum []byte, secret string) error {
 	if err := CheckSkew(t, time.Now()); err != nil {
 		return err
 	}
-	if !az.SignatureMatches(SigningKey(secret, az.Date, az.Region, az.Service), az.StringToSign(r, amzDate, hex.EncodeToString(sum))) {
+	key := SigningKey(secret, az.Date, az.Region, az.Service)
+	viaString := az.SignatureMatches(key, az.StringToSign(r, amzDate, hex.EncodeToString(sum)))
+	if viaString != az.Verify(r, amzDate, sum, key) {
+		panic("Verify and StringToSign disagree")
+	}
+	if !viaString {
 		return ErrSignatureMismatch()
 	}
 	return nil
@@ -215,6 +220,17 @@ func TestRequestTimeFromDateHeader(t *testing.T) {
 	h.Set("X-Amz-Date", "2024-01-01")
 	if _, _, err := RequestTime(h); !ddberr.Is(err, "IncompleteSignatureException") || !strings.Contains(err.Error(), "ISO-8601") {
 		t.Fatalf("bad X-Amz-Date: %v", err)
+	}
+}
+
+// TestParseAmzDate: the fast path agrees with time.Parse.
+func TestParseAmzDate(t *testing.T) {
+	for _, v := range []string{"20240101T000000Z", "20241231T235959Z", "20240230T000000Z", "20241301T000000Z", "2024010xT000000Z", "20240101T246000Z", "20240229T120000Z"} {
+		got, err := parseAmzDate(v)
+		want, werr := time.Parse(amzDateLayout, v)
+		if (err == nil) != (werr == nil) || !got.Equal(want) {
+			t.Errorf("%s: got %v %v, want %v %v", v, got, err, want, werr)
+		}
 	}
 }
 

@@ -60,6 +60,8 @@ type AccessKey struct {
 	Sealed  []byte // the secret, sealed with the server key
 	Status  string // "Active" or "Inactive"
 	Created time.Time
+
+	principal string // the user's ARN, set by the authenticator's cache
 }
 
 // Store is the credential store on a storage backend.
