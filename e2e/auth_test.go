@@ -141,6 +141,8 @@ func TestAccountIsolation(t *testing.T) {
 	dir := t.TempDir()
 	adminCLI(t, dir, nil, "account", "create", "--id", "111122223333", "--name", "b")
 	adminCLI(t, dir, nil, "user", "create", "--account", "111122223333", "bob")
+	adminCLI(t, dir, nil, "policy", "put", "--account", "111122223333", "--user", "bob", "all",
+		"--document", `{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":"dynamodb:*","Resource":"*"}}`)
 	var key struct{ AccessKeyId, SecretAccessKey, Account string }
 	adminCLI(t, dir, &key, "key", "create", "--account", "111122223333", "--user", "bob")
 	if !regexp.MustCompile(`^AKIA[A-Z2-7]{16}$`).MatchString(key.AccessKeyId) || len(key.SecretAccessKey) != 40 {
@@ -353,5 +355,46 @@ except Exception as e:
 		if err != nil || !strings.Contains(string(out), want) {
 			t.Errorf("boto3 with %s: %v\n%s\nwant %q", c.key, err, out, want)
 		}
+	}
+}
+
+// TestAccessDenied: identity policies attached with the admin CLI decide
+// every table a request touches; refusals are DynamoDB's
+// AccessDeniedException (wording as quoted in
+// https://github.com/anomalyco/sst/issues/4469).
+func TestAccessDenied(t *testing.T) {
+	dir := t.TempDir()
+	adminCLI(t, dir, nil, "account", "create", "--id", testAccount)
+	adminCLI(t, dir, nil, "user", "create", "--account", testAccount, "carol")
+	adminCLI(t, dir, nil, "policy", "put", "--account", testAccount, "--user", "carol", "readA", "--document",
+		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["dynamodb:GetItem","dynamodb:DescribeTable","dynamodb:BatchGetItem"],"Resource":"arn:aws:dynamodb:*:*:table/A*"},
+		{"Effect":"Deny","Action":"dynamodb:*","Resource":"*","Condition":{"StringEquals":{"dynamodb:Select":"ALL_ATTRIBUTES"}}}]}`)
+	var key struct{ AccessKeyId, SecretAccessKey string }
+	adminCLI(t, dir, &key, "key", "create", "--account", testAccount, "--user", "carol")
+	_, admin := startClient(t, authArgs("--data-dir", dir, "--account-id", testAccount)...)
+	carol := clientAs(admin, key.AccessKeyId, key.SecretAccessKey, testRegion)
+	ctx := ctxT(t)
+	a, b := tableName("A"), tableName("B")
+	a = "A" + a
+	authTable(t, admin, a)
+	authTable(t, admin, b)
+	putItem(t, admin, a, item{"pk": avS("1")})
+	putItem(t, admin, b, item{"pk": avS("1")})
+
+	wantItem(t, getItem(t, carol, a, item{"pk": avS("1")}), item{"pk": avS("1")})
+	user := "arn:aws:iam::" + testAccount + ":user/carol"
+	arn := func(n string) string { return "arn:aws:dynamodb:us-east-1:" + testAccount + ":table/" + n }
+	_, err := carol.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(a), Item: item{"pk": avS("2")}})
+	wantAPIError(t, err, "AccessDeniedException", "User: "+user+" is not authorized to perform: dynamodb:PutItem on resource: "+arn(a)+" because no identity-based policy allows the dynamodb:PutItem action")
+	_, err = carol.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(b), Key: item{"pk": avS("1")}})
+	wantAPIError(t, err, "AccessDeniedException", "User: "+user+" is not authorized to perform: dynamodb:GetItem on resource: "+arn(b)+" because no identity-based policy allows the dynamodb:GetItem action")
+	_, err = carol.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{
+		a: {Keys: []map[string]types.AttributeValue{{"pk": avS("1")}}}, b: {Keys: []map[string]types.AttributeValue{{"pk": avS("1")}}}}})
+	wantAPIError(t, err, "AccessDeniedException", "User: "+user+" is not authorized to perform: dynamodb:BatchGetItem on resource: "+arn(b)+" because no identity-based policy allows the dynamodb:BatchGetItem action")
+	_, err = carol.ListTables(ctx, &dynamodb.ListTablesInput{})
+	wantAPIError(t, err, "AccessDeniedException", "User: "+user+" is not authorized to perform: dynamodb:ListTables on resource: * because no identity-based policy allows the dynamodb:ListTables action")
+	// The root key is not subject to policies.
+	if _, err := admin.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(b)}); err != nil {
+		t.Fatal(err)
 	}
 }

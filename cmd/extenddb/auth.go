@@ -79,7 +79,7 @@ func authCmd() *cobra.Command {
 			return enc.Encode(out)
 		}
 	}
-	cmd.AddCommand(accountCmd(run), userCmd(run), keyCmd(run))
+	cmd.AddCommand(accountCmd(run), userCmd(run), keyCmd(run), policyCmd(run))
 	return cmd
 }
 
@@ -179,5 +179,38 @@ func keyCmd(run runner) *cobra.Command {
 			return nil, st.DeleteAccessKey(ctx, args[0])
 		})}
 	cmd.AddCommand(create, list, del)
+	return cmd
+}
+
+func policyCmd(run runner) *cobra.Command {
+	cmd := &cobra.Command{Use: "policy", Short: "Attach, list and detach users' identity policies"}
+	var account, user, doc string
+	cmd.PersistentFlags().StringVar(&account, "account", "", "12-digit account ID (required)")
+	cmd.PersistentFlags().StringVar(&user, "user", "", "user name (required)")
+	_ = cmd.MarkPersistentFlagRequired("account")
+	_ = cmd.MarkPersistentFlagRequired("user")
+	put := &cobra.Command{Use: "put NAME --document JSON|@FILE", Short: "Attach or replace a policy", Args: cobra.ExactArgs(1),
+		RunE: run(func(ctx context.Context, st *auth.Store, args []string) (any, error) {
+			text := doc
+			if f, ok := strings.CutPrefix(doc, "@"); ok {
+				b, err := os.ReadFile(f)
+				if err != nil {
+					return nil, err
+				}
+				text = string(b)
+			}
+			return nil, st.PutUserPolicy(ctx, account, user, args[0], text)
+		})}
+	put.Flags().StringVar(&doc, "document", "", "the policy document, or @file")
+	_ = put.MarkFlagRequired("document")
+	list := &cobra.Command{Use: "list", Short: "List a user's policies", Args: cobra.NoArgs,
+		RunE: run(func(ctx context.Context, st *auth.Store, _ []string) (any, error) {
+			return st.ListUserPolicies(ctx, account, user)
+		})}
+	del := &cobra.Command{Use: "delete NAME", Short: "Detach a policy", Args: cobra.ExactArgs(1),
+		RunE: run(func(ctx context.Context, st *auth.Store, args []string) (any, error) {
+			return nil, st.DeleteUserPolicy(ctx, account, user, args[0])
+		})}
+	cmd.AddCommand(put, list, del)
 	return cmd
 }

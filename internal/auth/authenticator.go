@@ -54,6 +54,7 @@ type Authenticator struct {
 
 type cachedKey struct {
 	key     AccessKey
+	who     principal
 	found   bool
 	fetched time.Time
 }
@@ -167,6 +168,10 @@ func (a *Authenticator) accessKey(ctx context.Context, id string) (AccessKey, er
 	if !ok || now.Sub(c.fetched) >= KeyCacheTTL || now.Before(c.fetched) {
 		a.inflight.Lock()
 		k, err := a.cfg.Store.GetAccessKey(ctx, id)
+		var who principal
+		if err == nil {
+			who, err = a.cfg.Store.loadPrincipal(ctx, k)
+		}
 		a.inflight.Unlock()
 		switch {
 		case errors.Is(err, ErrNotFound):
@@ -174,8 +179,8 @@ func (a *Authenticator) accessKey(ctx context.Context, id string) (AccessKey, er
 		case err != nil:
 			return AccessKey{}, ddberr.Internal("Internal server error")
 		default:
-			k.principal = User{Account: k.Account, Name: k.User}.ARN()
-			c = cachedKey{key: k, found: true, fetched: now}
+			k.principal = who.arn
+			c = cachedKey{key: k, who: who, found: true, fetched: now}
 		}
 		a.mu.Lock()
 		if len(a.keys) >= maxCached {

@@ -2,11 +2,16 @@ package auth
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"net/http"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/storage"
@@ -194,4 +199,80 @@ func BenchmarkVerify(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestAuthorize: a user's identity policies decide each table a request
+// touches, with DynamoDB's AccessDeniedException texts
+// (https://github.com/anomalyco/sst/issues/4469 quotes "... because no
+// identity-based policy allows the dynamodb:PutItem action"); the root
+// user is not subject to policies.
+func TestAuthorize(t *testing.T) {
+	ctx := context.Background()
+	st, _ := openTestStore(t)
+	if err := st.Bootstrap(ctx, "111122223333", testKey, testSecret); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.CreateUser(ctx, "111122223333", "carol"); err != nil {
+		t.Fatal(err)
+	}
+	k, err := st.CreateAccessKey(ctx, "111122223333", "carol", "AKIACAROL00000000000", "carol-secret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = st.PutUserPolicy(ctx, "111122223333", "carol", "rw", `{"Version":"2012-10-17","Statement":[
+		{"Effect":"Allow","Action":["dynamodb:GetItem","dynamodb:PutItem","dynamodb:BatchWriteItem"],"Resource":"arn:aws:dynamodb:*:111122223333:table/A"},
+		{"Effect":"Deny","Action":"dynamodb:PutItem","Resource":"*","Condition":{"StringEquals":{"dynamodb:ReturnValues":"ALL_OLD"}}}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.PutUserPolicy(ctx, "111122223333", "carol", "bad", `{"Statement":{}}`); err == nil {
+		t.Fatal("an invalid policy was stored")
+	}
+	now := time.Now()
+	a := New(Config{Store: st, HomeRegion: "us-east-1", Now: func() time.Time { return now }})
+	authz := func(key, op, body string) error {
+		r, _ := signedRequest(t, body, testSecret, "us-east-1", now, nil)
+		r, sum := resign(t, r, body, key, map[string]string{testKey: testSecret, k.ID: "carol-secret"}[key], now)
+		c, err := a.Authenticate(r, sum)
+		if err != nil {
+			return err
+		}
+		return a.Authorize(r, c, "DynamoDB", op, []byte(body))
+	}
+	const carol = "arn:aws:iam::111122223333:user/carol"
+	cases := []struct {
+		key, op, body, want string
+	}{
+		{k.ID, "GetItem", `{"TableName":"A"}`, ""},
+		{k.ID, "GetItem", `{"TableName":"B"}`, "User: " + carol + " is not authorized to perform: dynamodb:GetItem on resource: arn:aws:dynamodb:us-east-1:111122223333:table/B because no identity-based policy allows the dynamodb:GetItem action"},
+		{k.ID, "PutItem", `{"TableName":"A","ReturnValues":"ALL_OLD"}`, "User: " + carol + " is not authorized to perform: dynamodb:PutItem on resource: arn:aws:dynamodb:us-east-1:111122223333:table/A with an explicit deny in an identity-based policy"},
+		{k.ID, "BatchWriteItem", `{"RequestItems":{"A":[],"B":[]}}`, "User: " + carol + " is not authorized to perform: dynamodb:BatchWriteItem on resource: arn:aws:dynamodb:us-east-1:111122223333:table/B because no identity-based policy allows the dynamodb:BatchWriteItem action"},
+		{k.ID, "TransactWriteItems", `{"TransactItems":[{"Put":{"TableName":"A"}},{"Delete":{"TableName":"A"}}]}`, "User: " + carol + " is not authorized to perform: dynamodb:DeleteItem on resource: arn:aws:dynamodb:us-east-1:111122223333:table/A because no identity-based policy allows the dynamodb:DeleteItem action"},
+		{k.ID, "Query", `{"TableName":"A","IndexName":"I"}`, "User: " + carol + " is not authorized to perform: dynamodb:Query on resource: arn:aws:dynamodb:us-east-1:111122223333:table/A/index/I because no identity-based policy allows the dynamodb:Query action"},
+		{testKey, "DeleteTable", `{"TableName":"B"}`, ""},
+	}
+	for _, c := range cases {
+		err := authz(c.key, c.op, c.body)
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("%s %s: %v", c.op, c.body, err)
+			}
+			continue
+		}
+		e := ddberr.As(err)
+		if err == nil || e.Type != "com.amazon.coral.service#AccessDeniedException" || e.Message != c.want {
+			t.Errorf("%s %s: got %v\nwant %q", c.op, c.body, err, c.want)
+		}
+	}
+}
+
+// resign signs r again for key with secret.
+func resign(t *testing.T, r *http.Request, body, key, secret string, at time.Time) (*http.Request, []byte) {
+	t.Helper()
+	r.Header.Del("Authorization")
+	sum := sha256.Sum256([]byte(body))
+	if err := v4.NewSigner().SignHTTP(context.Background(), aws.Credentials{AccessKeyID: key, SecretAccessKey: secret}, r, hex.EncodeToString(sum[:]), "dynamodb", "us-east-1", at); err != nil {
+		t.Fatal(err)
+	}
+	return r, sum[:]
 }

@@ -46,6 +46,9 @@ type User struct {
 	Account string
 	Name    string
 	Created time.Time
+	// Root marks the account's root user (the bootstrap admin): like an
+	// AWS account's root user, it is not subject to identity policies.
+	Root bool `json:",omitempty"`
 }
 
 // ARN is the user's ARN, e.g. arn:aws:iam::111122223333:user/alice.
@@ -251,6 +254,15 @@ func (s *Store) DeleteUser(ctx context.Context, account, name string) error {
 			return err
 		}
 	}
+	pols, err := s.ListUserPolicies(ctx, account, name)
+	if err != nil {
+		return err
+	}
+	for _, p := range pols {
+		if err := s.DeleteUserPolicy(ctx, account, name, p.Name); err != nil && !errors.Is(err, ErrNotFound) {
+			return err
+		}
+	}
 	return s.del(ctx, "user#"+account+"#"+name)
 }
 
@@ -341,7 +353,7 @@ func (s *Store) Bootstrap(ctx context.Context, account, id, secret string) error
 	if _, err := s.CreateAccount(ctx, account, "default"); err != nil && !errors.Is(err, ErrExists) {
 		return err
 	}
-	if _, err := s.CreateUser(ctx, account, "admin"); err != nil && !errors.Is(err, ErrExists) {
+	if err := s.put(ctx, "user#"+account+"#admin", User{Account: account, Name: "admin", Created: time.Now().UTC(), Root: true}, false); err != nil {
 		return err
 	}
 	if cur, err := s.GetAccessKey(ctx, id); err == nil && cur.Secret == secret && cur.Account == account {

@@ -135,7 +135,7 @@ func IdempotentParameterMismatch(format string, args ...any) *Error {
 
 // AccessDenied is AccessDeniedException.
 func AccessDenied(format string, args ...any) *Error {
-	return newf(nsDynamoDB, "AccessDeniedException", http.StatusBadRequest, format, args)
+	return newf(nsCoral, "AccessDeniedException", http.StatusBadRequest, format, args)
 }
 
 // UnrecognizedClient is UnrecognizedClientException (unknown access key),

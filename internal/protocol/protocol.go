@@ -47,9 +47,12 @@ type Caller struct {
 // Authenticator verifies a request's signature and names its caller
 // (internal/auth). Verifies reports whether it needs the SHA-256 of the raw
 // request body; Authenticate gets it as payloadSHA256 (nil otherwise).
+// Authorize decides whether the caller may perform the operation on what
+// the body names (AccessDeniedException otherwise).
 type Authenticator interface {
 	Verifies() bool
 	Authenticate(r *http.Request, payloadSHA256 []byte) (Caller, error)
+	Authorize(r *http.Request, c Caller, service, operation string, body []byte) error
 }
 
 // Request is one decoded API call handed to an Operation.
@@ -143,6 +146,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	caller, authErr := s.authenticate(r, bodyHash)
+	if authErr == nil && s.Auth != nil {
+		authErr = s.Auth.Authorize(r, caller, service, op, body)
+	}
 	if authErr != nil {
 		s.writeError(w, r, authErr)
 		return
