@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/sts"
 )
 
 // testServerKey seals secrets at rest in the authentication tests (the
@@ -397,4 +398,66 @@ func TestAccessDenied(t *testing.T) {
 	if _, err := admin.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(b)}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestSTS: GetSessionToken and AssumeRole on the same port, in STS's query
+// protocol, through the AWS SDK for Go v2's STS client; the ASIA keys they
+// return work with their session token, act with the role's policies, and
+// fail without it. Shapes and texts from
+// https://docs.aws.amazon.com/STS/latest/APIReference/API_AssumeRole.html.
+func TestSTS(t *testing.T) {
+	dir := t.TempDir()
+	adminCLI(t, dir, nil, "account", "create", "--id", testAccount)
+	adminCLI(t, dir, nil, "role", "create", "--account", testAccount, "reader")
+	adminCLI(t, dir, nil, "policy", "put", "--account", testAccount, "--role", "reader", "read", "--document",
+		`{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":["dynamodb:GetItem","dynamodb:DescribeTable"],"Resource":"*"}}`)
+	s, admin := startClient(t, authArgs("--data-dir", dir, "--account-id", testAccount)...)
+	ctx := ctxT(t)
+	name := tableName("sts")
+	authTable(t, admin, name)
+	putItem(t, admin, name, item{"pk": avS("1")})
+	stsc := sts.New(sts.Options{BaseEndpoint: aws.String(s.Endpoint), Region: testRegion,
+		Credentials: credentials.NewStaticCredentialsProvider(testAccessKey, testSecretKey, "")})
+
+	tok, err := stsc.GetSessionToken(ctx, &sts.GetSessionTokenInput{DurationSeconds: aws.Int32(900)})
+	if err != nil {
+		t.Fatalf("GetSessionToken: %v", err)
+	}
+	c := tok.Credentials
+	if !strings.HasPrefix(aws.ToString(c.AccessKeyId), "ASIA") || aws.ToString(c.SessionToken) == "" || time.Until(aws.ToTime(c.Expiration)) > 901*time.Second {
+		t.Fatalf("credentials %+v", c)
+	}
+	temp := dynamodb.New(dynamodb.Options{BaseEndpoint: aws.String(s.Endpoint), Region: testRegion,
+		Credentials: credentials.NewStaticCredentialsProvider(aws.ToString(c.AccessKeyId), aws.ToString(c.SecretAccessKey), aws.ToString(c.SessionToken))})
+	if _, err := temp.ListTables(ctx, &dynamodb.ListTablesInput{}); err != nil {
+		t.Fatalf("session credentials: %v", err)
+	}
+	noToken := clientAs(admin, aws.ToString(c.AccessKeyId), aws.ToString(c.SecretAccessKey), testRegion)
+	_, err = noToken.ListTables(ctx, &dynamodb.ListTablesInput{})
+	wantAPIError(t, err, "UnrecognizedClientException", "The security token included in the request is invalid.")
+
+	_, err = stsc.GetSessionToken(ctx, &sts.GetSessionTokenInput{DurationSeconds: aws.Int32(100)})
+	wantAPIError(t, err, "ValidationError", "1 validation error detected: Value '100' at 'durationSeconds' failed to satisfy constraint: Member must have value greater than or equal to 900")
+
+	roleArn := "arn:aws:iam::" + testAccount + ":role/reader"
+	ar, err := stsc.AssumeRole(ctx, &sts.AssumeRoleInput{RoleArn: aws.String(roleArn), RoleSessionName: aws.String("ci-job")})
+	if err != nil {
+		t.Fatalf("AssumeRole: %v", err)
+	}
+	if got := aws.ToString(ar.AssumedRoleUser.Arn); got != "arn:aws:sts::"+testAccount+":assumed-role/reader/ci-job" {
+		t.Fatalf("assumed role ARN %s", got)
+	}
+	rc := ar.Credentials
+	reader := dynamodb.New(dynamodb.Options{BaseEndpoint: aws.String(s.Endpoint), Region: testRegion,
+		Credentials: credentials.NewStaticCredentialsProvider(aws.ToString(rc.AccessKeyId), aws.ToString(rc.SecretAccessKey), aws.ToString(rc.SessionToken))})
+	wantItem(t, getItem(t, reader, name, item{"pk": avS("1")}), item{"pk": avS("1")})
+	_, err = reader.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(name), Item: item{"pk": avS("2")}})
+	wantAPIError(t, err, "AccessDeniedException", "User: arn:aws:sts::"+testAccount+":assumed-role/reader/ci-job is not authorized to perform: dynamodb:PutItem on resource: arn:aws:dynamodb:us-east-1:"+testAccount+":table/"+name+" because no identity-based policy allows the dynamodb:PutItem action")
+
+	_, err = stsc.AssumeRole(ctx, &sts.AssumeRoleInput{RoleArn: aws.String("arn:aws:iam::" + testAccount + ":role/missing"), RoleSessionName: aws.String("x1")})
+	wantAPIError(t, err, "AccessDenied", "User: arn:aws:iam::"+testAccount+":user/admin is not authorized to perform: sts:AssumeRole on resource: arn:aws:iam::"+testAccount+":role/missing")
+	bad := sts.New(sts.Options{BaseEndpoint: aws.String(s.Endpoint), Region: testRegion,
+		Credentials: credentials.NewStaticCredentialsProvider("AKIAUNKNOWNKEY000000", "x", "")})
+	_, err = bad.GetSessionToken(ctx, &sts.GetSessionTokenInput{})
+	wantAPIError(t, err, "InvalidClientTokenId", "The security token included in the request is invalid.")
 }

@@ -79,7 +79,7 @@ func authCmd() *cobra.Command {
 			return enc.Encode(out)
 		}
 	}
-	cmd.AddCommand(accountCmd(run), userCmd(run), keyCmd(run), policyCmd(run))
+	cmd.AddCommand(accountCmd(run), userCmd(run), keyCmd(run), roleCmd(run), policyCmd(run))
 	return cmd
 }
 
@@ -183,12 +183,20 @@ func keyCmd(run runner) *cobra.Command {
 }
 
 func policyCmd(run runner) *cobra.Command {
-	cmd := &cobra.Command{Use: "policy", Short: "Attach, list and detach users' identity policies"}
-	var account, user, doc string
+	cmd := &cobra.Command{Use: "policy", Short: "Attach, list and detach identity policies of users (--user) and roles (--role)"}
+	var account, user, role, doc string
 	cmd.PersistentFlags().StringVar(&account, "account", "", "12-digit account ID (required)")
-	cmd.PersistentFlags().StringVar(&user, "user", "", "user name (required)")
+	cmd.PersistentFlags().StringVar(&user, "user", "", "user name")
+	cmd.PersistentFlags().StringVar(&role, "role", "", "role name")
 	_ = cmd.MarkPersistentFlagRequired("account")
-	_ = cmd.MarkPersistentFlagRequired("user")
+	cmd.MarkFlagsMutuallyExclusive("user", "role")
+	cmd.MarkFlagsOneRequired("user", "role")
+	owner := func() string {
+		if role != "" {
+			return "role/" + role
+		}
+		return user
+	}
 	put := &cobra.Command{Use: "put NAME --document JSON|@FILE", Short: "Attach or replace a policy", Args: cobra.ExactArgs(1),
 		RunE: run(func(ctx context.Context, st *auth.Store, args []string) (any, error) {
 			text := doc
@@ -198,6 +206,9 @@ func policyCmd(run runner) *cobra.Command {
 					return nil, err
 				}
 				text = string(b)
+			}
+			if role != "" {
+				return nil, st.PutRolePolicy(ctx, account, role, args[0], text)
 			}
 			return nil, st.PutUserPolicy(ctx, account, user, args[0], text)
 		})}
@@ -209,8 +220,29 @@ func policyCmd(run runner) *cobra.Command {
 		})}
 	del := &cobra.Command{Use: "delete NAME", Short: "Detach a policy", Args: cobra.ExactArgs(1),
 		RunE: run(func(ctx context.Context, st *auth.Store, args []string) (any, error) {
-			return nil, st.DeleteUserPolicy(ctx, account, user, args[0])
+			return nil, st.DeleteUserPolicy(ctx, account, owner(), args[0])
 		})}
 	cmd.AddCommand(put, list, del)
+	return cmd
+}
+
+func roleCmd(run runner) *cobra.Command {
+	cmd := &cobra.Command{Use: "role", Short: "Create, list and delete roles (assumed with STS AssumeRole)"}
+	var account string
+	var trusted []string
+	cmd.PersistentFlags().StringVar(&account, "account", "", "12-digit account ID (required)")
+	_ = cmd.MarkPersistentFlagRequired("account")
+	create := &cobra.Command{Use: "create NAME", Short: "Create a role", Args: cobra.ExactArgs(1),
+		RunE: run(func(ctx context.Context, st *auth.Store, args []string) (any, error) {
+			return st.CreateRole(ctx, account, args[0], trusted)
+		})}
+	create.Flags().StringSliceVar(&trusted, "trust", nil, "account IDs whose principals may assume the role (default: its own account)")
+	list := &cobra.Command{Use: "list", Short: "List an account's roles", Args: cobra.NoArgs,
+		RunE: run(func(ctx context.Context, st *auth.Store, _ []string) (any, error) { return st.ListRoles(ctx, account) })}
+	del := &cobra.Command{Use: "delete NAME", Short: "Delete a role and its policies", Args: cobra.ExactArgs(1),
+		RunE: run(func(ctx context.Context, st *auth.Store, args []string) (any, error) {
+			return nil, st.DeleteRole(ctx, account, args[0])
+		})}
+	cmd.AddCommand(create, list, del)
 	return cmd
 }

@@ -7,6 +7,8 @@ package auth
 
 import (
 	"context"
+	"crypto/sha256"
+	"crypto/subtle"
 	"errors"
 	"net/http"
 	"sync"
@@ -87,6 +89,12 @@ func (a *Authenticator) Verifies() bool { return a.cfg.Store != nil }
 // Authenticate verifies r and returns its caller. payloadSHA256 is the
 // SHA-256 of the raw body (needed when Verifies).
 func (a *Authenticator) Authenticate(r *http.Request, payloadSHA256 []byte) (protocol.Caller, error) {
+	return a.AuthenticateService(r, payloadSHA256, Service)
+}
+
+// AuthenticateService is Authenticate for a request signed for service
+// ("dynamodb", or "sts" for the STS endpoint).
+func (a *Authenticator) AuthenticateService(r *http.Request, payloadSHA256 []byte, service string) (protocol.Caller, error) {
 	h := r.Header
 	az, err := ParseAuthorization(h.Get("Authorization"), h.Get("X-Amz-Date") != "" || h.Get("Date") != "")
 	if err != nil {
@@ -102,7 +110,7 @@ func (a *Authenticator) Authenticate(r *http.Request, payloadSHA256 []byte) (pro
 	if err != nil {
 		return protocol.Caller{}, err
 	}
-	if err := az.CheckScope(amzDate); err != nil {
+	if err := az.CheckScope(amzDate, service); err != nil {
 		return protocol.Caller{}, err
 	}
 	if err := CheckSkew(t, a.cfg.Now()); err != nil {
@@ -112,9 +120,8 @@ func (a *Authenticator) Authenticate(r *http.Request, payloadSHA256 []byte) (pro
 	if err != nil {
 		return protocol.Caller{}, err
 	}
-	if h.Get("X-Amz-Security-Token") != "" {
-		// Long-term keys take no session token; AWS refuses the pair.
-		return protocol.Caller{}, errUnrecognized()
+	if err := a.checkSessionToken(key, h.Get("X-Amz-Security-Token")); err != nil {
+		return protocol.Caller{}, err
 	}
 	if !az.Verify(r, amzDate, payloadSHA256, a.signingKey(az, key.Secret)) {
 		return protocol.Caller{}, ErrSignatureMismatch()
@@ -213,4 +220,24 @@ func (a *Authenticator) signingKey(az *Authorization, secret string) []byte {
 	a.signing[sc] = k
 	a.mu.Unlock()
 	return k.key
+}
+
+// checkSessionToken: a temporary key (ASIA...) needs its session token and
+// must not have expired; a long-term key takes no session token (AWS
+// refuses the pair).
+func (a *Authenticator) checkSessionToken(key AccessKey, token string) error {
+	if key.TokenHash == nil {
+		if token != "" {
+			return errUnrecognized()
+		}
+		return nil
+	}
+	sum := sha256.Sum256([]byte(token))
+	if token == "" || subtle.ConstantTimeCompare(sum[:], key.TokenHash) != 1 {
+		return errUnrecognized()
+	}
+	if !a.cfg.Now().Before(key.Expires) {
+		return &ddberr.Error{Type: "com.amazon.coral.service#ExpiredTokenException", Message: "The security token included in the request is expired", Status: http.StatusBadRequest}
+	}
+	return nil
 }

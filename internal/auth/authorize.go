@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"context"
 	"encoding/json"
 	"net"
 	"net/http"
@@ -140,4 +141,23 @@ func requestContext(r *http.Request, c protocol.Caller, body []byte) map[string]
 		}
 	}
 	return ctx
+}
+
+// AuthorizeAction evaluates the caller's identity policies for one action
+// on one resource (e.g. sts:AssumeRole on a role ARN) and returns the
+// caller's key; denied is true when no policy allows it or one denies it.
+func (a *Authenticator) AuthorizeAction(ctx context.Context, c protocol.Caller, action, resource string) (key AccessKey, denied bool, err error) {
+	k, err := a.accessKey(ctx, c.AccessKeyID)
+	if err != nil {
+		return AccessKey{}, true, err
+	}
+	a.mu.RLock()
+	ck := a.keys[c.AccessKeyID]
+	a.mu.RUnlock()
+	if ck.who.root {
+		return k, false, nil
+	}
+	d := policy.Evaluate(ck.who.policies, policy.Request{Action: action, Resource: resource,
+		Context: map[string][]string{"aws:principalarn": {c.Principal}, "aws:principalaccount": {c.Account}}})
+	return k, d != policy.Allow, nil
 }

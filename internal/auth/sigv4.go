@@ -157,15 +157,15 @@ func parseAmzDate(v string) (time.Time, error) {
 // CheckScope reports DynamoDB's InvalidSignatureException for a credential
 // scope that does not name the request's date, a region, DynamoDB's signing
 // name and aws4_request.
-func (a *Authorization) CheckScope(amzDate string) error {
+func (a *Authorization) CheckScope(amzDate, service string) error {
 	if a.Date != amzDate[:8] {
 		return ddberr.InvalidSignature("Date in Credential scope does not match YYYYMMDD from ISO-8601 version of date from HTTP: '%s' != '%s', from '%s'.", a.Date, amzDate[:8], amzDate)
 	}
 	if !validRegion(a.Region) {
 		return ddberr.InvalidSignature("Credential should be scoped to a valid region, not '%s'. ", a.Region)
 	}
-	if a.Service != Service {
-		return ddberr.InvalidSignature("Credential should be scoped to correct service: '%s'. ", Service)
+	if a.Service != service {
+		return ddberr.InvalidSignature("Credential should be scoped to correct service: '%s'. ", service)
 	}
 	if a.Terminator != terminator {
 		return ddberr.InvalidSignature("Credential should be scoped with a valid terminator: '%s', not '%s'. ", terminator, a.Terminator)

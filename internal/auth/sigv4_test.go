@@ -53,7 +53,7 @@ func verify(r *http.Request, sum []byte, secret string) error {
 	if err != nil {
 		return err
 	}
-	if err := az.CheckScope(amzDate); err != nil {
+	if err := az.CheckScope(amzDate, Service); err != nil {
 		return err
 	}
 	if err := CheckSkew(t, time.Now()); err != nil {
@@ -197,7 +197,7 @@ func TestCheckScope(t *testing.T) {
 	for i, c := range cases {
 		a := base
 		c.edit(&a)
-		err := a.CheckScope("20240101T000000Z")
+		err := a.CheckScope("20240101T000000Z", Service)
 		if c.want == "" {
 			if err != nil {
 				t.Errorf("%d: %v", i, err)
@@ -246,7 +246,7 @@ func FuzzParseAuthorization(f *testing.F) {
 			}
 			return
 		}
-		if a.CheckScope("20240101T000000Z") == nil {
+		if a.CheckScope("20240101T000000Z", Service) == nil {
 			r := httptest.NewRequest(http.MethodPost, "http://h/", nil)
 			sts := a.StringToSign(r, "20240101T000000Z", "")
 			a.SignatureMatches(SigningKey("s", a.Date, a.Region, a.Service), sts)

@@ -64,6 +64,13 @@ type AccessKey struct {
 	Status  string // "Active" or "Inactive"
 	Created time.Time
 
+	// Temporary keys (ASIA..., from STS): the SHA-256 of the session
+	// token, the expiry, and for AssumeRole the role and session names.
+	TokenHash []byte    `json:",omitempty"`
+	Expires   time.Time `json:",omitempty"`
+	Role      string    `json:",omitempty"`
+	Session   string    `json:",omitempty"`
+
 	principal string // the user's ARN, set by the authenticator's cache
 }
 

@@ -34,7 +34,17 @@ func (s *Store) PutUserPolicy(ctx context.Context, account, user, name, doc stri
 	if err := s.get(ctx, "user#"+account+"#"+user, &u); err != nil {
 		return fmt.Errorf("user %s of account %s: %w", user, account, err)
 	}
-	return s.put(ctx, policyID(account, user, name), UserPolicy{Account: account, User: user, Name: name, Document: doc}, false)
+	return s.putPolicy(ctx, account, user, name, doc)
+}
+
+func (s *Store) putPolicy(ctx context.Context, account, owner, name, doc string) error {
+	if !nameRE.MatchString(name) {
+		return fmt.Errorf("policy name %q: 1 to 64 letters, digits and +=,.@_-", name)
+	}
+	if _, err := policy.Parse([]byte(doc)); err != nil {
+		return err
+	}
+	return s.put(ctx, policyID(account, owner, name), UserPolicy{Account: account, User: owner, Name: name, Document: doc}, false)
 }
 
 // DeleteUserPolicy detaches a user's policy.
@@ -68,15 +78,25 @@ type principal struct {
 
 // loadPrincipal reads the user of a key and its parsed policies.
 func (s *Store) loadPrincipal(ctx context.Context, k AccessKey) (principal, error) {
-	var u User
-	if err := s.get(ctx, "user#"+k.Account+"#"+k.User, &u); err != nil {
-		return principal{}, err
+	var p principal
+	owner := k.User
+	if k.Role != "" {
+		if _, err := s.GetRole(ctx, k.Account, k.Role); err != nil {
+			return principal{}, err
+		}
+		p.arn = "arn:aws:sts::" + k.Account + ":assumed-role/" + k.Role + "/" + k.Session
+		owner = rolePolicyOwner(k.Role)
+	} else {
+		var u User
+		if err := s.get(ctx, "user#"+k.Account+"#"+k.User, &u); err != nil {
+			return principal{}, err
+		}
+		p = principal{arn: u.ARN(), root: u.Root}
+		if u.Root {
+			return p, nil
+		}
 	}
-	p := principal{arn: u.ARN(), root: u.Root}
-	if u.Root {
-		return p, nil
-	}
-	ps, err := s.ListUserPolicies(ctx, k.Account, k.User)
+	ps, err := s.ListUserPolicies(ctx, k.Account, owner)
 	if err != nil {
 		return principal{}, err
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/extenddb/extenddb/internal/auth"
 	"github.com/extenddb/extenddb/internal/storage"
+	"github.com/extenddb/extenddb/internal/sts"
 )
 
 // AuthConfig is the authentication part of Config (docs/security.md).
@@ -90,7 +91,18 @@ func setupAuth(ctx context.Context, cfg Config, store storage.Backend, ln net.Li
 		}
 	}
 	acfg.Store = st
-	return auth.New(acfg), func(h http.Handler) http.Handler { return h }, nil
+	a := auth.New(acfg)
+	stsHandler := &sts.Handler{Auth: a, Store: st}
+	// STS's query protocol (form-encoded POSTs) on the same port.
+	return a, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if sts.IsQueryRequest(r) {
+				stsHandler.ServeHTTP(w, r)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	}, nil
 }
 
 // checkTLS loads the certificate and key once at start, so that a bad
