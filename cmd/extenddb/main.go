@@ -104,6 +104,7 @@ func serveCmd() *cobra.Command {
 	f.Int("ttl-page-size", 256, "items per Time to Live backfill or drain page")
 	f.Duration("ttl-page-delay", 0, "pause before every Time to Live backfill or drain page (to watch ENABLING/DISABLING)")
 	f.Duration("index-page-delay", 0, "pause between the pages of an online index build (to watch CREATING)")
+	addLimitFlags(f)
 	authFlags(f)
 	return cmd
 }
@@ -176,8 +177,17 @@ func loadConfig(v *viper.Viper, flags *pflag.FlagSet) (server.Config, error) {
 		TTLPageSize:                getInt("ttl-page-size"),
 		TTLPageDelay:               getDuration("ttl-page-delay"),
 		IndexPageDelay:             getDuration("index-page-delay"),
-		Auth:                       authConfig(v, getBool),
+		HTTP: server.HTTPLimits{
+			ReadTimeout:    getDuration("http-read-timeout"),
+			WriteTimeout:   getDuration("http-write-timeout"),
+			IdleTimeout:    getDuration("http-idle-timeout"),
+			MaxConnections: getInt("max-connections"),
+			MemoryBudget:   int64(getInt("request-memory-mib")) << 20,
+			AdmissionWait:  getDuration("admission-wait"),
+		},
+		Auth: authConfig(v, getBool),
 	}
+	errs = append(errs, checkLimits(cfg.HTTP)...)
 	if !slices.Contains(server.Backends(), cfg.Storage) {
 		errs = append(errs, fmt.Sprintf("storage: %q is not %s", cfg.Storage, strings.Join(server.Backends(), ", ")))
 	}

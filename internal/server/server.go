@@ -11,6 +11,9 @@ import (
 	"net/http"
 	"time"
 
+	"golang.org/x/net/netutil"
+
+	"github.com/extenddb/extenddb/internal/admission"
 	"github.com/extenddb/extenddb/internal/api"
 	"github.com/extenddb/extenddb/internal/auth"
 	"github.com/extenddb/extenddb/internal/protocol"
@@ -45,6 +48,8 @@ type Config struct {
 	IndexPageDelay time.Duration // pause between online index build pages; 0 = none
 
 	Log *slog.Logger
+
+	HTTP HTTPLimits // timeouts, connections and memory of the HTTP front end
 }
 
 // Server is a running extenddb.
@@ -54,6 +59,7 @@ type Server struct {
 	http     *http.Server
 	listener net.Listener
 	auth     *auth.Authenticator
+	serving  net.Listener // listener, at most MaxConnections connections at once
 
 	stopWorkers context.CancelFunc
 	workersDone chan struct{}
@@ -99,24 +105,30 @@ func Start(cfg Config) (*Server, error) {
 	})
 	engine.SetIndexWorker(pool.Indexes.Kick)
 	engine.SetTTLWorker(pool.TTL.Kick)
+	engine.SetTTLSettler(pool.TTL.Settle)
 	wctx, stopWorkers := context.WithCancel(context.Background())
 	workersDone := make(chan struct{})
 	go func() {
 		defer close(workersDone)
 		pool.Run(wctx)
 	}()
-	h := &protocol.Server{Handler: engine, Log: cfg.Log, DefaultRegion: cfg.Region, Auth: authn}
+	limits := cfg.HTTP.withDefaults()
+	h := &protocol.Server{Handler: engine, Log: cfg.Log, DefaultRegion: cfg.Region,
+		Budget: admission.New(limits.MemoryBudget, limits.AdmissionWait), Auth: authn}
 	s := &Server{
 		cfg:         cfg,
 		store:       store,
 		listener:    ln,
 		auth:        authn,
+		serving:     netutil.LimitListener(ln, limits.MaxConnections),
 		stopWorkers: stopWorkers,
 		workersDone: workersDone,
 		http: &http.Server{
 			Handler:           guard(h),
-			ReadHeaderTimeout: 30 * time.Second,
-			IdleTimeout:       120 * time.Second,
+			ReadHeaderTimeout: limits.ReadHeaderTimeout,
+			ReadTimeout:       limits.ReadTimeout,
+			WriteTimeout:      limits.WriteTimeout,
+			IdleTimeout:       limits.IdleTimeout,
 			ErrorLog:          slog.NewLogLogger(cfg.Log.Handler(), slog.LevelWarn),
 		},
 	}
@@ -140,9 +152,9 @@ func (s *Server) Endpoint() string {
 // configured.
 func (s *Server) serve() error {
 	if s.cfg.Auth.TLSCert != "" {
-		return s.http.ServeTLS(s.listener, s.cfg.Auth.TLSCert, s.cfg.Auth.TLSKey)
+		return s.http.ServeTLS(s.serving, s.cfg.Auth.TLSCert, s.cfg.Auth.TLSKey)
 	}
-	return s.http.Serve(s.listener)
+	return s.http.Serve(s.serving)
 }
 
 // Shutdown stops accepting requests, lets in-flight requests finish (until
