@@ -44,6 +44,8 @@ func rootCmd() *cobra.Command {
 	}
 	root.AddCommand(serveCmd())
 	root.AddCommand(loadCmd())
+	root.AddCommand(authCmd())
+	root.AddCommand(certCmd())
 	return root
 }
 
@@ -60,6 +62,7 @@ func serveCmd() *cobra.Command {
 			}
 			log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 			cfg.Log = log
+			ownerOnlyFiles()
 			warnUnused(log, cfg)
 			// Catch signals before serving, so a signal that arrives right
 			// after the endpoint is announced still shuts down gracefully.
@@ -69,7 +72,7 @@ func serveCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			log.Info("extenddb serving DynamoDB API", "endpoint", s.Endpoint(), "storage", storageName(cfg), "data", dataDesc(cfg))
+			log.Info("extenddb serving DynamoDB API", "endpoint", s.Endpoint(), "storage", storageName(cfg), "data", dataDesc(cfg), "auth", s.AuthMode())
 
 			<-ctx.Done()
 			log.Info("shutting down")
@@ -102,6 +105,7 @@ func serveCmd() *cobra.Command {
 	f.Duration("ttl-page-delay", 0, "pause before every Time to Live backfill or drain page (to watch ENABLING/DISABLING)")
 	f.Duration("index-page-delay", 0, "pause between the pages of an online index build (to watch CREATING)")
 	addLimitFlags(f)
+	authFlags(f)
 	return cmd
 }
 
@@ -181,6 +185,7 @@ func loadConfig(v *viper.Viper, flags *pflag.FlagSet) (server.Config, error) {
 			MemoryBudget:   int64(getInt("request-memory-mib")) << 20,
 			AdmissionWait:  getDuration("admission-wait"),
 		},
+		Auth: authConfig(v, getBool),
 	}
 	errs = append(errs, checkLimits(cfg.HTTP)...)
 	errs = append(errs, checkPacing(cfg)...)

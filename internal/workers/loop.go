@@ -51,6 +51,12 @@ func loop(ctx context.Context, name string, every time.Duration, kick kicker, lo
 // stops the pass.
 func eachTable(ctx context.Context, store storage.Catalog, accounts []string, visit func(t *storage.Table) error) error {
 	var first error
+	// Every namespace (account and region) that has tables, when the
+	// backend can list them (storage.NamespaceLister).
+	accounts, err := storage.Namespaces(ctx, store, accounts)
+	if err != nil {
+		return err
+	}
 	for _, account := range accounts {
 		names, err := store.ListTables(ctx, account)
 		if err != nil {

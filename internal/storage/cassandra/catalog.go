@@ -396,3 +396,21 @@ func (b *Backend) checkTable(ctx context.Context, t *storage.Table) error {
 	}
 	return b.ensurePhysical(ctx, cur)
 }
+
+// ListNamespaces returns the distinct accounts (namespaces) of the catalog:
+// the partition keys of the catalog table.
+func (b *Backend) ListNamespaces(ctx context.Context) ([]string, error) {
+	if b.closed.Load() {
+		return nil, storage.ErrClosed
+	}
+	iter := b.s.Query(`SELECT DISTINCT account FROM ` + b.catalog + `.tables`).WithContext(ctx).Iter()
+	var out []string
+	var n string
+	for iter.Scan(&n) {
+		out = append(out, n)
+	}
+	if err := iter.Close(); err != nil {
+		return nil, fmt.Errorf("cassandra: list namespaces: %w", err)
+	}
+	return out, nil
+}

@@ -410,3 +410,15 @@ func (b *Backend) resolve(id string, cached *physTable, version int64, def []byt
 	b.dmu.Unlock()
 	return p, nil
 }
+
+// ListNamespaces returns the distinct accounts (namespaces) of the catalog.
+func (b *Backend) ListNamespaces(ctx context.Context) ([]string, error) {
+	if b.closed.Load() {
+		return nil, storage.ErrClosed
+	}
+	rows, err := b.pool.Query(ctx, "SELECT DISTINCT account FROM catalog")
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}

@@ -261,3 +261,24 @@ func (w *writer) tableByName(account, name string) (*storage.Table, error) {
 	}
 	return decodeTable(def, version)
 }
+
+// ListNamespaces returns the distinct accounts (namespaces) of the catalog.
+func (b *Backend) ListNamespaces(ctx context.Context) ([]string, error) {
+	if b.isClosed() {
+		return nil, storage.ErrClosed
+	}
+	rows, err := b.rdb.QueryContext(ctx, "SELECT DISTINCT account FROM catalog")
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, mapErr(err)
+		}
+		out = append(out, n)
+	}
+	return out, mapErr(rows.Err())
+}
