@@ -105,6 +105,9 @@ func fromJob(j *jobs.Job) (*Backup, error) {
 // Get returns a backup of account; ErrNotFound if there is none.
 func (s *Service) Get(ctx context.Context, account, id string) (*Backup, error) {
 	j, err := s.jobs.Get(ctx, KindBackup, id)
+	if errors.Is(err, jobs.ErrNotFound) {
+		j, err = s.adopt(ctx, account, id)
+	}
 	if errors.Is(err, jobs.ErrNotFound) || (err == nil && j.Account != account) {
 		return nil, ErrNotFound
 	}
@@ -114,11 +117,54 @@ func (s *Service) Get(ctx context.Context, account, id string) (*Backup, error) 
 	return fromJob(j)
 }
 
-// List returns the backups of account, oldest first.
+// adopt records a finished backup found in the backup root without a
+// record (written by another deployment, perhaps on another backend, and
+// copied or shared here) so that it can be described and restored.
+// ErrNotFound when there is no finished backup id of account.
+func (s *Service) adopt(ctx context.Context, account, id string) (*jobs.Job, error) {
+	if !validID(id) {
+		return nil, jobs.ErrNotFound
+	}
+	m, err := ReadManifest(s.dir(account, id))
+	if err != nil {
+		return nil, jobs.ErrNotFound
+	}
+	p := Params{BackupName: m.BackupName, BackupArn: m.BackupArn, TableArn: m.TableArn, Table: m.Table, CreatedAt: m.CreatedAt}
+	j, err := s.jobs.CreateSucceeded(ctx, KindBackup, id, account, p,
+		jobs.Progress{Done: m.ItemCount, Total: m.ItemCount, Bytes: m.SizeBytes})
+	if errors.Is(err, jobs.ErrExists) {
+		return s.jobs.Get(ctx, KindBackup, id)
+	}
+	return j, err
+}
+
+// validID reports whether id has the shape of a backup ID (digits, '-'
+// and hex), so it is safe as a directory name.
+func validID(id string) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for _, c := range id {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// List returns the backups of account, oldest first, adopting the
+// finished backups of the backup root that have no record yet.
 func (s *Service) List(ctx context.Context, account string) ([]*Backup, error) {
 	js, err := s.jobs.List(ctx, KindBackup)
 	if err != nil {
 		return nil, err
+	}
+	if adopted, err := s.adoptAll(ctx, account, js); err != nil {
+		return nil, err
+	} else if adopted {
+		if js, err = s.jobs.List(ctx, KindBackup); err != nil {
+			return nil, err
+		}
 	}
 	var out []*Backup
 	for _, j := range js {
@@ -134,6 +180,31 @@ func (s *Service) List(ctx context.Context, account string) ([]*Backup, error) {
 	return out, nil
 }
 
+// adoptAll adopts every finished backup of account in the backup root
+// that known does not list.
+func (s *Service) adoptAll(ctx context.Context, account string, known []*jobs.Job) (bool, error) {
+	entries, err := os.ReadDir(filepath.Join(s.root, account))
+	if err != nil {
+		return false, nil // no backups here yet
+	}
+	have := map[string]bool{}
+	for _, j := range known {
+		have[j.ID] = true
+	}
+	adopted := false
+	for _, e := range entries {
+		if !e.IsDir() || have[e.Name()] {
+			continue
+		}
+		if _, err := s.adopt(ctx, account, e.Name()); err == nil {
+			adopted = true
+		} else if !errors.Is(err, jobs.ErrNotFound) {
+			return false, err
+		}
+	}
+	return adopted, nil
+}
+
 // Delete removes a backup and its files. Errors: ErrNotFound, ErrInUse
 // while it is being created.
 func (s *Service) Delete(ctx context.Context, account, id string) (*Backup, error) {
@@ -144,11 +215,17 @@ func (s *Service) Delete(ctx context.Context, account, id string) (*Backup, erro
 	if b.State == jobs.Pending || b.State == jobs.Running {
 		return nil, ErrInUse
 	}
-	if err := s.jobs.Delete(ctx, KindBackup, id); err != nil {
+	// The manifest goes first, so that neither a failure nor a concurrent
+	// List can bring the backup back by adopting its files.
+	dir := s.dir(account, id)
+	if err := os.Remove(filepath.Join(dir, "manifest.json")); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
-	if err := os.RemoveAll(s.dir(account, id)); err != nil {
+	if err := os.RemoveAll(dir); err != nil {
 		s.log.Warn("removing backup files", "backup", id, "error", err)
+	}
+	if err := s.jobs.Delete(ctx, KindBackup, id); err != nil {
+		return nil, err
 	}
 	return b, nil
 }
@@ -195,7 +272,8 @@ func (s *Service) writeBackup(ctx context.Context, run *jobs.Run, dir string, p 
 	if err != nil {
 		return nil, err
 	}
-	m := &Manifest{FormatVersion: FormatVersion, BackupArn: p.BackupArn, BackupName: p.BackupName, Table: p.Table, CreatedAt: p.CreatedAt}
+	m := &Manifest{FormatVersion: FormatVersion, BackupArn: p.BackupArn, BackupName: p.BackupName, TableArn: p.TableArn,
+		Table: p.Table, CreatedAt: p.CreatedAt}
 	w := &fileWriter{dir: dir}
 	var ferr error
 	err = s.store.Scan(ctx, t, &storage.ScanRequest{Consistent: true}, func(row storage.Row) bool {

@@ -38,6 +38,7 @@ type Manifest struct {
 	FormatVersion int
 	BackupArn     string
 	BackupName    string
+	TableArn      string
 	// Table is the source table's definition when the backup was taken.
 	Table     storage.Table
 	CreatedAt time.Time

@@ -111,6 +111,28 @@ func (s *Store) Create(ctx context.Context, kind, id, account string, params any
 	return j, err
 }
 
+// CreateSucceeded stores a job that is already done: the record of work
+// found finished elsewhere (a backup copied in from another deployment).
+// Errors: ErrExists, backend errors.
+func (s *Store) CreateSucceeded(ctx context.Context, kind, id, account string, params any, p Progress) (*Job, error) {
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	j := &Job{Kind: kind, ID: id, Account: account, State: Succeeded, Params: raw, Progress: p,
+		CreatedAt: now, UpdatedAt: now, EndedAt: now, version: 1}
+	body, err := json.Marshal(j)
+	if err != nil {
+		return nil, err
+	}
+	err = s.s.CreateJob(ctx, storage.JobRecord{Kind: kind, ID: id, Version: 1, Body: body})
+	if errors.Is(err, storage.ErrJobExists) {
+		return nil, ErrExists
+	}
+	return j, err
+}
+
 // Get returns a job; ErrNotFound if there is none.
 func (s *Store) Get(ctx context.Context, kind, id string) (*Job, error) {
 	r, err := s.s.GetJob(ctx, kind, id)
