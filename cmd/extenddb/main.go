@@ -90,6 +90,7 @@ func serveCmd() *cobra.Command {
 	f.String("listen", "127.0.0.1:8000", "address to listen on (host:port; port 0 picks a free one)")
 	f.String("storage", "sqlite", "storage backend: sqlite, postgres or cassandra")
 	f.String("data-dir", "./extenddb-data", "SQLite: directory for the database")
+	f.String("backup-root", "", "directory of on-demand backups; several servers sharing a backend must share it (default: <data-dir>/backups)")
 	f.Bool("in-memory", false, "SQLite: keep all data in memory; nothing survives exit")
 	f.String("postgres-dsn", "", "PostgreSQL: connection string, e.g. postgres://user@host:5432/db")
 	f.String("postgres-schema", "", "PostgreSQL: schema for extenddb's tables (default: the connection's search_path)")
@@ -163,6 +164,7 @@ func loadConfig(v *viper.Viper, flags *pflag.FlagSet) (server.Config, error) {
 		Storage:        v.GetString("storage"),
 		DataDir:        v.GetString("data-dir"),
 		InMemory:       getBool("in-memory"),
+		BackupRoot:     v.GetString("backup-root"),
 		PostgresDSN:    v.GetString("postgres-dsn"),
 		PostgresSchema: v.GetString("postgres-schema"),
 

@@ -31,6 +31,7 @@ type Backend interface {
 	StreamStore
 	TTLStore
 	TokenStore
+	JobStore
 	// Close flushes and releases everything; pending writes finish first.
 	// Every method called afterwards returns ErrClosed.
 	Close() error
