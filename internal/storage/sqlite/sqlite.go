@@ -6,9 +6,12 @@
 //
 //	catalog(account, name, id, version, def)   one row per table, def = JSON of storage.Table
 //	table_stats(id, item_count, size_bytes)    maintained by every committed write
-//	t_<table id hex>(h, pk, sk, item, size)    PRIMARY KEY (h, pk, sk) WITHOUT ROWID
+//	t_<table id hex>(h, pk, sk, item, size)    PRIMARY KEY (h, pk, sk)
 //	i_<index id hex>(h, ipk, isk, pk, sk, item, size)
-//	                                           PRIMARY KEY (h, ipk, isk, pk, sk) WITHOUT ROWID
+//	                                           PRIMARY KEY (h, ipk, isk, pk, sk)
+//
+// Item and index tables are rowid tables (see itemsDDL); those created by
+// earlier versions are WITHOUT ROWID and are read and written the same way.
 //
 // h is item.PartitionHash of the (index) partition key, so one B-tree serves
 // GetItem, Query (h, pk and a sort-key range) and Scan in hash order. A
