@@ -41,7 +41,7 @@ type batchStatementError struct {
 
 type batchStatementResponse struct {
 	TableName string               `json:"TableName,omitempty"`
-	Item      item.Item            `json:"Item,omitempty"`
+	Item      json.RawMessage      `json:"Item,omitempty"`
 	Error     *batchStatementError `json:"Error,omitempty"`
 }
 
@@ -99,13 +99,13 @@ func batchExecuteStatement(e *Engine, ctx context.Context, r *protocol.Request) 
 }
 
 // batchStatement runs one statement of a batch. Client errors become the
-// entry's Error; other errors fail the request.
+// entry's Error (with no TableName, as DynamoDB answers); other errors fail
+// the request.
 func (e *Engine) batchStatement(ctx context.Context, r *protocol.Request, st *partiql.Statement, perr error, s batchStatementRequest, capacity *string) (batchStatementResponse, json.RawMessage, error) {
 	var resp batchStatementResponse
 	if perr != nil {
 		return statementFailure(resp, perr)
 	}
-	resp.TableName = st.Table
 	if st.Kind == partiql.Exists {
 		return statementFailure(resp, ddberr.Validation("EXISTS can only be used in ExecuteTransaction write requests."))
 	}
@@ -120,10 +120,8 @@ func (e *Engine) batchStatement(ctx context.Context, r *protocol.Request, st *pa
 	if err != nil {
 		return statementFailure(resp, err)
 	}
-	if len(res.Items) > 0 {
-		resp.Item = res.Items[0]
-	}
-	return resp, res.ConsumedCapacity, nil
+	resp.TableName, resp.Item = st.Table, res.single
+	return resp, res.consumed, nil
 }
 
 // statementFailure puts a client error into a batch entry; a server error

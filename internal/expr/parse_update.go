@@ -67,17 +67,11 @@ func parseUpdateSyntax(src string) (*syntax, error) {
 			s.dupClause = actionNames[kind]
 		}
 		seen[kind] = true
-		for {
-			a, err := p.parseAction(actionKind(kind))
-			if err != nil {
-				return nil, err
-			}
-			s.actions = append(s.actions, a)
-			if p.peek().kind != tkComma {
-				break
-			}
-			p.next()
+		actions, err := commaList(p, func() (action, error) { return p.parseAction(actionKind(kind)) })
+		if err != nil {
+			return nil, err
 		}
+		s.actions = append(s.actions, actions...)
 		if t := p.peek(); t.kind != tkEOF && !p.keywordAt(t, "") {
 			return nil, p.syntaxErr()
 		}
@@ -168,18 +162,11 @@ func parseProjectionSyntax(src string) (*syntax, error) {
 		return nil, err
 	}
 	p := newParser(src, KindProjection)
-	s := &syntax{}
-	for {
-		n, err := p.parsePath()
-		if err != nil {
-			return nil, err
-		}
-		s.paths = append(s.paths, n)
-		if p.peek().kind != tkComma {
-			break
-		}
-		p.next()
+	paths, err := commaList(p, p.parsePath)
+	if err != nil {
+		return nil, err
 	}
+	s := &syntax{paths: paths}
 	if p.peek().kind != tkEOF {
 		return nil, p.syntaxErr()
 	}
@@ -207,7 +194,7 @@ func (p *parser) pathTail(n *node) (*node, error) {
 			p.next()
 			ix, ok := atoiSmall(p.text(t))
 			if !ok {
-				return nil, p.kind.errf("List index is not within the allowable range; index: %s", p.text(t))
+				return nil, p.kind.errf("List index is not within the allowable range; index: [%s]", p.text(t))
 			}
 			if err := p.expect(tkRBracket); err != nil {
 				return nil, err
@@ -222,14 +209,20 @@ func (p *parser) pathTail(n *node) (*node, error) {
 	}
 }
 
+// maxListIndex is the largest list index a document path may name
+// (2^31-1); DynamoDB refuses larger ones with "List index is not within the
+// allowable range; index: [N]". Assigning past a list's end appends.
+const maxListIndex = 1<<31 - 1
+
+// atoiSmall parses a list index, reporting false when it exceeds maxListIndex.
 func atoiSmall(s string) (int, bool) {
 	s = strings.TrimLeft(s, "0")
-	if len(s) > 9 {
+	if len(s) > 10 {
 		return 0, false
 	}
 	n := 0
 	for i := 0; i < len(s); i++ {
 		n = n*10 + int(s[i]-'0')
 	}
-	return n, true
+	return n, n <= maxListIndex
 }

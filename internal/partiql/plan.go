@@ -8,13 +8,40 @@ import (
 )
 
 // KeyNames are the key attribute names of a table or index; Range is empty
-// for a partition key alone.
-type KeyNames struct{ Hash, Range string }
+// for a partition key alone. MoreHash and MoreRange hold the further
+// attributes of a multi-attribute partition or sort key (global secondary
+// indexes), in key schema order.
+type KeyNames struct {
+	Hash, Range         string
+	MoreHash, MoreRange []string
+}
+
+// multi reports whether the key has several partition or sort key attributes.
+func (k KeyNames) multi() bool { return len(k.MoreHash) > 0 || len(k.MoreRange) > 0 }
+
+// isKey reports whether name is one of the key's attributes.
+func (k KeyNames) isKey(name string) bool {
+	if name == "" {
+		return false
+	}
+	if name == k.Hash || name == k.Range {
+		return true
+	}
+	for _, n := range append(append([]string{}, k.MoreHash...), k.MoreRange...) {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
 
 // Schema is what the planner needs of a table: its key and its indexes' keys.
 type Schema struct {
 	KeyNames
 	Indexes map[string]KeyNames
+	// Types are the table's AttributeDefinitions: key attribute name to
+	// "S", "N" or "B".
+	Types map[string]string
 }
 
 // The engine operations a statement becomes.
@@ -161,6 +188,18 @@ func planInsert(st *Statement, sch Schema, r *renderer, pl *Plan) error {
 	v, err := Value(st.Value, r.params)
 	if err != nil {
 		return err
+	}
+	for _, k := range []string{sch.Hash, sch.Range} {
+		if k == "" {
+			continue
+		}
+		kv, ok := v.M[k]
+		if !ok {
+			return ddberr.Validation("Key attribute should be present in the item: Key " + k)
+		}
+		if want := sch.Types[k]; want != "" && kv.Type.String() != want {
+			return ddberr.Validation("Key attribute's data type should match its data type in table's schema: Key " + k)
+		}
 	}
 	pl.Operation, pl.Item, pl.Insert = OpPutItem, v.M, true
 	pl.Condition = "attribute_not_exists(" + r.name(sch.Hash) + ")"

@@ -50,25 +50,14 @@ type TTL struct {
 
 // NewTTL returns a worker over store.
 func NewTTL(store storage.Backend, cfg TTLConfig) *TTL {
-	if len(cfg.Accounts) == 0 {
-		cfg.Accounts = []string{storage.DefaultAccount}
-	}
-	if cfg.Interval <= 0 {
-		cfg.Interval = 30 * time.Second
-	}
-	if cfg.PageSize <= 0 {
-		cfg.PageSize = 256
-	}
-	if cfg.Batch <= 0 {
-		cfg.Batch = 256
-	}
+	cfg.Accounts, cfg.Log = accountsOrDefault(cfg.Accounts), logOrDefault(cfg.Log)
+	cfg.Interval = orDefault(cfg.Interval, 30*time.Second)
+	cfg.PageSize = orDefault(cfg.PageSize, 256)
+	cfg.Batch = orDefault(cfg.Batch, 256)
 	if cfg.Owner == "" {
 		var b [8]byte
 		_, _ = rand.Read(b[:])
 		cfg.Owner = hex.EncodeToString(b[:])
-	}
-	if cfg.Log == nil {
-		cfg.Log = slog.Default()
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -106,6 +95,59 @@ func (w *TTL) RunOnce(ctx context.Context) error {
 		}
 		return err
 	})
+}
+
+// The budget of Settle: about this many items (backfill) or expiry rows
+// (drain), and this much time.
+const (
+	settleItems = 4096
+	settleTime  = 100 * time.Millisecond
+)
+
+// Settle runs the backfill or drain that an accepted UpdateTimeToLive left
+// pending on t (its catalog entry as that call committed it) inline: pages
+// of PageSize items each (after PageDelay), the first always, the next ones
+// while fewer than settleItems items and settleTime have gone. It reports
+// whether the transition finished: then a small
+// table is ENABLED or DISABLED by the time UpdateTimeToLive returns, as
+// DynamoDB's DescribeTimeToLive reports it at once. A larger table stays
+// ENABLING or DISABLING and Run completes it; a page that fails is left to
+// Run as well.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DescribeTimeToLive.html
+func (w *TTL) Settle(ctx context.Context, t *storage.Table) bool {
+	if w == nil {
+		return false
+	}
+	var page func(ctx context.Context, account, name string, gen int64, limit int) (bool, error)
+	switch t.TTL.Status {
+	case storage.TTLEnabling:
+		page = w.store.BackfillTTL
+	case storage.TTLDisabling:
+		page = w.store.DrainTTL
+	default:
+		return true
+	}
+	deadline := time.Now().Add(settleTime)
+	for n := 0; n < settleItems; n += w.cfg.PageSize {
+		if d := w.cfg.PageDelay; d > 0 {
+			if time.Until(deadline) < d {
+				return false
+			}
+			select {
+			case <-ctx.Done():
+				return false
+			case <-time.After(d):
+			}
+		}
+		done, err := page(ctx, t.Account, t.Name, t.TTL.Generation, w.cfg.PageSize)
+		if err != nil || done {
+			return done && err == nil
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+	return false
 }
 
 // pages runs backfill or drain pages of t's current generation until done.

@@ -65,6 +65,15 @@ CREATE TABLE IF NOT EXISTS tx_tokens (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS tx_tokens_expires ON tx_tokens (expires_at);
 `,
+	4: `
+CREATE TABLE IF NOT EXISTS jobs (
+	kind    TEXT    NOT NULL,
+	id      TEXT    NOT NULL,
+	version INTEGER NOT NULL,
+	body    BLOB    NOT NULL,
+	PRIMARY KEY (kind, id)
+) WITHOUT ROWID;
+`,
 }
 
 // migrate applies the migrations the database lacks.

@@ -95,7 +95,7 @@ func TestEarlierLayoutStillServed(t *testing.T) {
 	if err := b.CreateTable(ctx, tb); err != nil {
 		t.Fatal(err)
 	}
-	name, _ := itemsName(tb.ID)
+	name, _ := storage.ItemsTableName(tb.ID)
 	oldDDL := "CREATE TABLE " + name + " (h INTEGER NOT NULL, pk BLOB NOT NULL, sk BLOB NOT NULL DEFAULT x'', " +
 		"item BLOB NOT NULL, size INTEGER NOT NULL, PRIMARY KEY (h, pk, sk)) WITHOUT ROWID"
 	for _, q := range []string{"DROP TABLE " + name, oldDDL} {
