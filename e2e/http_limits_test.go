@@ -98,3 +98,36 @@ func TestHTTPConnectionLimit(t *testing.T) {
 		t.Fatalf("waiting connection after one closed: %d %v", st, err)
 	}
 }
+
+// A client that never reads its response does not hold the server's memory
+// and connection past the write timeout: 16 MB of BatchGetItem response
+// unread, the connection is closed after about a second, and the client
+// can read only part of the response.
+func TestHTTPUnreadResponseTimesOut(t *testing.T) {
+	s := startServer(t, "--http-write-timeout", "1s")
+	httpTable(t, s.Endpoint, "wide")
+	big := strings.Repeat("z", 390_000)
+	var keys []string
+	for i := range 40 {
+		pk := fmt.Sprintf("k%02d", i)
+		if r := callRaw(t, s.Endpoint, "PutItem", `{"TableName":"wide","Item":{"pk":{"S":"`+pk+`"},"v":{"S":"`+big+`"}}}`); r.Status != 200 {
+			t.Fatalf("PutItem: %d %s", r.Status, r.Body)
+		}
+		keys = append(keys, `{"pk":{"S":"`+pk+`"}}`)
+	}
+	c := dialServer(t, s.Endpoint)
+	req := rawRequest(t, s.Endpoint, "DynamoDB_20120810.BatchGetItem",
+		[]byte(`{"RequestItems":{"wide":{"Keys":[`+strings.Join(keys, ",")+`]}}}`), true, nil)
+	if err := req.Write(c); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(4 * time.Second) // read nothing past the write timeout
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	n, err := io.Copy(io.Discard, c)
+	if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		t.Fatalf("connection still open after the write timeout (%d bytes read)", n)
+	}
+	if n >= 40*390_000 {
+		t.Fatalf("read the whole response (%d bytes) from a client that stalled past the write timeout", n)
+	}
+}
