@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -130,4 +132,50 @@ func TestHTTPUnreadResponseTimesOut(t *testing.T) {
 	if n >= 40*390_000 {
 		t.Fatalf("read the whole response (%d bytes) from a client that stalled past the write timeout", n)
 	}
+}
+
+// Compressed bodies that inflate to nearly 16 MB each, sent 16 at once,
+// stay within the request memory budget: some wait or are throttled with
+// DynamoDB's retryable ThrottlingException, none is answered with a 500,
+// and the server's resident memory stays far below 16 decoded bodies.
+func TestHTTPInflatingBodiesWithinBudget(t *testing.T) {
+	s := startServer(t, "--request-memory-mib", "64", "--admission-wait", "200ms")
+	httpTable(t, s.Endpoint, "inflate")
+	body := gzipBytes([]byte(`{"TableName":"inflate",` + strings.Repeat(" ", 15<<20) + `"Item":{"pk":{"S":"x"}}}`))
+	var peak atomic.Int64
+	stop := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+				peak.Store(max(peak.Load(), rss(t, s.Pid())))
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	var ok, throttled atomic.Int64
+	for range 16 {
+		wg.Go(func() {
+			r := doRaw(t, rawRequest(t, s.Endpoint, "DynamoDB_20120810.PutItem", body, true, withHeader("Content-Encoding", "gzip")))
+			switch {
+			case r.Status == 200:
+				ok.Add(1)
+			case r.Status == 400 && strings.Contains(string(r.Body), "#ThrottlingException"):
+				throttled.Add(1)
+			default:
+				t.Errorf("got %d %.200s", r.Status, r.Body)
+			}
+		})
+	}
+	wg.Wait()
+	close(stop)
+	if ok.Load() == 0 {
+		t.Fatalf("no request admitted (%d throttled)", throttled.Load())
+	}
+	if p := peak.Load(); p > 256<<20 {
+		t.Fatalf("resident memory peaked at %d MiB for a 64 MiB budget", p>>20)
+	}
+	t.Logf("%d admitted, %d throttled, peak RSS %d MiB", ok.Load(), throttled.Load(), peak.Load()>>20)
 }
