@@ -101,6 +101,12 @@ func TestPartiQLStatements(t *testing.T) {
 		t.Errorf("after UPDATE: %s", itemText(it))
 	}
 
+	// PartiQL's FROM-first form of UPDATE.
+	got = runStmt(t, c, q(`FROM "%s" WHERE pk = 'a' AND sk = 2 SET n = 21 RETURNING MODIFIED OLD *`))
+	if want := `{"n":{"N":"20"}}`; itemsText(got) != want {
+		t.Errorf("FROM ... SET RETURNING MODIFIED OLD *: got %s, want %s", itemsText(got), want)
+	}
+
 	// An empty MODIFIED projection returns no item (Items is empty, not [{}]).
 	if got := runStmt(t, c, q(`UPDATE "%s" REMOVE nothing WHERE pk = 'a' AND sk = 1 RETURNING MODIFIED NEW *`)); len(got) != 0 {
 		t.Errorf("REMOVE of an absent attribute, RETURNING MODIFIED NEW *: %s", itemsText(got))

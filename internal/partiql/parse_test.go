@@ -52,6 +52,9 @@ func TestParse(t *testing.T) {
 		{`EXISTS(SELECT * FROM "Music" WHERE "Artist" = 'Acme' AND "Awards" IS MISSING)`, `EXISTS SELECT * FROM Music WHERE ((Artist = 'Acme') AND (Awards IS MISSING))`},
 		// Quoted identifiers keep case and may be reserved words; strings double their quotes.
 		{`SELECT "select" FROM "my-table" WHERE "Where" = 'it''s'`, `SELECT select FROM my-table WHERE (Where = 'it's')`},
+		// PartiQL's FROM-first UPDATE.
+		{`FROM "Music" WHERE Artist = 'Acme' SET Awards = 1 REMOVE x RETURNING ALL NEW *`, `UPDATE Music SET Awards = 1 REMOVE x WHERE (Artist = 'Acme') RETURNING ALL_NEW`},
+		{`FROM "Music" SET Awards = 1`, `UPDATE Music SET Awards = 1`},
 		// Comments.
 		{"SELECT * -- all\nFROM t /* the table */", `SELECT * FROM t`},
 	} {
@@ -94,6 +97,8 @@ func TestParseErrors(t *testing.T) {
 		{`SELECT * FROM t WHERE pk = 'open`, wf},
 		{`CREATE TABLE t`, wf + "Expected data manipulation"},
 		{`SELECT * FROM t x WHERE pk = 'x'`, "Aliasing is not supported"},
+		{`FROM t SET c = 1 WHERE pk = 'x'`, wf + "Unexpected token after expression"},
+		{`FROM t SET c = 1 WHERE pk = 'x' SET d = 2`, wf + "Unexpected token after expression"},
 		{`SELECT * FROM t AS x WHERE pk = 'x'`, "Aliasing is not supported"},
 		{`UPDATE t x SET a = 3 WHERE pk = 'x'`, "Aliasing is not supported"},
 		{`DELETE FROM t x WHERE pk = 'x'`, "Aliasing is not supported"},
