@@ -204,4 +204,10 @@ func TestPartiQLIndexes(t *testing.T) {
 	}
 	_, err := c.ExecuteStatement(ctxT(t), &dynamodb.ExecuteStatementInput{Statement: aws.String(fmt.Sprintf(`SELECT * FROM "%s"."NoSuchIndex" WHERE player = '1'`, tb))})
 	wantAPIError(t, err, "ResourceNotFoundException", "Requested resource not found")
+	// DynamoDB Local's PartiQL message table words this refusal so.
+	_, err = c.ExecuteStatement(ctxT(t), &dynamodb.ExecuteStatementInput{
+		Statement:      aws.String(fmt.Sprintf(`SELECT * FROM "%s"."PlayerIndex" WHERE player = '101'`, tb)),
+		ConsistentRead: aws.Bool(true),
+	})
+	wantAPIError(t, err, "ValidationException", "Strongly consistent read is not supported on Global Secondary Indexes")
 }
