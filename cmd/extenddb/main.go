@@ -96,6 +96,7 @@ func serveCmd() *cobra.Command {
 	f.String("account-id", "000000000000", "12-digit account id used in ARNs")
 	f.Duration("status-delay", 0, "how long tables stay CREATING/UPDATING/DELETING (e.g. 2s); 0 = immediate")
 	f.Duration("ttl-interval", 30*time.Second, "how often expired items (Time to Live) are looked for and deleted")
+	f.Int64("item-collection-limit-bytes", 0, "size limit of one item collection of a table with local secondary indexes, in bytes; 0 = DynamoDB's 10 GB")
 	return cmd
 }
 
@@ -164,6 +165,7 @@ func loadConfig(v *viper.Viper, flags *pflag.FlagSet) (server.Config, error) {
 		AccountID:                  v.GetString("account-id"),
 		StatusDelay:                getDuration("status-delay"),
 		TTLInterval:                getDuration("ttl-interval"),
+		ItemCollectionLimit:        int64(getInt("item-collection-limit-bytes")),
 	}
 	switch cfg.Storage {
 	case "sqlite", "postgres", "cassandra":

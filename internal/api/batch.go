@@ -115,7 +115,7 @@ func batchGetItem(e *Engine, ctx context.Context, r *protocol.Request) (any, err
 				return nil, ddberr.Validation("Too many items requested for the BatchGetItem call")
 			}
 		}
-		proj, err := readProjection(ka.ProjectionExpression, ka.AttributesToGet, ka.ExpressionAttributeNames, nil)
+		proj, err := e.readProjection(ka.ProjectionExpression, ka.AttributesToGet, ka.ExpressionAttributeNames, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -125,7 +125,7 @@ func batchGetItem(e *Engine, ctx context.Context, r *protocol.Request) (any, err
 	// Tables, then keys.
 	resolved := make(map[string]*storage.Table, len(tables))
 	for _, name := range tables {
-		t, err := e.dataTable(ctx, r, name)
+		t, err := e.lookup(ctx, e.account(r), name, lookupData)
 		if err != nil {
 			return nil, err
 		}
@@ -328,7 +328,7 @@ func batchWriteItem(e *Engine, ctx context.Context, r *protocol.Request) (any, e
 	// Tables, then every request's key, then the writes.
 	resolved := make(map[string]*storage.Table, len(tables))
 	for _, name := range tables {
-		t, err := e.dataTable(ctx, r, name)
+		t, err := e.lookup(ctx, e.account(r), name, lookupData)
 		if err != nil {
 			return nil, err
 		}

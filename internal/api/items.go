@@ -97,11 +97,11 @@ func putItem(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
 	if item.Size(in.Item) > maxItemBytes {
 		return nil, ddberr.Validation("Item size has exceeded the maximum allowed size")
 	}
-	cond, err := writeCondition(in.ConditionExpression, in.Expected, in.ConditionalOperator, in.ExpressionAttributeNames, in.ExpressionAttributeValues)
+	cond, err := e.writeCondition(in.ConditionExpression, in.Expected, in.ConditionalOperator, in.ExpressionAttributeNames, in.ExpressionAttributeValues)
 	if err != nil {
 		return nil, err
 	}
-	t, err := e.dataTable(ctx, r, *in.TableName)
+	t, err := e.lookup(ctx, e.account(r), *in.TableName, lookupData)
 	if err != nil {
 		return nil, err
 	}
@@ -140,14 +140,14 @@ var (
 // writeCondition parses the condition of a single-item write: a
 // ConditionExpression or the legacy Expected, and checks that every
 // placeholder is used.
-func writeCondition(ce *string, expected map[string]expr.ExpectedAttributeValue, op *string, names map[string]string, values map[string]item.AttributeValue) (*expr.Condition, error) {
+func (e *Engine) writeCondition(ce *string, expected map[string]expr.ExpectedAttributeValue, op *string, names map[string]string, values map[string]item.AttributeValue) (*expr.Condition, error) {
 	if ce == nil {
 		if expected == nil {
 			return nil, nil
 		}
 		return expr.ConvertExpected(expected, opString(op))
 	}
-	x, err := newExprEnv(names, values)
+	x, err := e.newExprEnv(names, values)
 	if err != nil {
 		return nil, err
 	}
@@ -203,11 +203,11 @@ func getItem(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
 	if err := c.err(); err != nil {
 		return nil, err
 	}
-	proj, err := readProjection(in.ProjectionExpression, in.AttributesToGet, in.ExpressionAttributeNames, in.Key)
+	proj, err := e.readProjection(in.ProjectionExpression, in.AttributesToGet, in.ExpressionAttributeNames, in.Key)
 	if err != nil {
 		return nil, err
 	}
-	t, err := e.dataTable(ctx, r, *in.TableName)
+	t, err := e.lookup(ctx, e.account(r), *in.TableName, lookupData)
 	if err != nil {
 		return nil, err
 	}
@@ -245,7 +245,7 @@ func attributesToGetConstraint(c *constraints, names []string) {
 // readProjection checks the projection members of GetItem and of a
 // BatchGetItem table (Key values first, then AttributesToGet, then the
 // expression) and parses them.
-func readProjection(pe *string, atg []string, names map[string]string, key item.Item) (*expr.Projection, error) {
+func (e *Engine) readProjection(pe *string, atg []string, names map[string]string, key item.Item) (*expr.Projection, error) {
 	if err := checkParams(map[string]bool{"ProjectionExpression": pe != nil, "AttributesToGet": atg != nil},
 		[]string{"ProjectionExpression"}, []string{"AttributesToGet"}, names != nil, false); err != nil {
 		return nil, err
@@ -259,7 +259,7 @@ func readProjection(pe *string, atg []string, names map[string]string, key item.
 		}
 		return expr.ConvertAttributesToGet(atg)
 	}
-	x, err := newExprEnv(names, nil)
+	x, err := e.newExprEnv(names, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -337,11 +337,11 @@ func deleteItem(e *Engine, ctx context.Context, r *protocol.Request) (any, error
 	if rv := returnValuesMode(in.ReturnValues); rv != "NONE" && rv != "ALL_OLD" {
 		return nil, errOnlyAllOld()
 	}
-	cond, err := writeCondition(in.ConditionExpression, in.Expected, in.ConditionalOperator, in.ExpressionAttributeNames, in.ExpressionAttributeValues)
+	cond, err := e.writeCondition(in.ConditionExpression, in.Expected, in.ConditionalOperator, in.ExpressionAttributeNames, in.ExpressionAttributeValues)
 	if err != nil {
 		return nil, err
 	}
-	t, err := e.dataTable(ctx, r, *in.TableName)
+	t, err := e.lookup(ctx, e.account(r), *in.TableName, lookupData)
 	if err != nil {
 		return nil, err
 	}

@@ -67,7 +67,7 @@ func updateItem(e *Engine, ctx context.Context, r *protocol.Request) (any, error
 	var cond *expr.Condition
 	var err error
 	if in.UpdateExpression != nil || in.ConditionExpression != nil {
-		x, err := newExprEnv(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
+		x, err := e.newExprEnv(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
 		if err != nil {
 			return nil, err
 		}
@@ -93,7 +93,7 @@ func updateItem(e *Engine, ctx context.Context, r *protocol.Request) (any, error
 		}
 	}
 
-	t, err := e.dataTable(ctx, r, *in.TableName)
+	t, err := e.lookup(ctx, e.account(r), *in.TableName, lookupData)
 	if err != nil {
 		return nil, err
 	}

@@ -94,7 +94,7 @@ func query(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
 	var x *exprEnv
 	var filter *expr.Condition
 	if in.KeyConditionExpression != nil || in.FilterExpression != nil || in.ProjectionExpression != nil {
-		if x, err = newExprEnv(in.ExpressionAttributeNames, in.ExpressionAttributeValues); err != nil {
+		if x, err = e.newExprEnv(in.ExpressionAttributeNames, in.ExpressionAttributeValues); err != nil {
 			return nil, err
 		}
 		if _, err := x.condition(expr.KindKeyCondition, in.KeyConditionExpression); err != nil {
@@ -118,7 +118,7 @@ func query(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
 		}
 	}
 
-	t, err := e.dataTable(ctx, r, *in.TableName)
+	t, err := e.lookup(ctx, e.account(r), *in.TableName, lookupData)
 	if err != nil {
 		return nil, err
 	}

@@ -77,7 +77,7 @@ func scan(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
 
 	var filter *expr.Condition
 	if in.FilterExpression != nil || in.ProjectionExpression != nil {
-		x, err := newExprEnv(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
+		x, err := e.newExprEnv(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
 		if err != nil {
 			return nil, err
 		}
@@ -99,7 +99,7 @@ func scan(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
 		}
 	}
 
-	t, err := e.dataTable(ctx, r, *in.TableName)
+	t, err := e.lookup(ctx, e.account(r), *in.TableName, lookupData)
 	if err != nil {
 		return nil, err
 	}

@@ -83,7 +83,7 @@ func (e *Engine) stream(ctx context.Context, r *protocol.Request, arn string) (*
 	if _, ok := e.streamStore(); !ok {
 		return nil, ref, errStreamNotFound(arn)
 	}
-	t, err := e.table(ctx, e.account(r), ref.table)
+	t, err := e.lookup(ctx, e.account(r), ref.table, lookupControl)
 	if err != nil || t.LatestStreamLabel != ref.label {
 		return nil, ref, errStreamNotFound(arn)
 	}
@@ -151,7 +151,7 @@ func listStreams(e *Engine, ctx context.Context, r *protocol.Request) (any, erro
 	account := e.account(r)
 	var names []string
 	if in.TableName != nil {
-		if _, err := e.table(ctx, account, *in.TableName); err != nil {
+		if _, err := e.lookup(ctx, account, *in.TableName, lookupControl); err != nil {
 			return nil, err
 		}
 		names = []string{*in.TableName}
@@ -177,7 +177,7 @@ func listStreams(e *Engine, ctx context.Context, r *protocol.Request) (any, erro
 		if name <= after && after != "" {
 			continue
 		}
-		t, err := e.table(ctx, account, name)
+		t, err := e.lookup(ctx, account, name, lookupControl)
 		if err != nil || t.LatestStreamLabel == "" {
 			continue
 		}

@@ -450,7 +450,7 @@ func describeTable(e *Engine, ctx context.Context, r *protocol.Request) (any, er
 	if err := c.err(); err != nil {
 		return nil, err
 	}
-	t, err := e.table(ctx, e.account(r), *in.TableName)
+	t, err := e.lookup(ctx, e.account(r), *in.TableName, lookupControl)
 	if err != nil {
 		return nil, err
 	}
@@ -525,7 +525,7 @@ func deleteTable(e *Engine, ctx context.Context, r *protocol.Request) (any, erro
 		return nil, err
 	}
 	account := e.account(r)
-	t, err := e.currentTable(ctx, account, *in.TableName)
+	t, err := e.lookup(ctx, account, *in.TableName, lookupControl)
 	if err != nil {
 		return nil, err
 	}

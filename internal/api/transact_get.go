@@ -81,14 +81,14 @@ func transactGetItems(e *Engine, ctx context.Context, r *protocol.Request) (any,
 
 	reads := make([]*txRead, len(in.TransactItems))
 	for i, ti := range in.TransactItems {
-		proj, err := readProjection(ti.Get.ProjectionExpression, nil, ti.Get.ExpressionAttributeNames, ti.Get.Key)
+		proj, err := e.readProjection(ti.Get.ProjectionExpression, nil, ti.Get.ExpressionAttributeNames, ti.Get.Key)
 		if err != nil {
 			return nil, err
 		}
 		reads[i] = &txRead{g: ti.Get, proj: proj}
 	}
 	for _, rd := range reads {
-		t, err := e.dataTable(ctx, r, *rd.g.TableName)
+		t, err := e.lookup(ctx, e.account(r), *rd.g.TableName, lookupData)
 		if err != nil {
 			return nil, err
 		}

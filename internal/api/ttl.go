@@ -58,7 +58,7 @@ func updateTimeToLive(e *Engine, ctx context.Context, r *protocol.Request) (any,
 	}
 	account := e.account(r)
 	e.forget(account, *in.TableName)
-	if _, err := e.activeTable(ctx, account, *in.TableName); err != nil {
+	if _, err := e.lookup(ctx, account, *in.TableName, lookupActive); err != nil {
 		return nil, err
 	}
 	enable, attr := *in.TimeToLiveSpecification.Enabled, *in.TimeToLiveSpecification.AttributeName
@@ -101,7 +101,7 @@ func describeTimeToLive(e *Engine, ctx context.Context, r *protocol.Request) (an
 		return nil, err
 	}
 	account := e.account(r)
-	t, err := e.currentTable(ctx, account, *in.TableName)
+	t, err := e.lookup(ctx, account, *in.TableName, lookupControl)
 	if err != nil {
 		return nil, err
 	}

@@ -57,7 +57,7 @@ func updateTable(e *Engine, ctx context.Context, r *protocol.Request) (any, erro
 		return nil, err
 	}
 	account := e.account(r)
-	cur, err := e.currentTable(ctx, account, *in.TableName)
+	cur, err := e.lookup(ctx, account, *in.TableName, lookupControl)
 	if err != nil {
 		return nil, err
 	}

@@ -60,7 +60,7 @@ type keyCond struct {
 //
 // See https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Query.KeyConditionExpressions.html
 func ParseKeyCondition(expression string, names map[string]string, values map[string]item.AttributeValue, usage *Usage, schema KeySchema) (*KeyCondition, error) {
-	root, err := bindCondition(KindKeyCondition, expression, names, values, usage)
+	root, err := (*Cache)(nil).bindCondition(KindKeyCondition, expression, names, values, usage)
 	if err != nil {
 		return nil, err
 	}

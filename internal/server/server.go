@@ -42,7 +42,10 @@ type Config struct {
 	AccountID   string        // 12-digit account id used in ARNs
 	StatusDelay time.Duration // CREATING/UPDATING/DELETING duration; 0 = immediate
 	TTLInterval time.Duration // how often expired items are deleted; 0 = 30 s
-	Log         *slog.Logger
+	// ItemCollectionLimit is the size limit in bytes of one item collection
+	// of a table with local secondary indexes; 0 = DynamoDB's 10 GB.
+	ItemCollectionLimit int64
+	Log                 *slog.Logger
 }
 
 // Server is a running extenddb.
@@ -73,7 +76,7 @@ func Start(cfg Config) (*Server, error) {
 		store.Close()
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
-	engine := api.New(store, api.Config{AccountID: cfg.AccountID, StatusDelay: cfg.StatusDelay, Log: cfg.Log})
+	engine := api.New(store, api.Config{AccountID: cfg.AccountID, StatusDelay: cfg.StatusDelay, ItemCollectionLimit: cfg.ItemCollectionLimit, Log: cfg.Log})
 	// Background workers: online index builds and drops (they resume at
 	// start-up from the durable cursors in the catalog).
 	account := cfg.AccountID
