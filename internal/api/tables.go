@@ -88,7 +88,10 @@ func createTable(e *Engine, ctx context.Context, r *protocol.Request) (any, erro
 func (e *Engine) validateCreateTable(in *createTableInput) (*storage.Table, error) {
 	var c constraints
 	c.notNull(in.AttributeDefinitions != nil, "attributeDefinitions")
-	c.tableName(in.TableName)
+	if c.notNull(in.TableName != nil, "tableName") {
+		// CreateTable takes a name, not an ARN.
+		c.name(in.TableName, "tableName")
+	}
 	if c.notNull(in.KeySchema != nil, "keySchema") {
 		c.listLen(len(in.KeySchema), true, "keySchema", 1, 2, func() string { return renderKeySchema(in.KeySchema) })
 	}
