@@ -78,6 +78,7 @@ func TestValidationMembers(t *testing.T) {
 			"Too many items requested for the BatchGetItem call"},
 		// A ProjectionExpression on one table and AttributesToGet on another
 		// mix the two families in one request.
+		// https://github.com/ExtendDB/extenddb/pull/178 (captured from DynamoDB)
 		{"BatchGetItem mixed projections", "BatchGetItem", `{"RequestItems":{"` + hash + `":{"Keys":[{"pk":{"S":"a"}}],"ProjectionExpression":"pk"},"` + rng + `":{"Keys":[{"pk":{"S":"a"},"sk":{"S":"b"}}],"AttributesToGet":["pk"]}}}`, "ValidationException",
 			"Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {AttributesToGet} Expression parameters: {ProjectionExpression}"},
 		// https://github.com/nubo-db/dynoxide/issues/17

@@ -151,6 +151,7 @@ func (e *Engine) checkBatchGet(in *batchGetItemInput, tables []string) (map[stri
 	if anyExpr && anyLegacy {
 		// One table's ProjectionExpression and another's AttributesToGet
 		// mix the two families in one request.
+		// https://github.com/ExtendDB/extenddb/pull/178 (captured from DynamoDB)
 		return nil, checkParams(map[string]bool{"ProjectionExpression": true, "AttributesToGet": true},
 			[]string{"ProjectionExpression"}, []string{"AttributesToGet"}, false, false)
 	}

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"slices"
 
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/expr"
@@ -32,40 +33,37 @@ type readInput struct {
 	filter *expr.Condition  // the parsed filter
 }
 
-// readRules are the member rules Query and Scan share.
-var readRules = rules[readInput]{
-	tableNameRule(func(in *readInput) *string { return in.TableName }),
-	func(in *readInput, c *constraints) {
+// The member rules of the members Query and Scan share; each operation
+// lists them in its own order.
+var (
+	readTableName = tableNameRule(func(in *readInput) *string { return in.TableName })
+	readIndexName = rule[readInput](func(in *readInput, c *constraints) {
 		if in.IndexName != nil {
 			c.name(in.IndexName, "indexName")
 		}
-	},
-	minRule("limit", func(in *readInput) *int64 { return in.Limit }, 1),
-	enumRule("select", func(in *readInput) *string { return in.Select }, enumSelect),
-	enumRule("returnConsumedCapacity", func(in *readInput) *string { return in.ReturnConsumedCapacity }, enumReturnConsumedCapacity),
-	enumRule("conditionalOperator", func(in *readInput) *string { return in.ConditionalOperator }, enumConditionalOperator),
-	attributesToGetRule(func(in *readInput) []string { return in.AttributesToGet }),
-}
+	})
+	readLimit           = minRule("limit", func(in *readInput) *int64 { return in.Limit }, 1)
+	readSelectEnum      = enumRule("select", func(in *readInput) *string { return in.Select }, enumSelect)
+	readCapacity        = enumRule("returnConsumedCapacity", func(in *readInput) *string { return in.ReturnConsumedCapacity }, enumReturnConsumedCapacity)
+	readOperator        = enumRule("conditionalOperator", func(in *readInput) *string { return in.ConditionalOperator }, enumConditionalOperator)
+	readAttributesToGet = attributesToGetRule(func(in *readInput) []string { return in.AttributesToGet })
+)
 
 // readRule lifts a rule of the shared members to a request embedding them.
 func readRule[T any](get func(*T) *readInput, r rule[readInput]) rule[T] {
 	return func(in *T, c *constraints) { r(get(in), c) }
 }
 
-// withReadRules prefixes an operation's own rules with the shared ones.
-func withReadRules[T any](get func(*T) *readInput, own ...rule[T]) rules[T] {
-	out := make(rules[T], 0, len(readRules)+len(own))
-	for _, r := range readRules {
-		out = append(out, readRule(get, r))
-	}
-	return append(out, own...)
-}
-
-// conditionsRule checks the ComparisonOperator of each legacy condition.
-func conditionsRule[T any](path string, get func(*T) map[string]expr.LegacyCondition) rule[T] {
+// conditionsRule checks the ComparisonOperator of each legacy condition, in
+// attribute-name order (reversed when reverse is set).
+func conditionsRule[T any](path string, reverse bool, get func(*T) map[string]expr.LegacyCondition) rule[T] {
 	return func(in *T, c *constraints) {
 		m := get(in)
-		for _, name := range sortedKeys(m) {
+		names := sortedKeys(m)
+		if reverse {
+			slices.Reverse(names)
+		}
+		for _, name := range names {
 			c.notNull(m[name].ComparisonOperator != "", path+"."+name+".member.comparisonOperator")
 		}
 	}
@@ -143,11 +141,20 @@ type queryInput struct {
 
 func queryRead(in *queryInput) *readInput { return &in.readInput }
 
-// queryOp is Query.
+// queryOp is Query. Its members are reported in DynamoDB's order.
+// https://github.com/mhart/dynalite/blob/master/test/query.js ("incorrect attributes")
 var queryOp = &tableOp[queryInput]{
-	rules: withReadRules(queryRead,
-		conditionsRule("keyConditions", func(in *queryInput) map[string]expr.LegacyCondition { return in.KeyConditions }),
-		conditionsRule("queryFilter", func(in *queryInput) map[string]expr.LegacyCondition { return in.QueryFilter })),
+	rules: rules[queryInput]{
+		readRule(queryRead, readLimit),
+		readRule(queryRead, readCapacity),
+		readRule(queryRead, readAttributesToGet),
+		conditionsRule("queryFilter", true, func(in *queryInput) map[string]expr.LegacyCondition { return in.QueryFilter }),
+		readRule(queryRead, readSelectEnum),
+		conditionsRule("keyConditions", true, func(in *queryInput) map[string]expr.LegacyCondition { return in.KeyConditions }),
+		readRule(queryRead, readTableName),
+		readRule(queryRead, readIndexName),
+		readRule(queryRead, readOperator),
+	},
 	check:   (*Engine).checkQuery,
 	table:   func(in *queryInput) string { return *in.TableName },
 	mode:    lookupData,

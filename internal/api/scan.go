@@ -25,14 +25,22 @@ func scanRead(in *scanInput) *readInput { return &in.readInput }
 
 // scanOp is Scan.
 var scanOp = &tableOp[scanInput]{
-	rules: withReadRules(scanRead,
+	rules: rules[scanInput]{
+		readRule(scanRead, readTableName),
+		readRule(scanRead, readIndexName),
+		readRule(scanRead, readLimit),
+		readRule(scanRead, readSelectEnum),
+		readRule(scanRead, readCapacity),
+		readRule(scanRead, readOperator),
+		readRule(scanRead, readAttributesToGet),
 		func(in *scanInput, c *constraints) {
 			c.minInt(in.Segment, "segment", 0)
 			c.maxInt(in.Segment, "segment", maxTotalSegments-1)
 			c.minInt(in.TotalSegments, "totalSegments", 1)
 			c.maxInt(in.TotalSegments, "totalSegments", maxTotalSegments)
 		},
-		conditionsRule("scanFilter", func(in *scanInput) map[string]expr.LegacyCondition { return in.ScanFilter })),
+		conditionsRule("scanFilter", false, func(in *scanInput) map[string]expr.LegacyCondition { return in.ScanFilter }),
+	},
 	check:   (*Engine).checkScan,
 	table:   func(in *scanInput) string { return *in.TableName },
 	mode:    lookupData,
