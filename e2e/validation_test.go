@@ -140,6 +140,18 @@ func TestTableArnAsTableName(t *testing.T) {
 	if err != nil || len(bg.Responses[arn]) != 1 {
 		t.Fatalf("BatchGetItem by ARN: %v, %+v", err, bg)
 	}
+	if _, err := c.BatchWriteItem(ctxT(t), &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{arn: {{PutRequest: &types.PutRequest{Item: item{"pk": avS("b")}}}}}}); err != nil {
+		t.Fatalf("BatchWriteItem by ARN: %v", err)
+	}
+	if _, err := c.TransactWriteItems(ctxT(t), &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		{Put: &types.Put{TableName: aws.String(arn), Item: item{"pk": avS("c")}}}}}); err != nil {
+		t.Fatalf("TransactWriteItems by ARN: %v", err)
+	}
+	tg, err := c.TransactGetItems(ctxT(t), &dynamodb.TransactGetItemsInput{TransactItems: []types.TransactGetItem{
+		{Get: &types.Get{TableName: aws.String(arn), Key: item{"pk": avS("b")}}}, {Get: &types.Get{TableName: aws.String(name), Key: item{"pk": avS("c")}}}}})
+	if err != nil || len(tg.Responses) != 2 || tg.Responses[0].Item == nil || tg.Responses[1].Item == nil {
+		t.Fatalf("TransactGetItems by ARN: %v, %+v", err, tg)
+	}
 	if _, err := c.DeleteItem(ctxT(t), &dynamodb.DeleteItemInput{TableName: aws.String(arn), Key: item{"pk": avS("a")}}); err != nil {
 		t.Fatalf("DeleteItem by ARN: %v", err)
 	}

@@ -68,9 +68,7 @@ func transactGetItems(e *Engine, ctx context.Context, r *protocol.Request) (any,
 			if !c.notNull(ti.Get != nil, p) {
 				continue
 			}
-			if c.notNull(ti.Get.TableName != nil, p+".tableName") {
-				c.name(ti.Get.TableName, p+".tableName")
-			}
+			c.tableRef(ti.Get.TableName, p+".tableName")
 			c.notNull(ti.Get.Key != nil, p+".key")
 		}
 	}

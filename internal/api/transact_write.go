@@ -180,9 +180,7 @@ func transactWriteConstraints(in *transactWriteItemsInput) error {
 				continue
 			}
 			p := "transactItems." + itoa(i+1) + ".member." + txMember[kind]
-			if c.notNull(a.TableName != nil, p+".tableName") {
-				c.name(a.TableName, p+".tableName")
-			}
+			c.tableRef(a.TableName, p+".tableName")
 			if kind == txPut {
 				c.notNull(a.Item != nil, p+".item")
 			} else {
