@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/signal"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -26,6 +27,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/extenddb/extenddb/internal/server"
+	"github.com/extenddb/extenddb/internal/storage"
 )
 
 func main() {
@@ -93,9 +95,12 @@ func serveCmd() *cobra.Command {
 	f.Int("cassandra-replication-factor", 1, "Cassandra: replication factor of the keyspaces extenddb creates")
 	f.String("cassandra-datacenter", "", "Cassandra: datacenter for NetworkTopologyStrategy (default SimpleStrategy)")
 	f.String("region", "us-east-1", "region reported when a request's credentials name none")
-	f.String("account-id", "000000000000", "12-digit account id used in ARNs")
+	f.String("account-id", storage.DefaultAccount, "12-digit account id used in ARNs")
 	f.Duration("status-delay", 0, "how long tables stay CREATING/UPDATING/DELETING (e.g. 2s); 0 = immediate")
 	f.Duration("ttl-interval", 30*time.Second, "how often expired items (Time to Live) are looked for and deleted")
+	f.Int("ttl-page-size", 256, "items per Time to Live backfill or drain page")
+	f.Duration("ttl-page-delay", 0, "pause before every Time to Live backfill or drain page (to watch ENABLING/DISABLING)")
+	f.Duration("index-page-delay", 0, "pause between the pages of an online index build (to watch CREATING)")
 	f.Int64("item-collection-limit-bytes", 0, "size limit of one item collection of a table with local secondary indexes, in bytes; 0 = DynamoDB's 10 GB")
 	return cmd
 }
@@ -165,12 +170,13 @@ func loadConfig(v *viper.Viper, flags *pflag.FlagSet) (server.Config, error) {
 		AccountID:                  v.GetString("account-id"),
 		StatusDelay:                getDuration("status-delay"),
 		TTLInterval:                getDuration("ttl-interval"),
+		TTLPageSize:                getInt("ttl-page-size"),
+		TTLPageDelay:               getDuration("ttl-page-delay"),
+		IndexPageDelay:             getDuration("index-page-delay"),
 		ItemCollectionLimit:        int64(getInt("item-collection-limit-bytes")),
 	}
-	switch cfg.Storage {
-	case "sqlite", "postgres", "cassandra":
-	default:
-		errs = append(errs, fmt.Sprintf("storage: %q is not sqlite, postgres or cassandra", cfg.Storage))
+	if !slices.Contains(server.Backends(), cfg.Storage) {
+		errs = append(errs, fmt.Sprintf("storage: %q is not %s", cfg.Storage, strings.Join(server.Backends(), ", ")))
 	}
 	if !accountIDPattern.MatchString(cfg.AccountID) {
 		errs = append(errs, fmt.Sprintf("account-id: %q is not 12 digits", cfg.AccountID))
@@ -180,6 +186,12 @@ func loadConfig(v *viper.Viper, flags *pflag.FlagSet) (server.Config, error) {
 	}
 	if cfg.TTLInterval < 100*time.Millisecond && !strings.Contains(strings.Join(errs, "\n"), "ttl-interval") {
 		errs = append(errs, fmt.Sprintf("ttl-interval: %v is shorter than the minimum of 100ms", cfg.TTLInterval))
+	}
+	if cfg.TTLPageSize < 1 {
+		errs = append(errs, "ttl-page-size: must be at least 1")
+	}
+	if cfg.TTLPageDelay < 0 || cfg.IndexPageDelay < 0 {
+		errs = append(errs, "ttl-page-delay, index-page-delay: must not be negative")
 	}
 	if cfg.CassandraReplicationFactor < 1 {
 		errs = append(errs, "cassandra-replication-factor: must be at least 1")

@@ -44,8 +44,6 @@ type Engine struct {
 	tables tableCache
 	exprs  *expr.Cache // parsed expressions, by kind and text
 
-	tokens *txTokenStore // ClientRequestToken claims of TransactWriteItems
-
 	// Wake-ups of the background workers (SetIndexWorker, SetTTLWorker).
 	indexKick, ttlKick atomic.Pointer[func()]
 }
@@ -55,7 +53,7 @@ type opFunc func(e *Engine, ctx context.Context, r *protocol.Request) (any, erro
 // New returns an Engine over store.
 func New(store storage.Backend, cfg Config) *Engine {
 	if cfg.AccountID == "" {
-		cfg.AccountID = "000000000000"
+		cfg.AccountID = storage.DefaultAccount
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
@@ -63,7 +61,7 @@ func New(store storage.Backend, cfg Config) *Engine {
 	if cfg.ItemCollectionLimit <= 0 {
 		cfg.ItemCollectionLimit = DefaultItemCollectionLimit
 	}
-	e := &Engine{store: store, cfg: cfg, now: time.Now, tokens: newTxTokenStore()}
+	e := &Engine{store: store, cfg: cfg, now: time.Now}
 	e.tables.m = map[tableKey]cachedTable{}
 	e.exprs = expr.NewCache(0)
 	e.ops = operations()
