@@ -10,7 +10,6 @@ import (
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/expr"
 	"github.com/extenddb/extenddb/internal/item"
-	"github.com/extenddb/extenddb/internal/protocol"
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
@@ -90,14 +89,6 @@ var batchGetRules = rules[batchGetItemInput]{
 		}
 	},
 	enumRule("returnConsumedCapacity", func(in *batchGetItemInput) *string { return in.ReturnConsumedCapacity }, enumReturnConsumedCapacity),
-}
-
-func batchGetItem(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
-	var in batchGetItemInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	return e.batchGetItem(ctx, e.account(r), &in)
 }
 
 // batchGetItem serves a decoded BatchGetItem request for an account.
@@ -312,14 +303,6 @@ var batchWriteRules = rules[batchWriteItemInput]{
 	},
 	enumRule("returnConsumedCapacity", func(in *batchWriteItemInput) *string { return in.ReturnConsumedCapacity }, enumReturnConsumedCapacity),
 	enumRule("returnItemCollectionMetrics", func(in *batchWriteItemInput) *string { return in.ReturnItemCollectionMetrics }, enumReturnItemCollectionMetrics),
-}
-
-func batchWriteItem(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
-	var in batchWriteItemInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	return e.batchWriteItem(ctx, e.account(r), &in)
 }
 
 // batchWrite is one checked request of a BatchWriteItem call.

@@ -51,3 +51,15 @@ func (o *tableOp[T]) run(e *Engine, ctx context.Context, account string, in *T) 
 	}
 	return o.execute(e, ctx, in, t)
 }
+
+// decoded adapts an operation that takes a decoded request and the caller's
+// account (an operation over several tables) to the protocol.
+func decoded[T any](run func(e *Engine, ctx context.Context, account string, in *T) (any, error)) opFunc {
+	return func(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+		in := new(T)
+		if err := decode(r.Body, in); err != nil {
+			return nil, err
+		}
+		return run(e, ctx, e.account(r), in)
+	}
+}

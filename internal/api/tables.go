@@ -48,7 +48,7 @@ type tableDescriptionOutput struct {
 	TableDescription *tableDescription `json:"TableDescription"`
 }
 
-func createTable(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) createTable(ctx context.Context, r *protocol.Request) (any, error) {
 	var in createTableInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
@@ -490,7 +490,7 @@ type describeTableOutput struct {
 	Table *tableDescription `json:"Table"`
 }
 
-func describeTable(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) describeTable(ctx context.Context, r *protocol.Request) (any, error) {
 	var in describeTableInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
@@ -521,7 +521,7 @@ type listTablesOutput struct {
 	LastEvaluatedTableName string   `json:"LastEvaluatedTableName,omitempty"`
 }
 
-func listTables(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) listTables(ctx context.Context, r *protocol.Request) (any, error) {
 	var in listTablesInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
@@ -564,7 +564,7 @@ type deleteTableInput struct {
 	TableName *string `json:"TableName"`
 }
 
-func deleteTable(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) deleteTable(ctx context.Context, r *protocol.Request) (any, error) {
 	var in deleteTableInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err

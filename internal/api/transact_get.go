@@ -48,7 +48,7 @@ type txRead struct {
 	it   item.Item
 }
 
-func transactGetItems(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) transactGetItems(ctx context.Context, r *protocol.Request) (any, error) {
 	var in transactGetItemsInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err

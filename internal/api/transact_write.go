@@ -87,7 +87,7 @@ type txWrite struct {
 	new  item.Item // image after it
 }
 
-func transactWriteItems(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) transactWriteItems(ctx context.Context, r *protocol.Request) (any, error) {
 	var in transactWriteItemsInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
