@@ -194,7 +194,7 @@ func (e *Engine) query(ctx context.Context, in *queryInput, t *storage.Table) (a
 		// A global secondary index with a multi-attribute key.
 		q, err = multiIndexQuery(p, in, start)
 	} else {
-		q, err = singleKeyQuery(p, in, start)
+		q, err = e.singleKeyQuery(p, in, start)
 	}
 	if err != nil {
 		return nil, err
@@ -222,12 +222,12 @@ func (e *Engine) query(ctx context.Context, in *queryInput, t *storage.Table) (a
 // singleKeyQuery matches a Query's key condition with a one-attribute
 // partition key (and optional sort key) and builds the storage request,
 // checking ExclusiveStartKey against the condition.
-func singleKeyQuery(p *readPlan, in *queryInput, start *storage.Position) (*storage.QueryRequest, error) {
+func (e *Engine) singleKeyQuery(p *readPlan, in *queryInput, start *storage.Position) (*storage.QueryRequest, error) {
 	schema := expr.KeySchema{PartitionKey: p.iks.hash, PartitionType: p.iks.hashType, SortKey: p.iks.rng, SortType: p.iks.rngType}
 	var kc *expr.KeyCondition
 	var err error
 	if in.KeyConditionExpression != nil {
-		kc, err = expr.ParseKeyCondition(*in.KeyConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues, nil, schema)
+		kc, err = e.exprs.ParseKeyCondition(*in.KeyConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues, nil, schema)
 	} else {
 		kc, err = expr.ConvertKeyConditions(in.KeyConditions, schema)
 	}

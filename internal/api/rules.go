@@ -1,5 +1,7 @@
 package api
 
+import "sync"
+
 // Declarative member constraints. Each operation declares its request's
 // members and their model constraints (required, length, pattern, enum,
 // minimum, maximum) as one table of rules, in the order DynamoDB reports
@@ -18,12 +20,19 @@ type rules[T any] []rule[T]
 // check runs every rule and returns the violations as one
 // ValidationException, or nil.
 func (rs rules[T]) check(in *T) error {
-	var c constraints
+	// The collector passes through function values, so it would escape to
+	// the heap on every request; it is reused instead.
+	c := constraintsPool.Get().(*constraints)
 	for _, r := range rs {
-		r(in, &c)
+		r(in, c)
 	}
-	return c.err()
+	err := c.err()
+	c.msgs = c.msgs[:0]
+	constraintsPool.Put(c)
+	return err
 }
+
+var constraintsPool = sync.Pool{New: func() any { return new(constraints) }}
 
 // required is a member that must be present: "Value null at 'path' failed
 // to satisfy constraint: Member must not be null".
