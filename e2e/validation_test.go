@@ -65,6 +65,11 @@ func TestValidationMembers(t *testing.T) {
 				"Value 'hi' at 'returnValues' failed to satisfy constraint: Member must satisfy enum value set: [ALL_NEW, UPDATED_OLD, ALL_OLD, NONE, UPDATED_NEW]; " +
 				"Value 'hi' at 'returnItemCollectionMetrics' failed to satisfy constraint: Member must satisfy enum value set: [SIZE, NONE]; " +
 				"Value null at 'key' failed to satisfy constraint: Member must not be null"},
+		// https://github.com/mhart/dynalite/blob/master/test/listTables.js ("in order")
+		{"ListTables member order", "ListTables", `{"ExclusiveStartTableName":"a;","Limit":500}`, "ValidationException",
+			"3 validation errors detected: Value '500' at 'limit' failed to satisfy constraint: Member must have value less than or equal to 100; " +
+				"Value 'a;' at 'exclusiveStartTableName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+; " +
+				"Value 'a;' at 'exclusiveStartTableName' failed to satisfy constraint: Member must have length greater than or equal to 3"},
 		// https://github.com/nubo-db/dynoxide/pull/198 (captured in 32 of 33 regions)
 		{"BatchGetItem empty RequestItems", "BatchGetItem", `{"RequestItems":{}}`, "ValidationException",
 			"1 validation error detected: Value at 'RequestItems' failed to satisfy constraint: Member must have length greater than or equal to 1"},

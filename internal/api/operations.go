@@ -6,7 +6,7 @@ func operations() map[string]opFunc {
 	return map[string]opFunc{
 		"CreateTable":           (*Engine).createTable,
 		"DescribeTable":         (*Engine).describeTable,
-		"ListTables":            (*Engine).listTables,
+		"ListTables":            decoded((*Engine).listTables),
 		"DeleteTable":           (*Engine).deleteTable,
 		"UpdateTable":           updateTable,
 		"TagResource":           tagResource,

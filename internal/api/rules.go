@@ -57,6 +57,11 @@ func minRule[T any](path string, get func(*T) *int64, min int64) rule[T] {
 	return func(in *T, c *constraints) { c.minInt(get(in), path, min) }
 }
 
+// maxRule is an integer member with an upper bound.
+func maxRule[T any](path string, get func(*T) *int64, max int64) rule[T] {
+	return func(in *T, c *constraints) { c.maxInt(get(in), path, max) }
+}
+
 // attributesToGetRule is a legacy AttributesToGet list: 1 to 255 names.
 func attributesToGetRule[T any](get func(*T) []string) rule[T] {
 	return func(in *T, c *constraints) { attributesToGetConstraint(c, get(in)) }

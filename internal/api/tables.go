@@ -521,19 +521,22 @@ type listTablesOutput struct {
 	LastEvaluatedTableName string   `json:"LastEvaluatedTableName,omitempty"`
 }
 
-func (e *Engine) listTables(ctx context.Context, r *protocol.Request) (any, error) {
-	var in listTablesInput
-	if err := decode(r.Body, &in); err != nil {
+// listTablesRules are ListTables' member constraints, in DynamoDB's order.
+// https://github.com/mhart/dynalite/blob/master/test/listTables.js ("in order")
+var listTablesRules = rules[listTablesInput]{
+	minRule("limit", func(in *listTablesInput) *int64 { return in.Limit }, 1),
+	maxRule("limit", func(in *listTablesInput) *int64 { return in.Limit }, 100),
+	func(in *listTablesInput, c *constraints) {
+		c.name(in.ExclusiveStartTableName, "exclusiveStartTableName")
+	},
+}
+
+// listTables lists an account's tables in name order.
+func (e *Engine) listTables(ctx context.Context, account string, in *listTablesInput) (any, error) {
+	if err := listTablesRules.check(in); err != nil {
 		return nil, err
 	}
-	var c constraints
-	c.name(in.ExclusiveStartTableName, "exclusiveStartTableName")
-	c.minInt(in.Limit, "limit", 1)
-	c.maxInt(in.Limit, "limit", 100)
-	if err := c.err(); err != nil {
-		return nil, err
-	}
-	names, err := e.store.ListTables(ctx, e.account(r))
+	names, err := e.store.ListTables(ctx, account)
 	if err != nil {
 		return nil, err
 	}
