@@ -86,6 +86,9 @@ func TestValidationMembers(t *testing.T) {
 		// https://github.com/ExtendDB/extenddb/pull/178 (captured from DynamoDB)
 		{"BatchGetItem mixed projections", "BatchGetItem", `{"RequestItems":{"` + hash + `":{"Keys":[{"pk":{"S":"a"}}],"ProjectionExpression":"pk"},"` + rng + `":{"Keys":[{"pk":{"S":"a"},"sk":{"S":"b"}}],"AttributesToGet":["pk"]}}}`, "ValidationException",
 			"Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {AttributesToGet} Expression parameters: {ProjectionExpression}"},
+		// https://github.com/paritysuite/dynamodb-conformance/blob/main/tests/tier3/error-messages/batchGetItem.test.ts
+		{"BatchGetItem malformed table name", "BatchGetItem", `{"RequestItems":{"bad!name":{"Keys":[{"pk":{"S":"a"}}]}}}`, "ValidationException",
+			`1 validation error detected: Value '{"bad!name":{"Keys":[{"pk":{"S":"a"}}]}}' at 'requestItems' failed to satisfy constraint: Map keys must satisfy constraint: [Member must have length less than or equal to 255, Member must have length greater than or equal to 3, Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+]`},
 		// https://github.com/nubo-db/dynoxide/issues/17
 		{"BatchWriteItem empty RequestItems", "BatchWriteItem", `{"RequestItems":{}}`, "ValidationException",
 			"The requestItems parameter is required for BatchWriteItem"},

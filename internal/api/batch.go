@@ -38,10 +38,15 @@ type batchGetItemInput struct {
 }
 
 // requestItemsConstraints checks the table names (map keys) of RequestItems.
-func requestItemsConstraints(c *constraints, names []string) {
+// render, when not nil, echoes the map in the message as DynamoDB does.
+func requestItemsConstraints(c *constraints, names []string, render func() string) {
 	for _, n := range names {
 		if _, ok := tableNameOfArn(n); !ok && !validTableName(n) {
-			c.add("Value at 'requestItems' failed to satisfy constraint: Map keys must satisfy constraint: [Member must have length less than or equal to 255, Member must have length greater than or equal to 3, Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+]")
+			value := ""
+			if render != nil {
+				value = "'" + render() + "' "
+			}
+			c.add("Value %sat 'requestItems' failed to satisfy constraint: Map keys must satisfy constraint: [Member must have length less than or equal to 255, Member must have length greater than or equal to 3, Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+]", value)
 			return
 		}
 	}
@@ -64,13 +69,19 @@ func keyString(k item.Item) string {
 // the members' own (upper-camel) names and without echoing the value.
 // https://github.com/nubo-db/dynoxide/pull/198 (empty RequestItems, captured in 32 of 33 regions)
 // https://github.com/getmoto/moto/issues/3046 (more than 100 keys for one table)
+// https://github.com/paritysuite/dynamodb-conformance/blob/main/tests/tier3/error-messages/batchGetItem.test.ts
 var batchGetRules = rules[batchGetItemInput]{
 	func(in *batchGetItemInput, c *constraints) {
 		if !c.notNull(in.RequestItems != nil, "requestItems") {
 			return
 		}
 		tables := sortedKeys(in.RequestItems)
-		requestItemsConstraints(c, tables)
+		// DynamoDB echoes the map as JSON.
+		// https://github.com/paritysuite/dynamodb-conformance/blob/main/tests/tier3/error-messages/batchGetItem.test.ts ("malformed table name", captured in us-east-1 and eu-west-2)
+		requestItemsConstraints(c, tables, func() string {
+			b, _ := json.Marshal(in.RequestItems)
+			return string(b)
+		})
 		if len(tables) == 0 {
 			c.add("Value at 'RequestItems' failed to satisfy constraint: Member must have length greater than or equal to 1")
 		}
@@ -284,7 +295,7 @@ var batchWriteRules = rules[batchWriteItemInput]{
 			return
 		}
 		tables := sortedKeys(in.RequestItems)
-		requestItemsConstraints(c, tables)
+		requestItemsConstraints(c, tables, nil)
 		for _, name := range tables {
 			if n := len(in.RequestItems[name]); n > maxBatchWriteItems {
 				// DynamoDB renders the offending map with Java's toString.

@@ -109,3 +109,13 @@ func TestValidationBatchWriteItem(t *testing.T) {
 			"https://github.com/mhart/dynalite/blob/master/test/batchWriteItem.js"},
 	})
 }
+
+// BatchGetItem echoes RequestItems as JSON when a table name is malformed.
+func TestValidationBatchGetItemTableNames(t *testing.T) {
+	e := itemEngine(t)
+	runValidations(t, e, "BatchGetItem", []validation{
+		{"malformed table name", `{"RequestItems":{"bad!name":{"Keys":[{"pk":{"S":"a"}}]}}}`,
+			n1(`Value '{"bad!name":{"Keys":[{"pk":{"S":"a"}}]}}' at 'requestItems' failed to satisfy constraint: Map keys must satisfy constraint: [Member must have length less than or equal to 255, Member must have length greater than or equal to 3, Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+]`),
+			"https://github.com/paritysuite/dynamodb-conformance/blob/main/tests/tier3/error-messages/batchGetItem.test.ts (captured in us-east-1 and eu-west-2)"},
+	})
+}
