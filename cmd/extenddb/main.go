@@ -102,6 +102,7 @@ func serveCmd() *cobra.Command {
 	f.Duration("ttl-page-delay", 0, "pause before every Time to Live backfill or drain page (to watch ENABLING/DISABLING)")
 	f.Duration("index-page-delay", 0, "pause between the pages of an online index build (to watch CREATING)")
 	f.Int64("item-collection-limit-bytes", 0, "size limit of one item collection of a table with local secondary indexes, in bytes; 0 = DynamoDB's 10 GB")
+	addLimitFlags(f)
 	return cmd
 }
 
@@ -174,7 +175,16 @@ func loadConfig(v *viper.Viper, flags *pflag.FlagSet) (server.Config, error) {
 		TTLPageDelay:               getDuration("ttl-page-delay"),
 		IndexPageDelay:             getDuration("index-page-delay"),
 		ItemCollectionLimit:        int64(getInt("item-collection-limit-bytes")),
+		HTTP: server.HTTPLimits{
+			ReadTimeout:    getDuration("http-read-timeout"),
+			WriteTimeout:   getDuration("http-write-timeout"),
+			IdleTimeout:    getDuration("http-idle-timeout"),
+			MaxConnections: getInt("max-connections"),
+			MemoryBudget:   int64(getInt("request-memory-mib")) << 20,
+			AdmissionWait:  getDuration("admission-wait"),
+		},
 	}
+	errs = append(errs, checkLimits(cfg.HTTP)...)
 	if !slices.Contains(server.Backends(), cfg.Storage) {
 		errs = append(errs, fmt.Sprintf("storage: %q is not %s", cfg.Storage, strings.Join(server.Backends(), ", ")))
 	}

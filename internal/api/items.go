@@ -108,6 +108,9 @@ func (e *Engine) checkPutItem(in *putItemInput) error {
 		condExprParams, condLegacyParams, in.ExpressionAttributeNames != nil, in.ExpressionAttributeValues != nil); err != nil {
 		return err
 	}
+	if err := expr.CheckConditionalOperator(in.ConditionalOperator, len(in.Expected)); err != nil {
+		return err
+	}
 	if err := validateItemValues(in.Item); err != nil {
 		return err
 	}
@@ -351,6 +354,9 @@ var deleteItemOp = &tableOp[deleteItemInput]{
 func (e *Engine) checkDeleteItem(in *deleteItemInput) error {
 	if err := checkParams(map[string]bool{"ConditionExpression": in.ConditionExpression != nil, "Expected": in.Expected != nil, "ConditionalOperator": in.ConditionalOperator != nil},
 		condExprParams, condLegacyParams, in.ExpressionAttributeNames != nil, in.ExpressionAttributeValues != nil); err != nil {
+		return err
+	}
+	if err := expr.CheckConditionalOperator(in.ConditionalOperator, len(in.Expected)); err != nil {
 		return err
 	}
 	if err := validateItemValues(in.Key); err != nil {

@@ -61,6 +61,9 @@ func (e *Engine) checkUpdateItem(in *updateItemInput) error {
 		in.ExpressionAttributeNames != nil, in.ExpressionAttributeValues != nil); err != nil {
 		return err
 	}
+	if err := expr.CheckConditionalOperator(in.ConditionalOperator, len(in.Expected)); err != nil {
+		return err
+	}
 	if err := validateItemValues(in.Key); err != nil {
 		return err
 	}
@@ -126,6 +129,9 @@ func (e *Engine) updateItem(ctx context.Context, in *updateItemInput, t *storage
 		old, new = cur, nil
 		if err := checkCondition(cond, cur, in.ReturnValuesOnConditionCheckFailure); err != nil {
 			return nil, err
+		}
+		if cur == nil && upd != nil && upd.RemovesOnly() {
+			return nil, nil // nothing to take away: the item stays absent
 		}
 		base := cur
 		if base == nil {

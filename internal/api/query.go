@@ -174,13 +174,19 @@ func (e *Engine) checkQuery(in *queryInput) error {
 		in.ExpressionAttributeNames != nil, in.ExpressionAttributeValues != nil); err != nil {
 		return err
 	}
+	if err := expr.CheckConditionalOperator(in.ConditionalOperator, len(in.QueryFilter)); err != nil {
+		return err
+	}
 	if err := in.checkStart(); err != nil {
 		return err
 	}
 	if in.KeyConditions == nil && in.KeyConditionExpression == nil {
 		return ddberr.Validation("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
 	}
-	return e.parseExpressions(&in.readInput, in.KeyConditionExpression, "QueryFilter", in.QueryFilter)
+	if err := e.parseExpressions(&in.readInput, in.KeyConditionExpression, "QueryFilter", in.QueryFilter); err != nil {
+		return err
+	}
+	return expr.ValidateConditions("KeyConditions", in.KeyConditions)
 }
 
 // query reads a checked Query request's page.

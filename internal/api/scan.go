@@ -60,6 +60,9 @@ func (e *Engine) checkScan(in *scanInput) error {
 		in.ExpressionAttributeNames != nil, in.ExpressionAttributeValues != nil); err != nil {
 		return err
 	}
+	if err := expr.CheckConditionalOperator(in.ConditionalOperator, len(in.ScanFilter)); err != nil {
+		return err
+	}
 	if err := in.checkStart(); err != nil {
 		return err
 	}

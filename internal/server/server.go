@@ -11,6 +11,9 @@ import (
 	"net/http"
 	"time"
 
+	"golang.org/x/net/netutil"
+
+	"github.com/extenddb/extenddb/internal/admission"
 	"github.com/extenddb/extenddb/internal/api"
 	"github.com/extenddb/extenddb/internal/protocol"
 	"github.com/extenddb/extenddb/internal/storage"
@@ -47,6 +50,8 @@ type Config struct {
 	ItemCollectionLimit int64
 
 	Log *slog.Logger
+
+	HTTP HTTPLimits // timeouts, connections and memory of the HTTP front end
 }
 
 // Server is a running extenddb.
@@ -55,6 +60,7 @@ type Server struct {
 	store    storage.Backend
 	http     *http.Server
 	listener net.Listener
+	serving  net.Listener // listener, at most MaxConnections connections at once
 
 	stopWorkers context.CancelFunc
 	workersDone chan struct{}
@@ -92,28 +98,34 @@ func Start(cfg Config) (*Server, error) {
 	})
 	engine.SetIndexWorker(pool.Indexes.Kick)
 	engine.SetTTLWorker(pool.TTL.Kick)
+	engine.SetTTLSettler(pool.TTL.Settle)
 	wctx, stopWorkers := context.WithCancel(context.Background())
 	workersDone := make(chan struct{})
 	go func() {
 		defer close(workersDone)
 		pool.Run(wctx)
 	}()
-	h := &protocol.Server{Handler: engine, Log: cfg.Log, DefaultRegion: cfg.Region}
+	limits := cfg.HTTP.withDefaults()
+	h := &protocol.Server{Handler: engine, Log: cfg.Log, DefaultRegion: cfg.Region,
+		Budget: admission.New(limits.MemoryBudget, limits.AdmissionWait)}
 	s := &Server{
 		cfg:         cfg,
 		store:       store,
 		listener:    ln,
+		serving:     netutil.LimitListener(ln, limits.MaxConnections),
 		stopWorkers: stopWorkers,
 		workersDone: workersDone,
 		http: &http.Server{
 			Handler:           h,
-			ReadHeaderTimeout: 30 * time.Second,
-			IdleTimeout:       120 * time.Second,
+			ReadHeaderTimeout: limits.ReadHeaderTimeout,
+			ReadTimeout:       limits.ReadTimeout,
+			WriteTimeout:      limits.WriteTimeout,
+			IdleTimeout:       limits.IdleTimeout,
 			ErrorLog:          slog.NewLogLogger(cfg.Log.Handler(), slog.LevelWarn),
 		},
 	}
 	go func() {
-		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := s.http.Serve(s.serving); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			cfg.Log.Error("http server stopped", "error", err)
 		}
 	}()
