@@ -169,7 +169,23 @@ func TestTableArnAsTableName(t *testing.T) {
 	if d, err := c.DescribeTable(ctxT(t), &dynamodb.DescribeTableInput{TableName: aws.String(arn)}); err != nil || aws.ToString(d.Table.TableName) != name {
 		t.Fatalf("DescribeTable by ARN: %v", err)
 	}
+	if _, err := c.UpdateTable(ctxT(t), &dynamodb.UpdateTableInput{TableName: aws.String(arn), DeletionProtectionEnabled: aws.Bool(false)}); err != nil {
+		t.Fatalf("UpdateTable by ARN: %v", err)
+	}
+	if _, err := c.UpdateTimeToLive(ctxT(t), &dynamodb.UpdateTimeToLiveInput{TableName: aws.String(arn),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("exp"), Enabled: aws.Bool(true)}}); err != nil {
+		t.Fatalf("UpdateTimeToLive by ARN: %v", err)
+	}
+	if ttl, err := c.DescribeTimeToLive(ctxT(t), &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(arn)}); err != nil ||
+		aws.ToString(ttl.TimeToLiveDescription.AttributeName) != "exp" {
+		t.Fatalf("DescribeTimeToLive by ARN: %v, %+v", err, ttl)
+	}
 	// An index ARN is not a table ARN.
 	_, err = c.GetItem(ctxT(t), &dynamodb.GetItemInput{TableName: aws.String(arn + "/index/byV"), Key: item{"pk": avS("a")}})
 	wantAPIError(t, err, "ValidationException", "1 validation error detected: Value '"+arn+"/index/byV' at 'tableName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+")
+	if _, err := c.DeleteTable(ctxT(t), &dynamodb.DeleteTableInput{TableName: aws.String(arn)}); err != nil {
+		t.Fatalf("DeleteTable by ARN: %v", err)
+	}
+	_, err = c.DescribeTable(ctxT(t), &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+	wantAPIError(t, err, "ResourceNotFoundException", "Requested resource not found: Table: "+name+" not found")
 }
