@@ -44,6 +44,8 @@ func rootCmd() *cobra.Command {
 	}
 	root.AddCommand(serveCmd())
 	root.AddCommand(loadCmd())
+	root.AddCommand(authCmd())
+	root.AddCommand(certCmd())
 	return root
 }
 
@@ -60,6 +62,7 @@ func serveCmd() *cobra.Command {
 			}
 			log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 			cfg.Log = log
+			ownerOnlyFiles()
 			warnUnused(log, cfg)
 			// Catch signals before serving, so a signal that arrives right
 			// after the endpoint is announced still shuts down gracefully.
@@ -69,7 +72,7 @@ func serveCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			log.Info("extenddb serving DynamoDB API", "endpoint", s.Endpoint(), "storage", storageName(cfg), "data", dataDesc(cfg))
+			log.Info("extenddb serving DynamoDB API", "endpoint", s.Endpoint(), "storage", storageName(cfg), "data", dataDesc(cfg), "auth", s.AuthMode())
 
 			<-ctx.Done()
 			log.Info("shutting down")
@@ -87,6 +90,7 @@ func serveCmd() *cobra.Command {
 	f.String("listen", "127.0.0.1:8000", "address to listen on (host:port; port 0 picks a free one)")
 	f.String("storage", "sqlite", "storage backend: sqlite, postgres or cassandra")
 	f.String("data-dir", "./extenddb-data", "SQLite: directory for the database")
+	f.String("backup-root", "", "directory of on-demand backups; several servers sharing a backend must share it (default: <data-dir>/backups)")
 	f.Bool("in-memory", false, "SQLite: keep all data in memory; nothing survives exit")
 	f.String("postgres-dsn", "", "PostgreSQL: connection string, e.g. postgres://user@host:5432/db")
 	f.String("postgres-schema", "", "PostgreSQL: schema for extenddb's tables (default: the connection's search_path)")
@@ -103,6 +107,7 @@ func serveCmd() *cobra.Command {
 	f.Duration("index-page-delay", 0, "pause between the pages of an online index build (to watch CREATING)")
 	f.Int64("item-collection-limit-bytes", 0, "size limit of one item collection of a table with local secondary indexes, in bytes; 0 = DynamoDB's 10 GB")
 	addLimitFlags(f)
+	authFlags(f)
 	return cmd
 }
 
@@ -160,6 +165,7 @@ func loadConfig(v *viper.Viper, flags *pflag.FlagSet) (server.Config, error) {
 		Storage:        v.GetString("storage"),
 		DataDir:        v.GetString("data-dir"),
 		InMemory:       getBool("in-memory"),
+		BackupRoot:     v.GetString("backup-root"),
 		PostgresDSN:    v.GetString("postgres-dsn"),
 		PostgresSchema: v.GetString("postgres-schema"),
 
@@ -183,8 +189,10 @@ func loadConfig(v *viper.Viper, flags *pflag.FlagSet) (server.Config, error) {
 			MemoryBudget:   int64(getInt("request-memory-mib")) << 20,
 			AdmissionWait:  getDuration("admission-wait"),
 		},
+		Auth: authConfig(v, getBool),
 	}
 	errs = append(errs, checkLimits(cfg.HTTP)...)
+	errs = append(errs, checkPacing(cfg)...)
 	if !slices.Contains(server.Backends(), cfg.Storage) {
 		errs = append(errs, fmt.Sprintf("storage: %q is not %s", cfg.Storage, strings.Join(server.Backends(), ", ")))
 	}
@@ -197,12 +205,6 @@ func loadConfig(v *viper.Viper, flags *pflag.FlagSet) (server.Config, error) {
 	if cfg.TTLInterval < 100*time.Millisecond && !strings.Contains(strings.Join(errs, "\n"), "ttl-interval") {
 		errs = append(errs, fmt.Sprintf("ttl-interval: %v is shorter than the minimum of 100ms", cfg.TTLInterval))
 	}
-	if cfg.TTLPageSize < 1 {
-		errs = append(errs, "ttl-page-size: must be at least 1")
-	}
-	if cfg.TTLPageDelay < 0 || cfg.IndexPageDelay < 0 {
-		errs = append(errs, "ttl-page-delay, index-page-delay: must not be negative")
-	}
 	if cfg.CassandraReplicationFactor < 1 {
 		errs = append(errs, "cassandra-replication-factor: must be at least 1")
 	}
@@ -213,6 +215,19 @@ func loadConfig(v *viper.Viper, flags *pflag.FlagSet) (server.Config, error) {
 }
 
 var accountIDPattern = regexp.MustCompile(`^[0-9]{12}$`)
+
+// checkPacing refuses pacing of the background workers' pages that they
+// cannot follow.
+func checkPacing(cfg server.Config) []string {
+	var errs []string
+	if cfg.TTLPageSize < 1 {
+		errs = append(errs, "ttl-page-size: must be at least 1")
+	}
+	if cfg.TTLPageDelay < 0 || cfg.IndexPageDelay < 0 {
+		errs = append(errs, "ttl-page-delay, index-page-delay: must not be negative")
+	}
+	return errs
+}
 
 // checkConfigFile refuses a configuration file with keys that name no flag.
 func checkConfigFile(path string, flags *pflag.FlagSet) error {
