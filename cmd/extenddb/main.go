@@ -90,6 +90,7 @@ func serveCmd() *cobra.Command {
 	f.String("listen", "127.0.0.1:8000", "address to listen on (host:port; port 0 picks a free one)")
 	f.String("storage", "sqlite", "storage backend: sqlite, postgres or cassandra")
 	f.String("data-dir", "./extenddb-data", "SQLite: directory for the database")
+	f.String("backup-root", "", "directory of on-demand backups; several servers sharing a backend must share it (default: <data-dir>/backups)")
 	f.Bool("in-memory", false, "SQLite: keep all data in memory; nothing survives exit")
 	f.String("postgres-dsn", "", "PostgreSQL: connection string, e.g. postgres://user@host:5432/db")
 	f.String("postgres-schema", "", "PostgreSQL: schema for extenddb's tables (default: the connection's search_path)")
@@ -163,6 +164,7 @@ func loadConfig(v *viper.Viper, flags *pflag.FlagSet) (server.Config, error) {
 		Storage:        v.GetString("storage"),
 		DataDir:        v.GetString("data-dir"),
 		InMemory:       getBool("in-memory"),
+		BackupRoot:     v.GetString("backup-root"),
 		PostgresDSN:    v.GetString("postgres-dsn"),
 		PostgresSchema: v.GetString("postgres-schema"),
 
@@ -188,6 +190,7 @@ func loadConfig(v *viper.Viper, flags *pflag.FlagSet) (server.Config, error) {
 		Auth: authConfig(v, getBool),
 	}
 	errs = append(errs, checkLimits(cfg.HTTP)...)
+	errs = append(errs, checkPacing(cfg)...)
 	if !slices.Contains(server.Backends(), cfg.Storage) {
 		errs = append(errs, fmt.Sprintf("storage: %q is not %s", cfg.Storage, strings.Join(server.Backends(), ", ")))
 	}
@@ -200,12 +203,6 @@ func loadConfig(v *viper.Viper, flags *pflag.FlagSet) (server.Config, error) {
 	if cfg.TTLInterval < 100*time.Millisecond && !strings.Contains(strings.Join(errs, "\n"), "ttl-interval") {
 		errs = append(errs, fmt.Sprintf("ttl-interval: %v is shorter than the minimum of 100ms", cfg.TTLInterval))
 	}
-	if cfg.TTLPageSize < 1 {
-		errs = append(errs, "ttl-page-size: must be at least 1")
-	}
-	if cfg.TTLPageDelay < 0 || cfg.IndexPageDelay < 0 {
-		errs = append(errs, "ttl-page-delay, index-page-delay: must not be negative")
-	}
 	if cfg.CassandraReplicationFactor < 1 {
 		errs = append(errs, "cassandra-replication-factor: must be at least 1")
 	}
@@ -216,6 +213,19 @@ func loadConfig(v *viper.Viper, flags *pflag.FlagSet) (server.Config, error) {
 }
 
 var accountIDPattern = regexp.MustCompile(`^[0-9]{12}$`)
+
+// checkPacing refuses pacing of the background workers' pages that they
+// cannot follow.
+func checkPacing(cfg server.Config) []string {
+	var errs []string
+	if cfg.TTLPageSize < 1 {
+		errs = append(errs, "ttl-page-size: must be at least 1")
+	}
+	if cfg.TTLPageDelay < 0 || cfg.IndexPageDelay < 0 {
+		errs = append(errs, "ttl-page-delay, index-page-delay: must not be negative")
+	}
+	return errs
+}
 
 // checkConfigFile refuses a configuration file with keys that name no flag.
 func checkConfigFile(path string, flags *pflag.FlagSet) error {

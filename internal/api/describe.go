@@ -86,6 +86,7 @@ type tableDescription struct {
 	LatestStreamArn           string                 `json:"LatestStreamArn,omitempty"`
 	TableClassSummary         *tableClassSummary     `json:"TableClassSummary,omitempty"`
 	DeletionProtectionEnabled bool                   `json:"DeletionProtectionEnabled"`
+	RestoreSummary            *restoreSummary        `json:"RestoreSummary,omitempty"` // backups_restore.go
 }
 
 type streamSpecDescription struct {
@@ -168,6 +169,7 @@ func (e *Engine) describe(ctx context.Context, region string, t *storage.Table, 
 		d.LatestStreamLabel = t.LatestStreamLabel
 		d.LatestStreamArn = d.TableArn + "/stream/" + t.LatestStreamLabel
 	}
+	d.RestoreSummary = restoreSummaryOf(t)
 	if t.TableClass != "" && t.TableClass != "STANDARD" {
 		d.TableClassSummary = &tableClassSummary{TableClass: t.TableClass}
 	}

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/extenddb/extenddb/internal/backup"
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/protocol"
 	"github.com/extenddb/extenddb/internal/storage"
@@ -44,6 +45,8 @@ type Engine struct {
 	indexKick, ttlKick atomic.Pointer[func()]
 	// The inline TTL transition (SetTTLSettler).
 	ttlSettle atomic.Pointer[func(context.Context, *storage.Table) bool]
+	// backups serves the backup operations (SetBackups, backups.go).
+	backups *backup.Service
 }
 
 type opFunc func(e *Engine, ctx context.Context, r *protocol.Request) (any, error)

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"golang.org/x/net/netutil"
@@ -46,6 +47,11 @@ type Config struct {
 	TTLPageSize    int           // items per TTL backfill or drain page; 0 = 256
 	TTLPageDelay   time.Duration // pause before every TTL page; 0 = none
 	IndexPageDelay time.Duration // pause between online index build pages; 0 = none
+
+	// BackupRoot is the directory of on-demand backups (docs/backups.md);
+	// "" = <DataDir>/backups, or a directory under the system's temporary
+	// directory when there is no DataDir.
+	BackupRoot string
 
 	Log *slog.Logger
 
@@ -106,11 +112,15 @@ func Start(cfg Config) (*Server, error) {
 	engine.SetIndexWorker(pool.Indexes.Kick)
 	engine.SetTTLWorker(pool.TTL.Kick)
 	engine.SetTTLSettler(pool.TTL.Settle)
+	runner := startBackups(cfg, store, engine)
 	wctx, stopWorkers := context.WithCancel(context.Background())
 	workersDone := make(chan struct{})
 	go func() {
 		defer close(workersDone)
+		var wg sync.WaitGroup
+		wg.Go(func() { runner.Run(wctx) })
 		pool.Run(wctx)
+		wg.Wait()
 	}()
 	limits := cfg.HTTP.withDefaults()
 	h := &protocol.Server{Handler: engine, Log: cfg.Log, DefaultRegion: cfg.Region,

@@ -77,3 +77,25 @@ func eachTable(ctx context.Context, store storage.Catalog, accounts []string, vi
 	}
 	return first
 }
+
+// orDefault is v, or d when v is not positive.
+func orDefault[T int | time.Duration](v, d T) T {
+	if v <= 0 {
+		return d
+	}
+	return v
+}
+
+func logOrDefault(log *slog.Logger) *slog.Logger {
+	if log == nil {
+		return slog.Default()
+	}
+	return log
+}
+
+func accountsOrDefault(accounts []string) []string {
+	if len(accounts) == 0 {
+		return []string{storage.DefaultAccount}
+	}
+	return accounts
+}
