@@ -38,7 +38,7 @@ func (a *Authenticator) Authorize(r *http.Request, c protocol.Caller, service, o
 	}
 	ctx := requestContext(r, c, body)
 	for _, chk := range checksOf(c, op, body) {
-		req := policy.Request{Action: chk.action, Resource: chk.resource, Context: ctx}
+		req := policy.Request{Action: chk.action, Resource: chk.resource, Context: ctx, Unsupported: unsupportedKeys}
 		switch policy.Evaluate(ck.who.policies, req) {
 		case policy.Allow:
 			continue
@@ -54,6 +54,12 @@ func (a *Authenticator) Authorize(r *http.Request, c protocol.Caller, service, o
 }
 
 type check struct{ action, resource string }
+
+// unsupportedKeys are DynamoDB's fine-grained condition keys that
+// authorization does not derive (they need the table's key schema and every
+// expression's attribute names): statements conditioned on them fail
+// closed (policy.Request.Unsupported).
+var unsupportedKeys = map[string]bool{"dynamodb:leadingkeys": true, "dynamodb:attributes": true}
 
 // authzBody is what authorization reads of a request body, decoded with
 // encoding/json as the engine decodes it (same field matching, same
