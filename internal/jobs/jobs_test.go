@@ -191,3 +191,31 @@ func TestCancel(t *testing.T) {
 		t.Fatalf("cancel of a missing job: %v, want ErrNotFound", err)
 	}
 }
+
+// A process that owns its backend alone (Exclusive) resumes a job its
+// crashed predecessor left RUNNING at once, without waiting for the lease.
+func TestExclusiveResumesAtOnce(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	if _, err := s.Create(ctx, "k", "j", "acct", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Modify(ctx, "k", "j", func(j *Job) error {
+		j.State, j.Owner, j.LeaseUntil = Running, "crashed", time.Now().Add(time.Hour)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	shared := NewRunner(s, Config{Poll: 10 * time.Millisecond})
+	shared.Register("k", func(ctx context.Context, run *Run) error { return errors.New("must not run") })
+	stopShared := startRunner(t, shared)
+	time.Sleep(100 * time.Millisecond)
+	stopShared()
+	if j, _ := s.Get(ctx, "k", "j"); j.State != Running || j.Owner != "crashed" {
+		t.Fatalf("a shared runner took a leased job: %+v", j)
+	}
+	r := NewRunner(s, Config{Exclusive: true, Poll: 10 * time.Millisecond})
+	r.Register("k", func(ctx context.Context, run *Run) error { return nil })
+	startRunner(t, r)
+	waitState(t, s, "k", "j", Succeeded)
+}

@@ -27,9 +27,15 @@ type Handler func(ctx context.Context, run *Run) error
 type Config struct {
 	// Owner names this process in leases; default a random UUID.
 	Owner string
-	// Lease is how long a claim lasts without renewal; default 30 s. A
+	// Lease is how long a claim lasts without renewal; default 15 s. A
 	// running job renews it every Lease/3.
 	Lease time.Duration
+	// Exclusive says that this process is the only one using the backend
+	// (one that is not a storage.Leaser, like SQLite's locked data
+	// directory): every job not ended is then this process's to run, and a
+	// job left RUNNING by a crash resumes at once rather than when its
+	// lease expires.
+	Exclusive bool
 	// Poll is how often the runner looks for jobs to run (besides Kick);
 	// default 2 s.
 	Poll time.Duration
@@ -55,7 +61,7 @@ func NewRunner(store *Store, cfg Config) *Runner {
 		cfg.Owner = uuid.NewString()
 	}
 	if cfg.Lease <= 0 {
-		cfg.Lease = 30 * time.Second
+		cfg.Lease = 15 * time.Second
 	}
 	if cfg.Poll <= 0 {
 		cfg.Poll = 2 * time.Second
@@ -131,7 +137,7 @@ func (r *Runner) isRunning(j *Job) bool {
 
 // free reports whether the lease of j may be taken by this process.
 func (r *Runner) free(j *Job) bool {
-	return j.Owner == "" || j.Owner == r.cfg.Owner || !r.store.now().Before(j.LeaseUntil)
+	return r.cfg.Exclusive || j.Owner == "" || j.Owner == r.cfg.Owner || !r.store.now().Before(j.LeaseUntil)
 }
 
 var errNotFree = errors.New("jobs: lease held")
@@ -212,7 +218,7 @@ func (r *Runner) finish(ctx context.Context, j *Job, err error) {
 	case err != nil:
 		state, msg = Failed, err.Error()
 	}
-	_, uerr := r.store.Modify(ctx, j.Kind, j.ID, func(cur *Job) error {
+	final, uerr := r.store.Modify(ctx, j.Kind, j.ID, func(cur *Job) error {
 		if cur.Owner != r.cfg.Owner {
 			return ErrLeaseLost
 		}
@@ -224,8 +230,11 @@ func (r *Runner) finish(ctx context.Context, j *Job, err error) {
 		r.cfg.Log.Error("job outcome not recorded", "kind", j.Kind, "id", j.ID, "error", uerr)
 		return
 	}
+	if final != nil {
+		j = final
+	}
 	r.cfg.Log.Info("job ended", "kind", j.Kind, "id", j.ID, "state", state, "error", msg,
-		"done", j.Progress.Done, "total", j.Progress.Total)
+		"done", j.Progress.Done, "total", j.Progress.Total, "bytes", j.Progress.Bytes)
 }
 
 // Run is one process's run of a job.
