@@ -49,7 +49,7 @@ func backupItem(i int) item {
 		"pk": avS(fmt.Sprintf("p%d", i%7)), "sk": avN(fmt.Sprint(i)),
 		"l": avS(fmt.Sprintf("l%03d", 100-i)), "b": avB([]byte{byte(i), 0, 255}),
 		"ss": avSS("x", fmt.Sprint(i)), "ns": avNS("1.5", fmt.Sprint(i+2)), "bs": avBS([]byte("a"), []byte{byte(i)}),
-		"m":  avM(map[string]types.AttributeValue{"n": avNull(), "t": avBool(i%2 == 0), "list": avL(avS("é"), avN("-0.001"))}),
+		"m": avM(map[string]types.AttributeValue{"n": avNull(), "t": avBool(i%2 == 0), "list": avL(avS("é"), avN("-0.001"))}),
 	}
 	if i%4 != 0 {
 		it["g"] = avS(fmt.Sprintf("g%d", i%3))
