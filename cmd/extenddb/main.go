@@ -44,6 +44,8 @@ func rootCmd() *cobra.Command {
 	}
 	root.AddCommand(serveCmd())
 	root.AddCommand(loadCmd())
+	root.AddCommand(authCmd())
+	root.AddCommand(certCmd())
 	return root
 }
 
@@ -60,6 +62,7 @@ func serveCmd() *cobra.Command {
 			}
 			log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 			cfg.Log = log
+			ownerOnlyFiles()
 			warnUnused(log, cfg)
 			// Catch signals before serving, so a signal that arrives right
 			// after the endpoint is announced still shuts down gracefully.
@@ -69,7 +72,7 @@ func serveCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			log.Info("extenddb serving DynamoDB API", "endpoint", s.Endpoint(), "storage", storageName(cfg), "data", dataDesc(cfg))
+			log.Info("extenddb serving DynamoDB API", "endpoint", s.Endpoint(), "storage", storageName(cfg), "data", dataDesc(cfg), "auth", s.AuthMode())
 
 			<-ctx.Done()
 			log.Info("shutting down")
@@ -103,6 +106,7 @@ func serveCmd() *cobra.Command {
 	f.Duration("ttl-page-delay", 0, "pause before every Time to Live backfill or drain page (to watch ENABLING/DISABLING)")
 	f.Duration("index-page-delay", 0, "pause between the pages of an online index build (to watch CREATING)")
 	addLimitFlags(f)
+	authFlags(f)
 	return cmd
 }
 
@@ -183,8 +187,10 @@ func loadConfig(v *viper.Viper, flags *pflag.FlagSet) (server.Config, error) {
 			MemoryBudget:   int64(getInt("request-memory-mib")) << 20,
 			AdmissionWait:  getDuration("admission-wait"),
 		},
+		Auth: authConfig(v, getBool),
 	}
 	errs = append(errs, checkLimits(cfg.HTTP)...)
+	errs = append(errs, checkPacing(cfg)...)
 	if !slices.Contains(server.Backends(), cfg.Storage) {
 		errs = append(errs, fmt.Sprintf("storage: %q is not %s", cfg.Storage, strings.Join(server.Backends(), ", ")))
 	}
@@ -197,12 +203,6 @@ func loadConfig(v *viper.Viper, flags *pflag.FlagSet) (server.Config, error) {
 	if cfg.TTLInterval < 100*time.Millisecond && !strings.Contains(strings.Join(errs, "\n"), "ttl-interval") {
 		errs = append(errs, fmt.Sprintf("ttl-interval: %v is shorter than the minimum of 100ms", cfg.TTLInterval))
 	}
-	if cfg.TTLPageSize < 1 {
-		errs = append(errs, "ttl-page-size: must be at least 1")
-	}
-	if cfg.TTLPageDelay < 0 || cfg.IndexPageDelay < 0 {
-		errs = append(errs, "ttl-page-delay, index-page-delay: must not be negative")
-	}
 	if cfg.CassandraReplicationFactor < 1 {
 		errs = append(errs, "cassandra-replication-factor: must be at least 1")
 	}
@@ -213,6 +213,19 @@ func loadConfig(v *viper.Viper, flags *pflag.FlagSet) (server.Config, error) {
 }
 
 var accountIDPattern = regexp.MustCompile(`^[0-9]{12}$`)
+
+// checkPacing refuses pacing of the background workers' pages that they
+// cannot follow.
+func checkPacing(cfg server.Config) []string {
+	var errs []string
+	if cfg.TTLPageSize < 1 {
+		errs = append(errs, "ttl-page-size: must be at least 1")
+	}
+	if cfg.TTLPageDelay < 0 || cfg.IndexPageDelay < 0 {
+		errs = append(errs, "ttl-page-delay, index-page-delay: must not be negative")
+	}
+	return errs
+}
 
 // checkConfigFile refuses a configuration file with keys that name no flag.
 func checkConfigFile(path string, flags *pflag.FlagSet) error {

@@ -107,8 +107,14 @@ func (t epochSeconds) MarshalJSON() ([]byte, error) {
 	return []byte(fmt.Sprintf("%d.%03d", ms/1000, ms%1000)), nil
 }
 
+// tableArn is the table's ARN: the region of the request and the account
+// of the table's namespace.
 func (e *Engine) tableArn(region string, t *storage.Table) string {
-	return fmt.Sprintf("arn:aws:dynamodb:%s:%s:table/%s", region, e.cfg.AccountID, t.Name)
+	account := storage.NamespaceAccount(t.Account)
+	if account == "" {
+		account = e.cfg.AccountID
+	}
+	return fmt.Sprintf("arn:aws:dynamodb:%s:%s:table/%s", region, account, t.Name)
 }
 
 func keySchemaOut(ks []storage.KeyElement) []keySchemaElement {

@@ -62,7 +62,7 @@ func openSQLite(_ context.Context, cfg Config) (storage.Backend, error) {
 	if cfg.InMemory {
 		return sqlite.Open("", sqlite.Options{})
 	}
-	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
 	return sqlite.Open(filepath.Join(cfg.DataDir, "extenddb.sqlite"), sqlite.Options{})

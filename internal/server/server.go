@@ -16,6 +16,7 @@ import (
 
 	"github.com/extenddb/extenddb/internal/admission"
 	"github.com/extenddb/extenddb/internal/api"
+	"github.com/extenddb/extenddb/internal/auth"
 	"github.com/extenddb/extenddb/internal/protocol"
 	"github.com/extenddb/extenddb/internal/storage"
 	"github.com/extenddb/extenddb/internal/workers"
@@ -39,6 +40,7 @@ type Config struct {
 	AccountID   string        // 12-digit account id used in ARNs
 	StatusDelay time.Duration // CREATING/UPDATING/DELETING duration; 0 = immediate
 	TTLInterval time.Duration // how often expired items are deleted; 0 = 30 s
+	Auth        AuthConfig    // authentication, namespaces and TLS (auth.go)
 
 	// Pacing of the background workers' pages, for tests and demos that
 	// watch a table in ENABLING, DISABLING or an index in CREATING.
@@ -62,6 +64,7 @@ type Server struct {
 	store    storage.Backend
 	http     *http.Server
 	listener net.Listener
+	auth     *auth.Authenticator
 	serving  net.Listener // listener, at most MaxConnections connections at once
 
 	stopWorkers context.CancelFunc
@@ -84,6 +87,14 @@ func Start(cfg Config) (*Server, error) {
 	if err != nil {
 		store.Close()
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Listen, err)
+	}
+	actx, cancel := context.WithTimeout(context.Background(), authTimeout)
+	authn, guard, err := setupAuth(actx, cfg, store, ln)
+	cancel()
+	if err != nil {
+		ln.Close()
+		store.Close()
+		return nil, err
 	}
 	engine := api.New(store, api.Config{AccountID: cfg.AccountID, StatusDelay: cfg.StatusDelay, Log: cfg.Log})
 	account := cfg.AccountID
@@ -113,16 +124,17 @@ func Start(cfg Config) (*Server, error) {
 	}()
 	limits := cfg.HTTP.withDefaults()
 	h := &protocol.Server{Handler: engine, Log: cfg.Log, DefaultRegion: cfg.Region,
-		Budget: admission.New(limits.MemoryBudget, limits.AdmissionWait)}
+		Budget: admission.New(limits.MemoryBudget, limits.AdmissionWait), Auth: authn}
 	s := &Server{
 		cfg:         cfg,
 		store:       store,
 		listener:    ln,
+		auth:        authn,
 		serving:     netutil.LimitListener(ln, limits.MaxConnections),
 		stopWorkers: stopWorkers,
 		workersDone: workersDone,
 		http: &http.Server{
-			Handler:           h,
+			Handler:           guard(h),
 			ReadHeaderTimeout: limits.ReadHeaderTimeout,
 			ReadTimeout:       limits.ReadTimeout,
 			WriteTimeout:      limits.WriteTimeout,
@@ -131,7 +143,7 @@ func Start(cfg Config) (*Server, error) {
 		},
 	}
 	go func() {
-		if err := s.http.Serve(s.serving); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := s.serve(); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			cfg.Log.Error("http server stopped", "error", err)
 		}
 	}()
@@ -139,7 +151,21 @@ func Start(cfg Config) (*Server, error) {
 }
 
 // Endpoint is the URL clients use, e.g. http://127.0.0.1:8000.
-func (s *Server) Endpoint() string { return "http://" + s.listener.Addr().String() }
+func (s *Server) Endpoint() string {
+	if s.cfg.Auth.TLSCert != "" {
+		return "https://" + s.listener.Addr().String()
+	}
+	return "http://" + s.listener.Addr().String()
+}
+
+// serve serves HTTP, or HTTPS (HTTP/1.1 and HTTP/2) when a certificate is
+// configured.
+func (s *Server) serve() error {
+	if s.cfg.Auth.TLSCert != "" {
+		return s.http.ServeTLS(s.serving, s.cfg.Auth.TLSCert, s.cfg.Auth.TLSKey)
+	}
+	return s.http.Serve(s.serving)
+}
 
 // Shutdown stops accepting requests, lets in-flight requests finish (until
 // ctx ends), then closes storage cleanly.
