@@ -170,3 +170,19 @@ func BenchmarkBackupRestore(b *testing.B) {
 	b.ReportMetric(float64(n*i)/backupTime.Seconds(), "backup-items/s")
 	b.ReportMetric(float64(n*i)/restoreTime.Seconds(), "restore-items/s")
 }
+
+// Namespaces map to directories under the root, and none escapes it.
+func TestAccountDirStaysUnderRoot(t *testing.T) {
+	s := &Service{root: "/r"}
+	for ns, want := range map[string]string{
+		"111122223333":                "/r/111122223333",
+		"111122223333/eu-west-1":      "/r/111122223333/eu-west-1",
+		"111122223333/eu-west-1/AKID": "/r/111122223333/eu-west-1/AKID",
+		"111122223333/../..":          "/r/111122223333/x2e2e/x2e2e",
+		"111122223333//x":             "/r/111122223333/x/x",
+	} {
+		if got := s.accountDir(ns); got != want {
+			t.Errorf("accountDir(%q) = %q, want %q", ns, got, want)
+		}
+	}
+}
