@@ -70,6 +70,13 @@ func restoreTableFromBackup(e *Engine, ctx context.Context, r *protocol.Request)
 	if err != nil {
 		return nil, err
 	}
+	names, err := e.store.ListTables(ctx, e.account(r))
+	if err != nil {
+		return nil, err
+	}
+	if len(names) >= maxTablesPerAccount { // as CreateTable (tables.go)
+		return nil, ddberr.LimitExceeded("Subscriber limit exceeded: Number of tables exceeds the per-account limit of %d", maxTablesPerAccount)
+	}
 	err = svc.Restore(ctx, e.account(r), b, t)
 	if errors.Is(err, storage.ErrTableExists) {
 		// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_RestoreTableFromBackup.html#API_RestoreTableFromBackup_Errors

@@ -40,6 +40,11 @@ const checkpointEvery = 1000
 // CREATING until the restore completes and clears it.
 var restoringUntil = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
 
+// restoreRecordsKept is how long the record of an ended restore is kept
+// (for the log of what happened); a backup's record lives as long as the
+// backup.
+const restoreRecordsKept = 24 * time.Hour
+
 // Params are the parameters of a backup job: what CreateBackup asked for.
 type Params struct {
 	BackupName string
@@ -83,6 +88,7 @@ func New(store storage.Backend, js *jobs.Store, root string, log *slog.Logger) *
 func (s *Service) Register(r *jobs.Runner) {
 	r.Register(KindBackup, s.runBackup)
 	r.Register(KindRestore, s.runRestore)
+	r.Expire(KindRestore, restoreRecordsKept)
 	s.kick = r.Kick
 }
 

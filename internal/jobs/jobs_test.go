@@ -219,3 +219,35 @@ func TestExclusiveResumesAtOnce(t *testing.T) {
 	startRunner(t, r)
 	waitState(t, s, "k", "j", Succeeded)
 }
+
+// Ended jobs of a kind registered with Expire are deleted once old enough;
+// others are kept.
+func TestExpireEndedJobs(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	r := NewRunner(s, Config{Poll: 10 * time.Millisecond})
+	r.Register("short", func(ctx context.Context, run *Run) error { return nil })
+	r.Register("kept", func(ctx context.Context, run *Run) error { return nil })
+	r.Expire("short", 50*time.Millisecond)
+	for _, kind := range []string{"short", "kept"} {
+		if _, err := s.Create(ctx, kind, "j", "acct", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	startRunner(t, r)
+	waitState(t, s, "kept", "j", Succeeded)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, err := s.Get(ctx, "short", "j")
+		if errors.Is(err, ErrNotFound) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("ended job not expired: %v", err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if j, err := s.Get(ctx, "kept", "j"); err != nil || j.State != Succeeded {
+		t.Fatalf("kept job: %+v, %v", j, err)
+	}
+}

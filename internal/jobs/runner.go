@@ -48,6 +48,7 @@ type Runner struct {
 	store    *Store
 	cfg      Config
 	handlers map[string]Handler
+	expire   map[string]time.Duration // kind: how long ended jobs are kept
 	kick     chan struct{}
 
 	mu      sync.Mutex
@@ -69,11 +70,16 @@ func NewRunner(store *Store, cfg Config) *Runner {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	return &Runner{store: store, cfg: cfg, handlers: map[string]Handler{}, kick: make(chan struct{}, 1), running: map[string]bool{}}
+	return &Runner{store: store, cfg: cfg, handlers: map[string]Handler{}, expire: map[string]time.Duration{}, kick: make(chan struct{}, 1), running: map[string]bool{}}
 }
 
 // Register sets the handler of a kind. Call it before Run.
 func (r *Runner) Register(kind string, h Handler) { r.handlers[kind] = h }
+
+// Expire makes the runner delete the records of jobs of kind that ended
+// more than after ago (for kinds whose records are not kept by their
+// users, such as restores). Call it before Run.
+func (r *Runner) Expire(kind string, after time.Duration) { r.expire[kind] = after }
 
 // Kick makes the runner look for jobs now; it never blocks.
 func (r *Runner) Kick() {
@@ -113,6 +119,12 @@ func (r *Runner) pass(ctx context.Context) error {
 			return err
 		}
 		for _, j := range list {
+			if after, ok := r.expire[kind]; ok && j.Ended() && r.store.now().Sub(j.EndedAt) > after {
+				if err := r.store.Delete(ctx, kind, j.ID); err != nil {
+					return err
+				}
+				continue
+			}
 			if j.Ended() || r.isRunning(j) || !r.free(j) {
 				continue
 			}
