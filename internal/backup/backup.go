@@ -89,6 +89,8 @@ func (s *Service) Register(r *jobs.Runner) {
 	r.Register(KindBackup, s.runBackup)
 	r.Register(KindRestore, s.runRestore)
 	r.Expire(KindRestore, restoreRecordsKept)
+	r.Register(KindPointInTimeRestore, s.runPointInTimeRestore)
+	r.Expire(KindPointInTimeRestore, restoreRecordsKept)
 	s.kick = r.Kick
 }
 
