@@ -94,6 +94,9 @@ func executeStatement(e *Engine, ctx context.Context, r *protocol.Request) (any,
 	if err != nil {
 		return nil, err
 	}
+	if err := e.checkConsistentIndexRead(ctx, r, pl, in.ConsistentRead); err != nil {
+		return nil, err
+	}
 	opts := runOptions{consistent: in.ConsistentRead, capacity: in.ReturnConsumedCapacity, onFailure: in.ReturnValuesOnConditionCheckFailure, limit: in.Limit}
 	if in.NextToken != nil {
 		if opts.startKey, err = decodeNextToken(*in.NextToken); err != nil {
@@ -126,11 +129,30 @@ func parseStatement(src string, params []item.AttributeValue) (*partiql.Statemen
 
 // planStatement resolves the statement's table and plans it.
 func (e *Engine) planStatement(ctx context.Context, r *protocol.Request, st *partiql.Statement, params []item.AttributeValue) (*partiql.Plan, error) {
-	t, err := e.dataTable(ctx, r, st.Table)
+	t, err := e.lookup(ctx, e.account(r), st.Table, lookupData)
 	if err != nil {
 		return nil, err
 	}
 	return partiql.PlanStatement(st, params, schemaForPlan(t))
+}
+
+// checkConsistentIndexRead refuses a strongly consistent read of a global
+// secondary index in the words of DynamoDB's PartiQL layer (DynamoDB Local's
+// PartiQL message table).
+func (e *Engine) checkConsistentIndexRead(ctx context.Context, r *protocol.Request, pl *partiql.Plan, consistent *bool) error {
+	if pl.Index == "" || consistent == nil || !*consistent {
+		return nil
+	}
+	t, err := e.lookup(ctx, e.account(r), pl.Table, lookupData)
+	if err != nil {
+		return err
+	}
+	for _, ix := range t.Indexes {
+		if ix.IndexName == pl.Index && ix.Global {
+			return ddberr.Validation("Strongly consistent read is not supported on Global Secondary Indexes")
+		}
+	}
+	return nil
 }
 
 // schemaForPlan is a table's key and its indexes' keys, as the planner needs them.
