@@ -44,6 +44,7 @@ var keywords = map[string]bool{
 var operatorWords = map[string]bool{"IS": true, "LIKE": true, "AND": true, "OR": true, "BETWEEN": true, "IN": true}
 
 type parser struct {
+	src    string
 	toks   []token
 	i      int
 	params int
@@ -53,7 +54,7 @@ type parser struct {
 // Parse parses one statement. Errors are *ddberr.Error ValidationExceptions
 // with DynamoDB's messages.
 func Parse(src string) (*Statement, error) {
-	p := &parser{toks: lex(src)}
+	p := &parser{src: src, toks: lex(src)}
 	st, err := p.statement()
 	if err != nil {
 		return nil, err
