@@ -64,6 +64,9 @@ func Parse(src string) (*Statement, error) {
 		return nil, p.leftover()
 	}
 	st.Params = p.params
+	if err := checkWriteTarget(st); err != nil {
+		return nil, err
+	}
 	return st, nil
 }
 
@@ -193,16 +196,40 @@ func (p *parser) tableRef(st *Statement, missing error) error {
 	if !ok {
 		return missing
 	}
+	if name == "" {
+		return errEmptyComponent()
+	}
 	st.Table = name
 	if p.accept(tkPunct, ".") {
 		idx, ok := p.name()
 		if !ok {
 			return Malformed(detailSimplePath)
 		}
+		if idx == "" {
+			return errEmptyComponent()
+		}
 		st.Index = idx
 		if p.is(tkPunct, ".") {
 			return ddberr.Validation("A path may contain at most 2 components in the FROM clause")
 		}
+	}
+	return nil
+}
+
+func errEmptyComponent() error {
+	return ddberr.Validation("Path component cannot be an empty string")
+}
+
+// checkWriteTarget refuses a write that names an index, before the table is
+// looked up, as DynamoDB does.
+func checkWriteTarget(st *Statement) error {
+	switch {
+	case st.Index == "":
+		return nil
+	case st.Kind == Update || st.Kind == Delete:
+		return ddberr.Validation("This operation is not supported on an index")
+	case st.Kind == Insert:
+		return ddberr.Validation("FROM clause may only contain a single table name in data manipulation statements")
 	}
 	return nil
 }

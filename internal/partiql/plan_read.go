@@ -18,7 +18,7 @@ func planSelect(st *Statement, sch Schema, r *renderer, pl *Plan) error {
 	if st.Index != "" {
 		k, ok := sch.Indexes[st.Index]
 		if !ok {
-			return ddberr.ResourceNotFound("Requested resource not found")
+			return ddberr.Validation("The table does not have the specified index")
 		}
 		keys, pl.Index = k, st.Index
 	}
