@@ -42,6 +42,8 @@ type Schema struct {
 	// Types are the table's AttributeDefinitions: key attribute name to
 	// "S", "N" or "B".
 	Types map[string]string
+	// Projections are the indexes' projections, by index name.
+	Projections map[string]IndexProjection
 }
 
 // The engine operations a statement becomes.
