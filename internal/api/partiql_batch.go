@@ -127,7 +127,7 @@ func (e *Engine) planBatch(ctx context.Context, r *protocol.Request, reqs []batc
 			b.err = ddberr.Validation("EXISTS can only be used in ExecuteTransaction write requests.")
 			continue
 		}
-		t, err := e.dataTable(ctx, r, b.st.Table)
+		t, err := e.lookup(ctx, e.account(r), b.st.Table, lookupData)
 		if err == nil {
 			b.pl, err = partiql.PlanStatement(b.st, reqs[i].Parameters, schemaForPlan(t))
 		}
