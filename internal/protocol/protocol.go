@@ -23,6 +23,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/extenddb/extenddb/internal/ddberr"
 )
@@ -68,6 +69,23 @@ type Server struct {
 	Log     *slog.Logger
 	// DefaultRegion is used when a request carries no credential scope.
 	DefaultRegion string
+	// Observe, when set, is called once per POST request after its response
+	// is written, with the operation ("" when none was recognized), the HTTP
+	// status, the short error type ("" on success) and the time taken.
+	Observe func(operation string, status int, errType string, elapsed time.Duration)
+}
+
+// observed wraps a ResponseWriter to carry what Observe reports.
+type observed struct {
+	http.ResponseWriter
+	op      string
+	status  int
+	errType string
+}
+
+func (o *observed) WriteHeader(status int) {
+	o.status = status
+	o.ResponseWriter.WriteHeader(status)
 }
 
 const (
@@ -77,14 +95,26 @@ const (
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.Observe == nil || r.Method != http.MethodPost {
+		s.serveHTTP(w, r)
+		return
+	}
+	start := time.Now()
+	o := &observed{ResponseWriter: w, status: http.StatusOK}
+	s.serveHTTP(o, r)
+	s.Observe(o.op, o.status, o.errType, time.Since(start))
+}
+
+func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	reqID := newRequestID()
 	h := w.Header()
 	h.Set("x-amzn-RequestId", reqID)
 
 	if r.Method == http.MethodGet && r.URL.Path == "/" {
-		// DynamoDB answers a plain GET with a health line.
-		h.Set("Content-Type", "text/plain")
-		writeBody(w, http.StatusOK, []byte("healthy: dynamodb."+s.region(r)+".amazonaws.com "))
+		// DynamoDB Local answers a plain GET with this 400, and the tools
+		// written for it (Testcontainers, compose health checks) wait for it.
+		h.Set("Content-Type", "application/x-amz-json-1.0")
+		writeBody(w, http.StatusBadRequest, []byte(localGetAnswer))
 		return
 	}
 	if r.Method != http.MethodPost {
@@ -121,6 +151,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	if o, ok := w.(*observed); ok {
+		o.op = op
+	}
 	caller, authErr := parseAuthorization(r.Header.Get("Authorization"), r.Header.Get("X-Amz-Date") != "" || r.Header.Get("Date") != "")
 	if authErr != nil {
 		s.writeError(w, r, authErr)
@@ -168,15 +201,11 @@ func (s *Server) logger() *slog.Logger {
 	return slog.Default()
 }
 
-func (s *Server) region(r *http.Request) string {
-	if c, err := parseAuthorization(r.Header.Get("Authorization"), true); err == nil && c.Region != "" {
-		return c.Region
-	}
-	return s.DefaultRegion
-}
-
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	e := ddberr.As(err)
+	if o, ok := w.(*observed); ok {
+		o.errType = e.Name()
+	}
 	if e.Status >= 500 {
 		s.logger().Error("request failed", "target", r.Header.Get("X-Amz-Target"), "error", err)
 	}
@@ -284,9 +313,15 @@ func jsonContentType(ct string) bool {
 // writeUnknownOperation404 is DynamoDB's answer to a non-POST request or a
 // body it cannot read: 404 with an XML error body.
 func writeUnknownOperation404(w http.ResponseWriter) {
+	if o, ok := w.(*observed); ok {
+		o.errType = "UnknownOperationException"
+	}
 	w.Header().Set("Content-Type", "application/xml")
 	writeBody(w, http.StatusNotFound, []byte("<UnknownOperationException/>\n"))
 }
+
+// localGetAnswer is DynamoDB Local's body for GET /, sent with HTTP 400.
+const localGetAnswer = `{"__type":"com.amazonaws.dynamodb.v20120810#MissingAuthenticationToken","message":"Request must contain either a valid (registered) AWS access key ID or X.509 certificate."}`
 
 const idAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 

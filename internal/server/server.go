@@ -13,10 +13,11 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/extenddb/extenddb/internal/api"
-	"github.com/extenddb/extenddb/internal/protocol"
+	"github.com/extenddb/extenddb/internal/metrics"
 	"github.com/extenddb/extenddb/internal/storage"
 	"github.com/extenddb/extenddb/internal/storage/cassandra"
 	"github.com/extenddb/extenddb/internal/storage/postgres"
@@ -42,7 +43,22 @@ type Config struct {
 	AccountID   string        // 12-digit account id used in ARNs
 	StatusDelay time.Duration // CREATING/UPDATING/DELETING duration; 0 = immediate
 	TTLInterval time.Duration // how often expired items are deleted; 0 = 30 s
-	Log         *slog.Logger
+
+	// Operations (docs/operations.md).
+	LogFormat   string // "text" (default) or "json"; cmd/extenddb builds Log from it
+	LogLevel    string // "debug", "info" (default), "warn" or "error"
+	AccessLog   bool   // one log line per API request
+	Metrics     bool   // serve GET /metrics (Prometheus)
+	PprofListen string // host:port for net/http/pprof; "" = off
+
+	// DynamoDB Local's options without a storage meaning of their own here
+	// (docs/configuration.md, "Coming from DynamoDB Local").
+	SharedDB                bool   // -sharedDb: one database for every access key and region
+	CORS                    string // -cors: comma-separated allowed origins ("*" = any)
+	DisableTelemetry        bool   // -disableTelemetry: extenddb sends no telemetry in any case
+	OptimizeDBBeforeStartup bool   // -optimizeDbBeforeStartup
+
+	Log *slog.Logger
 }
 
 // Server is a running extenddb.
@@ -54,6 +70,12 @@ type Server struct {
 
 	stopWorkers context.CancelFunc
 	workersDone chan struct{}
+
+	metrics        *metrics.Metrics // nil when metrics are off
+	metricsHandler http.Handler
+	stopping       atomic.Bool // set when Shutdown begins: /ready answers 503
+	pprof          *http.Server
+	pprofListener  net.Listener
 }
 
 // Start opens storage and begins serving. The returned server is listening.
@@ -103,19 +125,31 @@ func Start(cfg Config) (*Server, error) {
 		indexes.Run(wctx)
 		wg.Wait()
 	}()
-	h := &protocol.Server{Handler: engine, Log: cfg.Log, DefaultRegion: cfg.Region}
 	s := &Server{
 		cfg:         cfg,
 		store:       store,
 		listener:    ln,
 		stopWorkers: stopWorkers,
 		workersDone: workersDone,
-		http: &http.Server{
-			Handler:           h,
-			ReadHeaderTimeout: 30 * time.Second,
-			IdleTimeout:       120 * time.Second,
-			ErrorLog:          slog.NewLogLogger(cfg.Log.Handler(), slog.LevelWarn),
-		},
+	}
+	if cfg.Metrics {
+		s.metrics = metrics.New()
+		s.metricsHandler = s.metrics.Handler()
+	}
+	s.http = &http.Server{
+		Handler:           s.routes(s.newProtocol(engine)),
+		ReadHeaderTimeout: 30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(cfg.Log.Handler(), slog.LevelWarn),
+	}
+	if cfg.PprofListen != "" {
+		if s.pprof, s.pprofListener, err = startPprof(cfg.PprofListen, cfg.Log); err != nil {
+			s.stopWorkers()
+			<-s.workersDone
+			ln.Close()
+			store.Close()
+			return nil, fmt.Errorf("pprof: listen on %s: %w", cfg.PprofListen, err)
+		}
 	}
 	go func() {
 		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -157,7 +191,22 @@ func openStorage(cfg Config) (storage.Backend, error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
+	if err := checkWritable(cfg.DataDir); err != nil {
+		return nil, err
+	}
 	return sqlite.Open(filepath.Join(cfg.DataDir, "extenddb.sqlite"), sqlite.Options{})
+}
+
+// checkWritable reports a data directory extenddb cannot write in, by its
+// name, rather than as the database's later "unable to open" error.
+func checkWritable(dir string) error {
+	f, err := os.CreateTemp(dir, ".extenddb-write-check-*")
+	if err != nil {
+		return fmt.Errorf("data directory %s is not writable: %w", dir, err)
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
 }
 
 // Endpoint is the URL clients use, e.g. http://127.0.0.1:8000.
@@ -166,6 +215,10 @@ func (s *Server) Endpoint() string { return "http://" + s.listener.Addr().String
 // Shutdown stops accepting requests, lets in-flight requests finish (until
 // ctx ends), then closes storage cleanly.
 func (s *Server) Shutdown(ctx context.Context) error {
+	s.stopping.Store(true)
+	if s.pprof != nil {
+		_ = s.pprof.Close()
+	}
 	err := s.http.Shutdown(ctx)
 	s.stopWorkers()
 	<-s.workersDone
@@ -173,6 +226,22 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		err = cerr
 	}
 	return err
+}
+
+// PprofEndpoint is the URL of the pprof index, or "" when pprof is off.
+func (s *Server) PprofEndpoint() string {
+	if s.pprofListener == nil {
+		return ""
+	}
+	return "http://" + s.pprofListener.Addr().String() + "/debug/pprof/"
+}
+
+// account is the account the server's catalog probes and workers use.
+func (s *Server) account() string {
+	if s.cfg.AccountID == "" {
+		return "000000000000"
+	}
+	return s.cfg.AccountID
 }
 
 // PostgresSchemaOrDefault names the schema extenddb uses on PostgreSQL.
