@@ -11,6 +11,7 @@ package metrics
 
 import (
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -32,6 +33,7 @@ const UnknownOperation = "Unknown"
 // Metrics is one registry of extenddb's metrics. Create it with New.
 type Metrics struct {
 	registry *prometheus.Registry
+	ops      sync.Map // operation -> *opCounters
 
 	requests *prometheus.CounterVec   // operation, outcome
 	latency  *prometheus.HistogramVec // operation
@@ -162,11 +164,41 @@ func (m *Metrics) ObserveRequest(operation string, status int, errType string, e
 	case status >= 400:
 		outcome = OutcomeClientError
 	}
-	m.requests.WithLabelValues(operation, outcome).Inc()
-	m.latency.WithLabelValues(operation).Observe(elapsed.Seconds())
+	c := m.opCounters(operation)
+	switch outcome {
+	case OutcomeSuccess:
+		c.success.Inc()
+	case OutcomeClientError:
+		c.clientError.Inc()
+	default:
+		c.serverError.Inc()
+	}
+	c.latency.Observe(elapsed.Seconds())
 	if errType != "" {
 		m.errors.WithLabelValues(errType).Inc()
 	}
+}
+
+// opCounters are one operation's series, looked up once: a label lookup
+// hashes its values on every call, a sync.Map load of a string does not
+// allocate and is faster.
+type opCounters struct {
+	success, clientError, serverError prometheus.Counter
+	latency                           prometheus.Observer
+}
+
+func (m *Metrics) opCounters(op string) *opCounters {
+	if c, ok := m.ops.Load(op); ok {
+		return c.(*opCounters)
+	}
+	c := &opCounters{
+		success:     m.requests.WithLabelValues(op, OutcomeSuccess),
+		clientError: m.requests.WithLabelValues(op, OutcomeClientError),
+		serverError: m.requests.WithLabelValues(op, OutcomeServerError),
+		latency:     m.latency.WithLabelValues(op),
+	}
+	actual, _ := m.ops.LoadOrStore(op, c)
+	return actual.(*opCounters)
 }
 
 // Kinds of table traffic, the "kind" label of the per-table counters.

@@ -23,6 +23,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/extenddb/extenddb/internal/ddberr"
@@ -100,10 +101,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	start := time.Now()
-	o := &observed{ResponseWriter: w, status: http.StatusOK}
+	o := observedPool.Get().(*observed)
+	*o = observed{ResponseWriter: w, status: http.StatusOK}
 	s.serveHTTP(o, r)
 	s.Observe(o.op, o.status, o.errType, time.Since(start))
+	*o = observed{}
+	observedPool.Put(o)
 }
+
+var observedPool = sync.Pool{New: func() any { return new(observed) }}
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	reqID := newRequestID()
