@@ -333,3 +333,40 @@ func worldCopy(t testing.TB, src string) string {
 	}
 	return dst
 }
+
+// Background work shows in the metrics: an index build (its pages and its
+// completion) and Time to Live expiry (the items it deleted).
+func TestMetricsBackgroundWork(t *testing.T) {
+	s, c := startClient(t, "--ttl-interval", "200ms")
+	ctx := ctxT(t)
+	name := seedTable(t, c, 30)
+	if _, err := c.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(name), AttributeDefinitions: attrDefs("g", "S"),
+		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{createGSIUpdate("byG", "g")}}); err != nil {
+		t.Fatal(err)
+	}
+	waitIndex(t, c, name, "byG", false)
+	if err := updateTTL(c, name, true, "exp"); err != nil {
+		t.Fatal(err)
+	}
+	past := strconv.FormatInt(time.Now().Add(-time.Hour).Unix(), 10)
+	for i := range 3 {
+		putItem(t, c, name, item{"pk": avS(fmt.Sprintf("gone%d", i)), "exp": avN(past)})
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		m := scrape(t, s.Endpoint)
+		if m[`extenddb_ttl_expired_items_total`] >= 3 {
+			if m[`extenddb_jobs_total{kind="index",state="ACTIVE"}`] != 1 || m[`extenddb_backfill_pages_total{job="index"}`] < 1 {
+				t.Errorf("index build not counted: jobs %v, pages %v", m[`extenddb_jobs_total{kind="index",state="ACTIVE"}`], m[`extenddb_backfill_pages_total{job="index"}`])
+			}
+			if lag := m[`extenddb_ttl_expiry_lag_seconds`]; lag < 3000 {
+				t.Errorf("expiry lag %v s, want about an hour", lag)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("TTL expiry not counted within 60s: %v", m[`extenddb_ttl_expired_items_total`])
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}

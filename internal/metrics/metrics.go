@@ -45,7 +45,7 @@ type Metrics struct {
 
 	ttlDeleted     prometheus.Counter     // items deleted by TTL expiry
 	ttlLag         prometheus.Gauge       // seconds between expiry time and deletion of the latest item
-	backfillItems  *prometheus.CounterVec // job (index|ttl): items processed by background backfills
+	backfillPages  *prometheus.CounterVec // job (index|ttl): pages processed by background backfills
 	jobs           *prometheus.CounterVec // kind, state: long-running jobs (backup, import, export, index)
 	streamWritten  prometheus.Counter     // stream records written
 	streamTrimmed  prometheus.Counter     // stream records trimmed after 24 h
@@ -93,9 +93,9 @@ func New() *Metrics {
 		Name: "extenddb_ttl_expiry_lag_seconds",
 		Help: "Seconds between the expiry time of the last item deleted by TTL and its deletion.",
 	})
-	m.backfillItems = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "extenddb_backfill_items_total",
-		Help: "Items processed by background backfills, by job (index, ttl).",
+	m.backfillPages = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "extenddb_backfill_pages_total",
+		Help: "Pages (of up to the worker's page size, 256 items by default) processed by background backfills, by job (index, ttl_enable, ttl_disable).",
 	}, []string{"job"})
 	m.jobs = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "extenddb_jobs_total",
@@ -124,7 +124,7 @@ func New() *Metrics {
 		Help: "Cassandra lightweight transactions retried, by reason (contention, timeout).",
 	}, []string{"reason"})
 	r.MustRegister(m.requests, m.latency, m.errors, m.capacity, m.items, m.bytes,
-		m.ttlDeleted, m.ttlLag, m.backfillItems, m.jobs, m.streamWritten, m.streamTrimmed,
+		m.ttlDeleted, m.ttlLag, m.backfillPages, m.jobs, m.streamWritten, m.streamTrimmed,
 		m.storageBatch, m.storageFsync, m.storageRetries,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
@@ -234,13 +234,14 @@ func (m *Metrics) TTLExpired(n int, lag time.Duration) {
 	m.ttlLag.Set(lag.Seconds())
 }
 
-// Backfilled records n items processed by a background backfill of kind job
-// ("index" for a new global secondary index, "ttl" for enabling TTL).
-func (m *Metrics) Backfilled(job string, n int) {
-	if m == nil || n <= 0 {
+// BackfillPage records one page of a background backfill of kind job
+// ("index" for a new global secondary index, "ttl_enable" and "ttl_disable"
+// for Time to Live's transitions).
+func (m *Metrics) BackfillPage(job string) {
+	if m == nil {
 		return
 	}
-	m.backfillItems.WithLabelValues(job).Add(float64(n))
+	m.backfillPages.WithLabelValues(job).Inc()
 }
 
 // JobFinished records a long-running job (kind "index", "backup", "restore",

@@ -24,7 +24,7 @@ func TestObserve(t *testing.T) {
 	m.ObserveRequest("Scan", 500, "InternalServerError", time.Millisecond)
 	m.ObserveTable("Music", KindRead, 0.5, 2, 300)
 	m.TTLExpired(3, 2*time.Second)
-	m.Backfilled("index", 10)
+	m.BackfillPage("index")
 	m.JobFinished("backup", "COMPLETED")
 	m.StreamRecordsWritten(4)
 	m.StreamRecordsTrimmed(2)
@@ -43,7 +43,7 @@ func TestObserve(t *testing.T) {
 		`extenddb_item_bytes_total{kind="read",table="Music"} 300`,
 		`extenddb_ttl_expired_items_total 3`,
 		`extenddb_ttl_expiry_lag_seconds 2`,
-		`extenddb_backfill_items_total{job="index"} 10`,
+		`extenddb_backfill_pages_total{job="index"} 1`,
 		`extenddb_jobs_total{kind="backup",state="COMPLETED"} 1`,
 		`extenddb_stream_records_written_total 4`,
 		`extenddb_stream_records_trimmed_total 2`,

@@ -95,6 +95,10 @@ func Start(cfg Config) (*Server, error) {
 		store.Close()
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
+	var m *metrics.Metrics
+	if cfg.Metrics {
+		m = metrics.New()
+	}
 	engine := api.New(store, api.Config{AccountID: cfg.AccountID, StatusDelay: cfg.StatusDelay, Log: cfg.Log})
 	// Background workers: online index builds and drops (they resume at
 	// start-up from the durable cursors in the catalog).
@@ -102,12 +106,15 @@ func Start(cfg Config) (*Server, error) {
 	if account == "" {
 		account = "000000000000"
 	}
-	indexes := workers.NewIndexes(store, workers.IndexConfig{Accounts: []string{account}, Log: cfg.Log})
+	indexes := workers.NewIndexes(store, workers.IndexConfig{Accounts: []string{account}, Log: cfg.Log, Metrics: m})
 	engine.SetIndexWorker(indexes.Kick)
 	// Time to Live (backfill, drain, expiry) and stream retention.
-	ttl := workers.NewTTL(store, workers.TTLConfig{Accounts: []string{account}, Interval: cfg.TTLInterval, Log: cfg.Log})
+	ttl := workers.NewTTL(store, workers.TTLConfig{Accounts: []string{account}, Interval: cfg.TTLInterval, Log: cfg.Log, Metrics: m})
 	engine.SetTTLWorker(ttl.Kick)
 	trimmer := workers.NewStreamTrimmer(store, 0, cfg.Log)
+	if trimmer != nil {
+		trimmer.Metrics = m
+	}
 	// Dead ClientRequestToken records of TransactWriteItems.
 	sweeper := workers.NewTokenSweeper(store, 0, cfg.Log)
 	// Writes that stopped frontends left without their index rows, stream
@@ -132,9 +139,9 @@ func Start(cfg Config) (*Server, error) {
 		stopWorkers: stopWorkers,
 		workersDone: workersDone,
 	}
-	if cfg.Metrics {
-		s.metrics = metrics.New()
-		s.metricsHandler = s.metrics.Handler()
+	if m != nil {
+		s.metrics = m
+		s.metricsHandler = m.Handler()
 	}
 	s.http = &http.Server{
 		Handler:           s.routes(s.newProtocol(engine)),

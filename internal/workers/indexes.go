@@ -10,6 +10,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/extenddb/extenddb/internal/metrics"
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
@@ -29,6 +30,8 @@ type IndexConfig struct {
 	// duration, read when it is zero) to observe an index while it builds.
 	PageDelay time.Duration
 	Log       *slog.Logger
+	// Metrics counts backfill pages and built indexes; nil counts nothing.
+	Metrics *metrics.Metrics
 }
 
 // Indexes builds global secondary indexes created online (CREATING with
@@ -140,7 +143,9 @@ func (w *Indexes) backfill(ctx context.Context, account, name string, ix storage
 			return err
 		}
 		pages++
+		w.cfg.Metrics.BackfillPage("index")
 		if done {
+			w.cfg.Metrics.JobFinished("index", "ACTIVE")
 			w.cfg.Log.Info("index built", "table", name, "index", ix.IndexName, "pages", pages, "took", time.Since(start))
 			return nil
 		}

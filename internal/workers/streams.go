@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/extenddb/extenddb/internal/metrics"
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
@@ -15,6 +16,8 @@ type StreamTrimmer struct {
 	ss    storage.StreamStore
 	every time.Duration
 	log   *slog.Logger
+	// Metrics counts trimmed records; nil counts nothing.
+	Metrics *metrics.Metrics
 }
 
 // NewStreamTrimmer returns a trimmer over store, or nil when store does not
@@ -39,6 +42,7 @@ func (w *StreamTrimmer) Run(ctx context.Context) {
 		loop(ctx, "stream trimmer", w.every, nil, w.log, func(ctx context.Context) error {
 			n, err := w.ss.TrimStreams(ctx, time.Now().Add(-storage.StreamRetention))
 			if n > 0 {
+				w.Metrics.StreamRecordsTrimmed(n)
 				w.log.Info("stream records trimmed", "records", n)
 			}
 			return err
