@@ -53,6 +53,7 @@ func rootCmd() *cobra.Command {
 	root.AddCommand(serveCmd())
 	root.AddCommand(loadCmd())
 	root.AddCommand(versionCmd())
+	root.AddCommand(healthCmd())
 	return root
 }
 
