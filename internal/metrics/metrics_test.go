@@ -1,11 +1,16 @@
 package metrics
 
 import (
+	"encoding/json"
 	"io"
 	"net/http/httptest"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 func scrape(t *testing.T, m *Metrics) string {
@@ -77,5 +82,51 @@ func BenchmarkObserveRequest(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		m.ObserveRequest("GetItem", 200, "", 30*time.Microsecond)
+	}
+}
+
+// Every extenddb metric the Grafana dashboard in docs/ queries exists.
+func TestDashboardMetricsExist(t *testing.T) {
+	raw, err := os.ReadFile("../../docs/grafana/extenddb-dashboard.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dash struct{ Panels []struct{ Targets []struct{ Expr string } } }
+	if err := json.Unmarshal(raw, &dash); err != nil {
+		t.Fatal(err)
+	}
+	m := New()
+	families, err := m.registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := map[string]bool{}
+	for _, f := range families {
+		known[f.GetName()] = true
+	}
+	// Vectors without a sample yet are not gathered; Describe lists them all.
+	ch := make(chan *prometheus.Desc, 64)
+	go func() { m.registry.Describe(ch); close(ch) }()
+	descName := regexp.MustCompile(`fqName: "([a-z_]+)"`)
+	for d := range ch {
+		if s := descName.FindStringSubmatch(d.String()); s != nil {
+			known[s[1]] = true
+		}
+	}
+	name := regexp.MustCompile(`\b(extenddb|go|process)_[a-z_]+`)
+	n := 0
+	for _, p := range dash.Panels {
+		for _, tg := range p.Targets {
+			for _, metric := range name.FindAllString(tg.Expr, -1) {
+				base := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(metric, "_bucket"), "_sum"), "_count")
+				if !known[metric] && !known[base] {
+					t.Errorf("dashboard queries %s, which extenddb does not export", metric)
+				}
+				n++
+			}
+		}
+	}
+	if n < 10 {
+		t.Errorf("only %d metric references found in the dashboard", n)
 	}
 }
