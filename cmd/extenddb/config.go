@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/extenddb/extenddb/internal/server"
+	"github.com/extenddb/extenddb/internal/storage"
 )
 
 // serveFlags declares every setting of `extenddb serve`. Each one can also
@@ -34,9 +36,12 @@ func serveFlags(f *pflag.FlagSet) {
 	f.Int("cassandra-replication-factor", 1, "Cassandra: replication factor of the keyspaces extenddb creates")
 	f.String("cassandra-datacenter", "", "Cassandra: datacenter for NetworkTopologyStrategy (default SimpleStrategy)")
 	f.String("region", "us-east-1", "region in ARNs for requests whose credentials name no region")
-	f.String("account-id", "000000000000", "12-digit account id used in ARNs")
+	f.String("account-id", storage.DefaultAccount, "12-digit account id used in ARNs")
 	f.Duration("status-delay", 0, "how long tables stay CREATING/UPDATING/DELETING (e.g. 2s); 0 = immediate")
 	f.Duration("ttl-interval", 30*time.Second, "how often expired items (Time to Live) are looked for and deleted")
+	f.Int("ttl-page-size", 256, "items per Time to Live backfill or drain page")
+	f.Duration("ttl-page-delay", 0, "pause before every Time to Live backfill or drain page (to watch ENABLING/DISABLING)")
+	f.Duration("index-page-delay", 0, "pause between the pages of an online index build (to watch CREATING)")
 	f.String("log-format", "text", "log format: text or json")
 	f.String("log-level", "info", "log level: debug, info, warn or error")
 	f.Bool("access-log", false, "log one line per API request")
@@ -157,6 +162,9 @@ func readSettings(r *reader) server.Config {
 		AccountID:                  r.str("account-id"),
 		StatusDelay:                r.duration("status-delay"),
 		TTLInterval:                r.duration("ttl-interval"),
+		TTLPageSize:                r.integer("ttl-page-size"),
+		TTLPageDelay:               r.duration("ttl-page-delay"),
+		IndexPageDelay:             r.duration("index-page-delay"),
 
 		LogFormat:   r.str("log-format"),
 		LogLevel:    r.str("log-level"),
@@ -174,10 +182,8 @@ func readSettings(r *reader) server.Config {
 var accountIDPattern = regexp.MustCompile(`^[0-9]{12}$`)
 
 func validate(r *reader, cfg server.Config) {
-	switch cfg.Storage {
-	case "sqlite", "postgres", "cassandra":
-	default:
-		r.fail("storage: %q is not sqlite, postgres or cassandra", cfg.Storage)
+	if !slices.Contains(server.Backends(), cfg.Storage) {
+		r.fail("storage: %q is not %s", cfg.Storage, strings.Join(server.Backends(), ", "))
 	}
 	if _, _, err := net.SplitHostPort(cfg.Listen); err != nil {
 		r.fail("listen: %q is not host:port", cfg.Listen)
@@ -190,6 +196,12 @@ func validate(r *reader, cfg server.Config) {
 	}
 	if cfg.TTLInterval < 100*time.Millisecond && !strings.Contains(strings.Join(r.errs, "\n"), "ttl-interval") {
 		r.fail("ttl-interval: %v is shorter than the minimum of 100ms", cfg.TTLInterval)
+	}
+	if cfg.TTLPageSize < 1 {
+		r.fail("ttl-page-size: must be at least 1")
+	}
+	if cfg.TTLPageDelay < 0 || cfg.IndexPageDelay < 0 {
+		r.fail("ttl-page-delay, index-page-delay: must not be negative")
 	}
 	if cfg.CassandraReplicationFactor < 1 {
 		r.fail("cassandra-replication-factor: must be at least 1")

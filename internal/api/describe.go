@@ -172,8 +172,8 @@ func (e *Engine) describe(ctx context.Context, region string, t *storage.Table, 
 			return nil, err
 		}
 		d.ItemCount, d.TableSizeBytes = st.ItemCount, st.SizeBytes
-		if s, ok := e.store.(storage.IndexStatser); ok && len(t.Indexes) > 0 {
-			if ixStats, err = s.IndexStats(ctx, t); err != nil {
+		if len(t.Indexes) > 0 {
+			if ixStats, err = e.store.IndexStats(ctx, t); err != nil {
 				return nil, err
 			}
 		}

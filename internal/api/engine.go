@@ -40,8 +40,6 @@ type Engine struct {
 	mu     sync.Mutex
 	tables map[tableKey]cachedTable
 
-	tokens *txTokenStore // ClientRequestToken claims of TransactWriteItems
-
 	// Wake-ups of the background workers (SetIndexWorker, SetTTLWorker).
 	indexKick, ttlKick atomic.Pointer[func()]
 }
@@ -62,12 +60,12 @@ const tableCacheTTL = time.Second
 // New returns an Engine over store.
 func New(store storage.Backend, cfg Config) *Engine {
 	if cfg.AccountID == "" {
-		cfg.AccountID = "000000000000"
+		cfg.AccountID = storage.DefaultAccount
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	e := &Engine{store: store, cfg: cfg, now: time.Now, tables: map[tableKey]cachedTable{}, tokens: newTxTokenStore()}
+	e := &Engine{store: store, cfg: cfg, now: time.Now, tables: map[tableKey]cachedTable{}}
 	e.ops = operations()
 	return e
 }

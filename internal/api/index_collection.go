@@ -80,11 +80,10 @@ func collectionBytes(t *storage.Table, it item.Item) int64 {
 // by their own sizes together (documented in
 // docs/adr/0004-secondary-indexes.md).
 func (e *Engine) mutate(ctx context.Context, t *storage.Table, key storage.Key, fn storage.MutateFunc) error {
-	sizer, ok := e.store.(storage.CollectionSizer)
-	if !ok || !hasLSI(t) {
+	if !hasLSI(t) {
 		return e.store.Mutate(ctx, t, key, fn)
 	}
-	pre, err := sizer.CollectionSize(ctx, t, key.PK)
+	pre, err := e.store.CollectionSize(ctx, t, key.PK)
 	if err != nil {
 		return err
 	}
@@ -104,14 +103,9 @@ func (e *Engine) mutate(ctx context.Context, t *storage.Table, key storage.Key, 
 }
 
 // sizeCollection fills in the size of the item collection m reports, after
-// the write, from the backend. Without a CollectionSizer the estimate stays
-// the lowest range.
+// the write, from the backend.
 func (e *Engine) sizeCollection(ctx context.Context, t *storage.Table, m *itemCollectionMetrics) error {
 	if m == nil {
-		return nil
-	}
-	sizer, ok := e.store.(storage.CollectionSizer)
-	if !ok {
 		return nil
 	}
 	ks := schemaOf(t, t.KeySchema)
@@ -119,7 +113,7 @@ func (e *Engine) sizeCollection(ctx context.Context, t *storage.Table, m *itemCo
 	if !ok {
 		return nil
 	}
-	n, err := sizer.CollectionSize(ctx, t, item.EncodeKey(v))
+	n, err := e.store.CollectionSize(ctx, t, item.EncodeKey(v))
 	if err != nil {
 		return err
 	}

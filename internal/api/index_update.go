@@ -220,17 +220,3 @@ func (e *Engine) kickIndexWorker() {
 		(*k)()
 	}
 }
-
-// checkOnlineSupport refuses a Create or Delete when the backend cannot
-// build or drop indexes online: the index would stay CREATING or DELETING.
-func (e *Engine) checkOnlineSupport(ups []gsiUpdate) error {
-	if _, ok := e.store.(storage.IndexBuilder); ok {
-		return nil
-	}
-	for _, u := range ups {
-		if u.Create != nil || u.Delete != nil {
-			return ddberr.Validation("This storage backend does not support creating or deleting global secondary indexes on an existing table")
-		}
-	}
-	return nil
-}

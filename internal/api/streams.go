@@ -68,19 +68,11 @@ func streamError(name, msg string) error {
 	return &ddberr.Error{Type: "com.amazonaws.dynamodb.v20120810#" + name, Message: msg, Status: http.StatusBadRequest}
 }
 
-func (e *Engine) streamStore() (storage.StreamStore, bool) {
-	s, ok := e.store.(storage.StreamStore)
-	return s, ok
-}
-
 // stream resolves a stream ARN to its table; the stream must be the
 // table's latest (enabled, or disabled and still kept).
 func (e *Engine) stream(ctx context.Context, r *protocol.Request, arn string) (*storage.Table, streamRef, error) {
 	ref, ok := parseStreamArn(arn)
 	if !ok {
-		return nil, ref, errStreamNotFound(arn)
-	}
-	if _, ok := e.streamStore(); !ok {
 		return nil, ref, errStreamNotFound(arn)
 	}
 	t, err := e.table(ctx, e.account(r), ref.table)
@@ -170,9 +162,6 @@ func listStreams(e *Engine, ctx context.Context, r *protocol.Request) (any, erro
 		after = ref.table
 	}
 	out := listStreamsOutput{Streams: []streamSummary{}}
-	if _, ok := e.streamStore(); !ok {
-		return out, nil
-	}
 	for _, name := range names {
 		if name <= after && after != "" {
 			continue
@@ -247,8 +236,7 @@ func describeStream(e *Engine, ctx context.Context, r *protocol.Request) (any, e
 	if err != nil {
 		return nil, err
 	}
-	ss, _ := e.streamStore()
-	b, err := ss.StreamBounds(ctx, t.ID, ref.label)
+	b, err := e.store.StreamBounds(ctx, t.ID, ref.label)
 	if err != nil {
 		return nil, err
 	}
@@ -349,8 +337,7 @@ func getShardIterator(e *Engine, ctx context.Context, r *protocol.Request) (any,
 	if *in.ShardId != shardID(t, ref.label) {
 		return nil, ddberr.ResourceNotFound("Requested resource not found: Shard does not exist")
 	}
-	ss, _ := e.streamStore()
-	b, err := ss.StreamBounds(ctx, t.ID, ref.label)
+	b, err := e.store.StreamBounds(ctx, t.ID, ref.label)
 	if err != nil {
 		return nil, err
 	}
@@ -446,8 +433,7 @@ func getRecords(e *Engine, ctx context.Context, r *protocol.Request) (any, error
 	if t.ID != it.Table {
 		return nil, errStreamNotFound(it.Arn)
 	}
-	ss, _ := e.streamStore()
-	b, err := ss.StreamBounds(ctx, t.ID, ref.label)
+	b, err := e.store.StreamBounds(ctx, t.ID, ref.label)
 	if err != nil {
 		return nil, err
 	}
@@ -458,7 +444,7 @@ func getRecords(e *Engine, ctx context.Context, r *protocol.Request) (any, error
 	if in.Limit != nil {
 		limit = int(*in.Limit)
 	}
-	recs, err := ss.ReadStream(ctx, t.ID, ref.label, it.After, limit)
+	recs, err := e.store.ReadStream(ctx, t.ID, ref.label, it.After, limit)
 	if err != nil {
 		return nil, err
 	}

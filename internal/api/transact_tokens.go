@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/extenddb/extenddb/internal/ddberr"
@@ -31,25 +30,8 @@ import (
 // same database transaction; on Cassandra in the lightweight transaction
 // that is the transaction's commit point), so a token survives restarts
 // and is shared by every process using the same data (transactWriteToken).
-// A backend without storage.TokenStore would keep them in this process's
-// memory (txTokenStore: a bounded map, oldest evicted first); see
-// docs/differences-from-dynamodb.md.
 
-const (
-	txTokenTTL = storage.TokenTTL
-	maxTokens  = 100_000
-)
-
-type txTokenKey struct{ account, token string }
-
-// txTokenEntry is one claimed token. While running is set the first request
-// has not finished; once done, replay holds what a repeat reports.
-type txTokenEntry struct {
-	hash      [32]byte
-	running   bool
-	completed time.Time
-	replay    *txReplay
-}
+const txTokenTTL = storage.TokenTTL
 
 // txReplay is what a repeat of a completed transaction reports: the
 // per-table read units of reading its items (DynamoDB reports the capacity
@@ -88,11 +70,11 @@ func errTokenInProgress() error {
 //  3. A transaction that did not commit releases the claim. Releasing
 //     leaves a completed record alone, so it is safe whatever the outcome
 //     of a commit that failed ambiguously.
-func (e *Engine) transactWriteToken(ctx context.Context, ts storage.TokenStore, account string, in *transactWriteItemsInput, writes []*txWrite) (any, error) {
+func (e *Engine) transactWriteToken(ctx context.Context, account string, in *transactWriteItemsInput, writes []*txWrite) (any, error) {
 	token := *in.ClientRequestToken
 	h := txRequestHash(in)
 	claimedAt := e.now()
-	claimed, rec, err := ts.ClaimToken(ctx, account, token, h[:], claimedAt)
+	claimed, rec, err := e.store.ClaimToken(ctx, account, token, h[:], claimedAt)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +108,7 @@ func (e *Engine) transactWriteToken(ctx context.Context, ts storage.TokenStore, 
 	}}
 	out, err := e.runTransactWrite(ctx, in, writes, func(ctx context.Context, ms []storage.Mutation) error {
 		tok.Now = e.now()
-		return ts.TransactWriteToken(ctx, ms, tok)
+		return e.store.TransactWriteToken(ctx, ms, tok)
 	})
 	if errors.Is(err, storage.ErrTokenLost) {
 		// The claim outlived storage.TokenLease and another request took
@@ -135,14 +117,14 @@ func (e *Engine) transactWriteToken(ctx context.Context, ts storage.TokenStore, 
 	}
 	if err != nil {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		if rerr := ts.ReleaseToken(rctx, account, token, claimedAt); rerr != nil {
+		if rerr := e.store.ReleaseToken(rctx, account, token, claimedAt); rerr != nil {
 			e.cfg.Log.Warn("releasing a ClientRequestToken", "error", rerr)
 		}
 		cancel()
 		return nil, err
 	}
 	if out.metrics != nil {
-		if err := ts.SetTokenResult(context.WithoutCancel(ctx), account, token, claimedAt, encodeTxReplay(newTxReplay(writes, out.metrics))); err != nil {
+		if err := e.store.SetTokenResult(context.WithoutCancel(ctx), account, token, claimedAt, encodeTxReplay(newTxReplay(writes, out.metrics))); err != nil {
 			e.cfg.Log.Warn("recording the ItemCollectionMetrics of a ClientRequestToken", "error", err)
 		}
 	}
@@ -218,86 +200,4 @@ func decodeTxReplay(b []byte) (*txReplay, error) {
 		r.metrics = r.metrics.add(m.Table, &itemCollectionMetrics{key: key, size: m.Size})
 	}
 	return r, nil
-}
-
-// txTokenStore is the token table of one engine. Entries are evicted in the
-// order they completed, which is also the order they expire in.
-type txTokenStore struct {
-	mu      sync.Mutex
-	entries map[txTokenKey]*txTokenEntry
-	order   []txTokenKey // completed entries, oldest first
-}
-
-func newTxTokenStore() *txTokenStore {
-	return &txTokenStore{entries: map[txTokenKey]*txTokenEntry{}}
-}
-
-func (e *Engine) txTokens() *txTokenStore { return e.tokens }
-
-// begin claims token for a request whose canonical parameters hash to h.
-// It returns a non-nil replay when the token completed a transaction with
-// the same parameters less than 10 minutes ago; nil and no error means the
-// caller owns the token and must call finish or abandon.
-func (s *txTokenStore) begin(k txTokenKey, h [32]byte, now time.Time) (*txReplay, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.expire(now)
-	if en, ok := s.entries[k]; ok {
-		if en.hash != h {
-			return nil, errTokenMismatch()
-		}
-		if en.running {
-			return nil, errTokenInProgress()
-		}
-		return en.replay, nil
-	}
-	for len(s.entries) >= maxTokens && len(s.order) > 0 {
-		s.evictOldest()
-	}
-	s.entries[k] = &txTokenEntry{hash: h, running: true}
-	return nil, nil
-}
-
-// finish records a successful transaction under its token.
-func (s *txTokenStore) finish(k txTokenKey, r *txReplay, now time.Time) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	en, ok := s.entries[k]
-	if !ok {
-		return
-	}
-	en.running, en.completed, en.replay = false, now, r
-	s.order = append(s.order, k)
-}
-
-// abandon releases a token whose transaction failed.
-func (s *txTokenStore) abandon(k txTokenKey) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if en, ok := s.entries[k]; ok && en.running {
-		delete(s.entries, k)
-	}
-}
-
-// expire drops completed entries older than txTokenTTL.
-func (s *txTokenStore) expire(now time.Time) {
-	for len(s.order) > 0 {
-		en := s.entries[s.order[0]]
-		if en != nil && now.Sub(en.completed) < txTokenTTL {
-			return
-		}
-		s.evictOldest()
-	}
-}
-
-func (s *txTokenStore) evictOldest() {
-	k := s.order[0]
-	s.order[0] = txTokenKey{}
-	s.order = s.order[1:]
-	if en := s.entries[k]; en != nil && !en.running {
-		delete(s.entries, k)
-	}
-	if len(s.order) == 0 {
-		s.order = nil
-	}
 }

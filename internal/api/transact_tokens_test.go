@@ -7,9 +7,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/extenddb/extenddb/internal/ddberr"
-	"github.com/extenddb/extenddb/internal/storage"
 )
 
 // ClientRequestToken: a repeat within 10 minutes succeeds without applying
@@ -17,22 +14,8 @@ import (
 // token expires 10 minutes after its transaction completed; a failed
 // transaction does not claim its token.
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html#DDB-TransactWriteItems-request-ClientRequestToken
-//
-// It runs on the backend's storage.TokenStore and on the in-memory store
-// of backends without one.
 func TestTransactWriteClientRequestToken(t *testing.T) {
-	t.Run("TokenStore", func(t *testing.T) { testClientRequestToken(t, itemEngine(t)) })
-	t.Run("memory", func(t *testing.T) { testClientRequestToken(t, memoryTokens(itemEngine(t))) })
-}
-
-// memoryTokens makes e use its in-memory token store: its backend no
-// longer shows the optional interfaces.
-func memoryTokens(e *Engine) *Engine {
-	e.store = struct{ storage.Backend }{e.store}
-	return e
-}
-
-func testClientRequestToken(t *testing.T, e *Engine) {
+	e := itemEngine(t)
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	e.now = func() time.Time { return now }
 	add := func(token, by string) string {
@@ -69,44 +52,6 @@ func testClientRequestToken(t *testing.T, e *Engine) {
 		{name: "same token after a failure, other parameters", op: "TransactWriteItems", body: cond("7"), want: `{}`},
 		{op: "GetItem", body: `{"TableName":"hash","Key":{"pk":{"S":"c"}}}`, want: `{"Item":{"pk":{"S":"c"},"n":{"N":"8"}}}`},
 	})
-}
-
-// A repeat while the first request still runs is
-// TransactionInProgressException; tokens are scoped to an account; the
-// table is bounded.
-func TestTxTokenStore(t *testing.T) {
-	s := &txTokenStore{entries: map[txTokenKey]*txTokenEntry{}}
-	now := time.Now()
-	k := txTokenKey{"acct", "tok"}
-	h := [32]byte{1}
-	if r, err := s.begin(k, h, now); r != nil || err != nil {
-		t.Fatalf("first begin: %v %v", r, err)
-	}
-	// https://github.com/aws/aws-sdk-java-v2/issues/2518 (message seen from DynamoDB)
-	if _, err := s.begin(k, h, now); !ddberr.Is(err, "TransactionInProgressException") || ddberr.As(err).Message != "Transaction from previous request is still in progress" {
-		t.Errorf("in progress: %v", err)
-	}
-	if _, err := s.begin(txTokenKey{"other", "tok"}, [32]byte{2}, now); err != nil {
-		t.Errorf("other account: %v", err)
-	}
-	s.finish(k, &txReplay{}, now)
-	if r, err := s.begin(k, h, now); r == nil || err != nil {
-		t.Errorf("replay: %v %v", r, err)
-	}
-	for i := range maxTokens + 10 {
-		kk := txTokenKey{"a", strconv.Itoa(i)}
-		if _, err := s.begin(kk, h, now); err != nil {
-			t.Fatal(err)
-		}
-		s.finish(kk, &txReplay{}, now)
-	}
-	if n := len(s.entries); n > maxTokens+1 {
-		t.Errorf("%d entries, want at most %d", n, maxTokens+1)
-	}
-	s.begin(txTokenKey{"a", "late"}, h, now.Add(txTokenTTL))
-	if n := len(s.entries); n != 2 { // "other" (still running) and "late"
-		t.Errorf("after expiry: %d entries", n)
-	}
 }
 
 // Transfers between accounts with conditional TransactWriteItems, racing

@@ -141,25 +141,7 @@ func transactWriteItems(e *Engine, ctx context.Context, r *protocol.Request) (an
 	if in.ClientRequestToken == nil {
 		return e.runTransactWrite(ctx, &in, writes, e.store.TransactWrite)
 	}
-	if ts, ok := e.store.(storage.TokenStore); ok {
-		return e.transactWriteToken(ctx, ts, e.account(r), &in, writes)
-	}
-	k := txTokenKey{e.account(r), *in.ClientRequestToken}
-	store := e.txTokens()
-	replay, err := store.begin(k, txRequestHash(&in), e.now())
-	if err != nil {
-		return nil, err
-	}
-	if replay != nil {
-		return replayOutput(&in, replay), nil
-	}
-	out, err := e.runTransactWrite(ctx, &in, writes, e.store.TransactWrite)
-	if err != nil {
-		store.abandon(k)
-		return nil, err
-	}
-	store.finish(k, newTxReplay(writes, out.metrics), e.now())
-	return out, nil
+	return e.transactWriteToken(ctx, e.account(r), &in, writes)
 }
 
 // transactWriteConstraints checks the member constraints of the request.

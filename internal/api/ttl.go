@@ -62,12 +62,11 @@ func updateTimeToLive(e *Engine, ctx context.Context, r *protocol.Request) (any,
 		return nil, err
 	}
 	enable, attr := *in.TimeToLiveSpecification.Enabled, *in.TimeToLiveSpecification.AttributeName
-	_, pending := e.store.(storage.TTLStore)
 	t, err := e.store.UpdateTable(ctx, account, *in.TableName, func(t *storage.Table) error {
 		if err := ttlGate(t.TTL, enable, attr); err != nil {
 			return err
 		}
-		t.TTL = ttlApply(t.TTL, enable, attr, pending)
+		t.TTL = ttlApply(t.TTL, enable, attr)
 		return nil
 	})
 	if err != nil {

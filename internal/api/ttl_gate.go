@@ -63,19 +63,12 @@ func errTTLInTransition() error {
 }
 
 // ttlApply is the TTL an accepted change leaves: ENABLING (or DISABLING)
-// with the next generation and no backfill cursor, or the final state at
-// once when the backend has no background work to do (pending false).
-func ttlApply(cur storage.TimeToLive, enable bool, attr string, pending bool) storage.TimeToLive {
-	next := storage.TimeToLive{AttributeName: attr, Generation: cur.Generation + 1}
-	switch {
-	case enable && pending:
+// with the next generation and no backfill cursor; the TTL worker
+// finishes it (storage.TTLStore).
+func ttlApply(cur storage.TimeToLive, enable bool, attr string) storage.TimeToLive {
+	next := storage.TimeToLive{AttributeName: attr, Generation: cur.Generation + 1, Status: storage.TTLDisabling}
+	if enable {
 		next.Status = storage.TTLEnabling
-	case enable:
-		next.Status = storage.TTLEnabled
-	case pending:
-		next.Status = storage.TTLDisabling
-	default:
-		next.Status, next.AttributeName = storage.TTLDisabled, ""
 	}
 	return next
 }

@@ -67,17 +67,15 @@ func TestTTLGateTruthTable(t *testing.T) {
 func TestTTLApply(t *testing.T) {
 	cur := storage.TimeToLive{Status: storage.TTLEnabled, AttributeName: "ttl", Generation: 4, BackfillCursor: &storage.Key{PK: []byte("x")}}
 	for _, c := range []struct {
-		enable, pending bool
-		status, attr    string
+		enable       bool
+		status, attr string
 	}{
-		{true, true, storage.TTLEnabling, "a"},
-		{true, false, storage.TTLEnabled, "a"},
-		{false, true, storage.TTLDisabling, "a"},
-		{false, false, storage.TTLDisabled, ""},
+		{true, storage.TTLEnabling, "a"},
+		{false, storage.TTLDisabling, "a"},
 	} {
-		got := ttlApply(cur, c.enable, "a", c.pending)
+		got := ttlApply(cur, c.enable, "a")
 		if got.Status != c.status || got.AttributeName != c.attr || got.Generation != 5 || got.BackfillCursor != nil {
-			t.Errorf("enable=%v pending=%v: %+v", c.enable, c.pending, got)
+			t.Errorf("enable=%v: %+v", c.enable, got)
 		}
 	}
 }

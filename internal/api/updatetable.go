@@ -53,9 +53,6 @@ func updateTable(e *Engine, ctx context.Context, r *protocol.Request) (any, erro
 		in.SSESpecification == nil && in.ReplicaUpdates == nil {
 		return nil, ddberr.Validation("At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required")
 	}
-	if err := e.checkOnlineSupport(in.GlobalSecondaryIndexUpdates); err != nil {
-		return nil, err
-	}
 	account := e.account(r)
 	cur, err := e.currentTable(ctx, account, *in.TableName)
 	if err != nil {

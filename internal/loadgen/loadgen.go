@@ -391,130 +391,40 @@ func newBodies(table, run string) bodies {
 // (unmeasured) and then cfg.Duration. It fails if the table is not there or
 // more than 1% of requests fail.
 func Run(ctx context.Context, cfg Config) (Result, error) {
-	if !slices.Contains(Ops, cfg.Op) {
-		return Result{}, fmt.Errorf("unknown operation %q (want one of %s)", cfg.Op, strings.Join(Ops, ", "))
-	}
-	if cfg.Concurrency < 1 {
-		return Result{}, errors.New("concurrency must be at least 1")
-	}
-	if cfg.Duration <= 0 {
-		return Result{}, errors.New("duration must be positive")
-	}
-	if cfg.Op != OpPutItem && cfg.Items < 1 {
-		return Result{}, fmt.Errorf("%s needs preloaded items (--items > 0)", cfg.Op)
+	if err := cfg.check(); err != nil {
+		return Result{}, err
 	}
 	c := NewClient(cfg.Endpoint, cfg.Concurrency)
 	defer c.Close()
 	if err := WaitActive(ctx, c, cfg.Table, 10*time.Second); err != nil {
 		return Result{}, err
 	}
-
-	run := strconv.FormatInt(time.Now().UnixNano()%1e12, 36)
-	tmpl := newBodies(cfg.Table, run)
-	partitions := (cfg.Items + ItemsPerPartition - 1) / ItemsPerPartition
-
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var (
-		measuring atomic.Bool
-		done      atomic.Bool
-		okCount   atomic.Int64
-		errCount  atomic.Int64
-		firstErr  atomic.Pointer[string]
-		lats      = make([][]int64, cfg.Concurrency)
-		wg        sync.WaitGroup
-	)
+	r := &run{cfg: cfg, c: c, lats: make([][]int64, cfg.Concurrency),
+		tmpl:       newBodies(cfg.Table, strconv.FormatInt(time.Now().UnixNano()%1e12, 36)),
+		partitions: (cfg.Items + ItemsPerPartition - 1) / ItemsPerPartition}
 	if cfg.Warmup <= 0 {
-		measuring.Store(true)
+		r.measuring.Store(true)
 	}
-	for w := 0; w < cfg.Concurrency; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rng := rand.New(rand.NewPCG(uint64(w), uint64(time.Now().UnixNano())))
-			var body template
-			switch cfg.Op {
-			case OpPutItem:
-				body = tmpl.put.clone()
-				body.set(0, w)
-			case OpGetItem:
-				body = tmpl.get.clone()
-			case OpQuery:
-				body = tmpl.query.clone()
-			case OpUpdateItem:
-				body = tmpl.update.clone()
-			}
-			hdr := c.header(cfg.Op)
-			lat := make([]int64, 0, 1<<14)
-			for seq := 0; !done.Load(); seq++ {
-				switch cfg.Op {
-				case OpPutItem:
-					body.set(1, seq)
-				case OpQuery:
-					body.set(0, rng.IntN(partitions))
-				default:
-					i := rng.IntN(cfg.Items)
-					body.set(0, i/ItemsPerPartition)
-					body.set(1, i%ItemsPerPartition)
-				}
-				start := time.Now()
-				_, err := c.do(ctx, hdr, body.buf, false)
-				d := time.Since(start)
-				if done.Load() && err != nil && ctx.Err() != nil {
-					break // cut off at the end of the run
-				}
-				if !measuring.Load() {
-					continue
-				}
-				if err != nil {
-					errCount.Add(1)
-					msg := err.Error()
-					firstErr.CompareAndSwap(nil, &msg)
-					continue
-				}
-				okCount.Add(1)
-				lat = append(lat, int64(d))
-			}
-			lats[w] = lat
-		}()
-	}
-
-	var abort error
-	wait := func(d time.Duration, check bool) {
-		end := time.Now().Add(d)
-		for abort == nil {
-			left := time.Until(end)
-			if left <= 0 {
-				return
-			}
-			select {
-			case <-ctx.Done():
-				abort = ctx.Err()
-				return
-			case <-time.After(min(left, 100*time.Millisecond)):
-			}
-			if check {
-				ok, bad := okCount.Load(), errCount.Load()
-				if n := ok + bad; n >= minForAbort && float64(bad) > maxErrorRate*float64(n) {
-					abort = errorRate(ok, bad, firstErr.Load())
-				}
-			}
-		}
+	var wg sync.WaitGroup
+	for w := range cfg.Concurrency {
+		wg.Go(func() { r.lats[w] = r.worker(ctx, w) })
 	}
 	if cfg.Warmup > 0 {
-		wait(cfg.Warmup, false)
-		measuring.Store(true)
+		r.wait(ctx, cfg.Warmup, false)
+		r.measuring.Store(true)
 	}
 	cpu0, cpuOK := ProcessCPU(cfg.ServerPID)
 	self0, selfOK := ProcessCPU(os.Getpid())
 	start := time.Now()
-	wait(cfg.Duration, true)
+	r.wait(ctx, cfg.Duration, true)
 	// Stop counting first, then let in-flight requests finish.
-	measuring.Store(false)
+	r.measuring.Store(false)
 	elapsed := time.Since(start)
 	cpu1, cpuOK1 := ProcessCPU(cfg.ServerPID)
 	self1, selfOK1 := ProcessCPU(os.Getpid())
-	done.Store(true)
+	r.done.Store(true)
 	finished := make(chan struct{})
 	go func() { wg.Wait(); close(finished) }()
 	select {
@@ -523,27 +433,141 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		cancel()
 		<-finished
 	}
-
-	res := Result{
-		Op:          cfg.Op,
-		Concurrency: cfg.Concurrency,
-		Elapsed:     elapsed,
-		Ops:         okCount.Load(),
-		Errors:      errCount.Load(),
-		ServerCPU:   -1,
-		ClientCPU:   -1,
-	}
-	if p := firstErr.Load(); p != nil {
-		res.FirstError = *p
-	}
+	res := r.result(elapsed)
 	if cpuOK && cpuOK1 {
 		res.ServerCPU = cpu1 - cpu0
 	}
 	if selfOK && selfOK1 {
 		res.ClientCPU = self1 - self0
 	}
+	return r.finish(res)
+}
+
+// check refuses a configuration Run cannot run.
+func (cfg *Config) check() error {
+	switch {
+	case !slices.Contains(Ops, cfg.Op):
+		return fmt.Errorf("unknown operation %q (want one of %s)", cfg.Op, strings.Join(Ops, ", "))
+	case cfg.Concurrency < 1:
+		return errors.New("concurrency must be at least 1")
+	case cfg.Duration <= 0:
+		return errors.New("duration must be positive")
+	case cfg.Op != OpPutItem && cfg.Items < 1:
+		return fmt.Errorf("%s needs preloaded items (--items > 0)", cfg.Op)
+	}
+	return nil
+}
+
+// run is the state one Run shares with its workers.
+type run struct {
+	cfg        Config
+	c          *Client
+	tmpl       bodies
+	partitions int
+
+	measuring, done   atomic.Bool
+	okCount, errCount atomic.Int64
+	firstErr          atomic.Pointer[string]
+	lats              [][]int64 // by worker, set when the worker ends
+	abort             error     // why the run stopped early
+}
+
+// worker sends requests until the run is done and returns the latencies
+// it measured, in nanoseconds.
+func (r *run) worker(ctx context.Context, w int) []int64 {
+	rng := rand.New(rand.NewPCG(uint64(w), uint64(time.Now().UnixNano())))
+	var body template
+	switch r.cfg.Op {
+	case OpPutItem:
+		body = r.tmpl.put.clone()
+		body.set(0, w)
+	case OpGetItem:
+		body = r.tmpl.get.clone()
+	case OpQuery:
+		body = r.tmpl.query.clone()
+	case OpUpdateItem:
+		body = r.tmpl.update.clone()
+	}
+	hdr := r.c.header(r.cfg.Op)
+	lat := make([]int64, 0, 1<<14)
+	for seq := 0; !r.done.Load(); seq++ {
+		switch r.cfg.Op {
+		case OpPutItem:
+			body.set(1, seq)
+		case OpQuery:
+			body.set(0, rng.IntN(r.partitions))
+		default:
+			i := rng.IntN(r.cfg.Items)
+			body.set(0, i/ItemsPerPartition)
+			body.set(1, i%ItemsPerPartition)
+		}
+		start := time.Now()
+		_, err := r.c.do(ctx, hdr, body.buf, false)
+		d := time.Since(start)
+		if r.done.Load() && err != nil && ctx.Err() != nil {
+			break // cut off at the end of the run
+		}
+		if !r.measuring.Load() {
+			continue
+		}
+		if err != nil {
+			r.errCount.Add(1)
+			msg := err.Error()
+			r.firstErr.CompareAndSwap(nil, &msg)
+			continue
+		}
+		r.okCount.Add(1)
+		lat = append(lat, int64(d))
+	}
+	return lat
+}
+
+// wait lets the workers run for d, or until ctx ends or (with check) the
+// error rate aborts the run.
+func (r *run) wait(ctx context.Context, d time.Duration, check bool) {
+	end := time.Now().Add(d)
+	for r.abort == nil {
+		left := time.Until(end)
+		if left <= 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			r.abort = ctx.Err()
+			return
+		case <-time.After(min(left, 100*time.Millisecond)):
+		}
+		if check {
+			ok, bad := r.okCount.Load(), r.errCount.Load()
+			if n := ok + bad; n >= minForAbort && float64(bad) > maxErrorRate*float64(n) {
+				r.abort = errorRate(ok, bad, r.firstErr.Load())
+			}
+		}
+	}
+}
+
+// result is the run's Result but for its CPU times and latencies.
+func (r *run) result(elapsed time.Duration) Result {
+	res := Result{
+		Op:          r.cfg.Op,
+		Concurrency: r.cfg.Concurrency,
+		Elapsed:     elapsed,
+		Ops:         r.okCount.Load(),
+		Errors:      r.errCount.Load(),
+		ServerCPU:   -1,
+		ClientCPU:   -1,
+	}
+	if p := r.firstErr.Load(); p != nil {
+		res.FirstError = *p
+	}
+	return res
+}
+
+// finish adds the latencies, once every worker has ended, and judges the
+// run.
+func (r *run) finish(res Result) (Result, error) {
 	var all []int64
-	for _, l := range lats {
+	for _, l := range r.lats {
 		all = append(all, l...)
 	}
 	slices.Sort(all)
@@ -552,11 +576,11 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if len(all) > 0 {
 		res.Max = time.Duration(all[len(all)-1])
 	}
-	if abort != nil {
-		return res, abort
+	if r.abort != nil {
+		return res, r.abort
 	}
 	if n := res.Ops + res.Errors; n > 0 && float64(res.Errors) > maxErrorRate*float64(n) {
-		return res, errorRate(res.Ops, res.Errors, firstErr.Load())
+		return res, errorRate(res.Ops, res.Errors, r.firstErr.Load())
 	}
 	if res.Ops == 0 {
 		return res, errors.New("no request completed")

@@ -91,7 +91,9 @@ func TestDashboardMetricsExist(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var dash struct{ Panels []struct{ Targets []struct{ Expr string } } }
+	var dash struct {
+		Panels []struct{ Targets []struct{ Expr string } }
+	}
 	if err := json.Unmarshal(raw, &dash); err != nil {
 		t.Fatal(err)
 	}

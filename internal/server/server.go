@@ -9,19 +9,12 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/extenddb/extenddb/internal/api"
 	"github.com/extenddb/extenddb/internal/metrics"
 	"github.com/extenddb/extenddb/internal/storage"
-	"github.com/extenddb/extenddb/internal/storage/cassandra"
-	"github.com/extenddb/extenddb/internal/storage/postgres"
-	"github.com/extenddb/extenddb/internal/storage/sqlite"
 	"github.com/extenddb/extenddb/internal/workers"
 )
 
@@ -43,6 +36,12 @@ type Config struct {
 	AccountID   string        // 12-digit account id used in ARNs
 	StatusDelay time.Duration // CREATING/UPDATING/DELETING duration; 0 = immediate
 	TTLInterval time.Duration // how often expired items are deleted; 0 = 30 s
+
+	// Pacing of the background workers' pages, for tests and demos that
+	// watch a table in ENABLING, DISABLING or an index in CREATING.
+	TTLPageSize    int           // items per TTL backfill or drain page; 0 = 256
+	TTLPageDelay   time.Duration // pause before every TTL page; 0 = none
+	IndexPageDelay time.Duration // pause between online index build pages; 0 = none
 
 	// Operations (docs/operations.md).
 	LogFormat   string // "text" (default) or "json"; cmd/extenddb builds Log from it
@@ -100,37 +99,26 @@ func Start(cfg Config) (*Server, error) {
 		m = metrics.New()
 	}
 	engine := api.New(store, api.Config{AccountID: cfg.AccountID, StatusDelay: cfg.StatusDelay, Log: cfg.Log})
-	// Background workers: online index builds and drops (they resume at
-	// start-up from the durable cursors in the catalog).
 	account := cfg.AccountID
 	if account == "" {
-		account = "000000000000"
+		account = storage.DefaultAccount
 	}
-	indexes := workers.NewIndexes(store, workers.IndexConfig{Accounts: []string{account}, Log: cfg.Log, Metrics: m})
-	engine.SetIndexWorker(indexes.Kick)
-	// Time to Live (backfill, drain, expiry) and stream retention.
-	ttl := workers.NewTTL(store, workers.TTLConfig{Accounts: []string{account}, Interval: cfg.TTLInterval, Log: cfg.Log, Metrics: m})
-	engine.SetTTLWorker(ttl.Kick)
-	trimmer := workers.NewStreamTrimmer(store, 0, cfg.Log)
-	if trimmer != nil {
-		trimmer.Metrics = m
-	}
-	// Dead ClientRequestToken records of TransactWriteItems.
-	sweeper := workers.NewTokenSweeper(store, 0, cfg.Log)
-	// Writes that stopped frontends left without their index rows, stream
-	// records and expiry rows (Cassandra).
-	recoverer := workers.NewRecoverer(store, 0, cfg.Log)
+	pool := workers.New(store, workers.Config{
+		Accounts:       []string{account},
+		TTLInterval:    cfg.TTLInterval,
+		TTLPageSize:    cfg.TTLPageSize,
+		TTLPageDelay:   cfg.TTLPageDelay,
+		IndexPageDelay: cfg.IndexPageDelay,
+		Log:            cfg.Log,
+		Metrics:        m,
+	})
+	engine.SetIndexWorker(pool.Indexes.Kick)
+	engine.SetTTLWorker(pool.TTL.Kick)
 	wctx, stopWorkers := context.WithCancel(context.Background())
 	workersDone := make(chan struct{})
 	go func() {
 		defer close(workersDone)
-		var wg sync.WaitGroup
-		wg.Go(func() { ttl.Run(wctx) })
-		wg.Go(func() { trimmer.Run(wctx) })
-		wg.Go(func() { sweeper.Run(wctx) })
-		wg.Go(func() { recoverer.Run(wctx) })
-		indexes.Run(wctx)
-		wg.Wait()
+		pool.Run(wctx)
 	}()
 	s := &Server{
 		cfg:         cfg,
@@ -166,56 +154,6 @@ func Start(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-func openStorage(cfg Config) (storage.Backend, error) {
-	switch cfg.Storage {
-	case "", "sqlite":
-	case "postgres":
-		if cfg.PostgresDSN == "" {
-			return nil, errors.New("--storage postgres needs --postgres-dsn (or EXTENDDB_POSTGRES_DSN)")
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		return postgres.Open(ctx, cfg.PostgresDSN, postgres.Options{Schema: cfg.PostgresSchema})
-	case "cassandra":
-		if cfg.CassandraHosts == "" {
-			return nil, errors.New("--storage cassandra needs --cassandra-hosts (or EXTENDDB_CASSANDRA_HOSTS)")
-		}
-		// Schema changes on Cassandra are slow: give start-up time.
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-		defer cancel()
-		return cassandra.Open(ctx, cassandra.Options{
-			Hosts:             strings.Split(cfg.CassandraHosts, ","),
-			KeyspacePrefix:    cfg.CassandraKeyspacePrefix,
-			ReplicationFactor: cfg.CassandraReplicationFactor,
-			Datacenter:        cfg.CassandraDatacenter,
-		})
-	default:
-		return nil, fmt.Errorf("unknown storage %q (want sqlite, postgres or cassandra)", cfg.Storage)
-	}
-	if cfg.InMemory {
-		return sqlite.Open("", sqlite.Options{})
-	}
-	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
-		return nil, fmt.Errorf("create data directory: %w", err)
-	}
-	if err := checkWritable(cfg.DataDir); err != nil {
-		return nil, err
-	}
-	return sqlite.Open(filepath.Join(cfg.DataDir, "extenddb.sqlite"), sqlite.Options{})
-}
-
-// checkWritable reports a data directory extenddb cannot write in, by its
-// name, rather than as the database's later "unable to open" error.
-func checkWritable(dir string) error {
-	f, err := os.CreateTemp(dir, ".extenddb-write-check-*")
-	if err != nil {
-		return fmt.Errorf("data directory %s is not writable: %w", dir, err)
-	}
-	name := f.Name()
-	f.Close()
-	return os.Remove(name)
-}
-
 // Endpoint is the URL clients use, e.g. http://127.0.0.1:8000.
 func (s *Server) Endpoint() string { return "http://" + s.listener.Addr().String() }
 
@@ -246,7 +184,7 @@ func (s *Server) PprofEndpoint() string {
 // account is the account the server's catalog probes and workers use.
 func (s *Server) account() string {
 	if s.cfg.AccountID == "" {
-		return "000000000000"
+		return storage.DefaultAccount
 	}
 	return s.cfg.AccountID
 }

@@ -12,12 +12,15 @@
 package storage
 
 import (
-	"context"
 	"errors"
 	"time"
 
 	"github.com/extenddb/extenddb/internal/item"
 )
+
+// DefaultAccount is the 12-digit account ID of requests that name no
+// account (the account DynamoDB Local and unsigned requests use).
+const DefaultAccount = "000000000000"
 
 // Errors a backend returns; the engine maps them to DynamoDB errors.
 var (
@@ -213,76 +216,6 @@ type TableStats struct {
 	SizeBytes int64
 }
 
-// Catalog stores table definitions.
-type Catalog interface {
-	// CreateTable stores a new table; ErrTableExists if the account already
-	// has a table of that name. The create is arbitrated by a unique insert.
-	CreateTable(ctx context.Context, t *Table) error
-	// GetTable returns a table or ErrTableNotFound.
-	GetTable(ctx context.Context, account, name string) (*Table, error)
-	// ListTables returns an account's table names in ascending order.
-	ListTables(ctx context.Context, account string) ([]string, error)
-	// UpdateTable applies fn to the current entry atomically and stores the
-	// result; an error from fn aborts and is returned unchanged.
-	UpdateTable(ctx context.Context, account, name string, fn func(t *Table) error) (*Table, error)
-	// DeleteTable removes the table's entry and its data (items, index rows).
-	DeleteTable(ctx context.Context, account, name string) error
-}
-
-// Items stores and reads items.
-type Items interface {
-	// GetItem returns the item with this key, or nil.
-	GetItem(ctx context.Context, t *Table, key Key, consistent bool) (item.Item, error)
-	// Mutate runs fn against the current image and commits its result
-	// atomically (see MutateFunc).
-	Mutate(ctx context.Context, t *Table, key Key, fn MutateFunc) error
-	// TransactWrite applies every mutation or none. A failing Fn aborts all;
-	// the error returned is a *TransactionError naming each mutation's fate.
-	TransactWrite(ctx context.Context, ms []Mutation) error
-	// Query visits the rows of one partition in sort-key order.
-	Query(ctx context.Context, t *Table, q *QueryRequest, visit VisitFunc) error
-	// Scan visits the rows of a table or index in scan order.
-	Scan(ctx context.Context, t *Table, s *ScanRequest, visit VisitFunc) error
-	// Stats returns the item count and total size of a table.
-	Stats(ctx context.Context, t *Table) (TableStats, error)
-}
-
-// IndexBuilder is implemented by a backend that builds and drops global
-// secondary indexes online (UpdateTable GlobalSecondaryIndexUpdates). The
-// lifecycle, driven by internal/workers:
-//
-//  1. Catalog.UpdateTable adds an Index with Status CREATING, Backfilling
-//     true and a nil BackfillCursor. The backend creates its (empty) storage
-//     in that same catalog change, and from then on every item write
-//     maintains the index (IndexChanges includes it).
-//  2. BackfillIndex is called repeatedly until it reports done.
-//  3. For a delete, Catalog.UpdateTable sets the index's Status to
-//     DELETING (writes stop maintaining it, reads reject it), then DropIndex
-//     removes its rows and its catalog entry.
-type IndexBuilder interface {
-	// BackfillIndex copies the next page of at most limit items of the
-	// table (account, name) into the index with ID indexID, in table-key
-	// scan order after its BackfillCursor. The page is one write
-	// transaction, serialised with item writes on those items: it derives
-	// each row with IndexRowFor from the item's current image (so it never
-	// overwrites a newer row written by a concurrent Mutate), writes it,
-	// and stores the last table key copied as the index's BackfillCursor in
-	// the catalog. When the page reaches the end of the table, the same
-	// transaction sets the index ACTIVE, Backfilling false and the cursor
-	// nil, and done is true. Calling it for an index that is not CREATING
-	// and backfilling, or not there at all, does nothing and reports done.
-	// Errors: ErrTableNotFound, ErrClosed, backend failures.
-	BackfillIndex(ctx context.Context, account, name, indexID string, limit int) (done bool, err error)
-	// DropIndex removes every row of the index with ID indexID and then
-	// its catalog entry. It is idempotent: an index that is gone already
-	// (or a table that is) is not an error. Only an index whose Status is
-	// DELETING is dropped; for any other it does nothing.
-	DropIndex(ctx context.Context, account, name, indexID string) error
-}
-
-// Optional interfaces for Streams and Time to Live (StreamStore, TTLStore,
-// Leaser) are declared in streamrecords.go and ttlrows.go.
-
 // Lifetimes of the records of a TokenStore.
 const (
 	// TokenTTL is how long a completed token is remembered, counted from
@@ -338,79 +271,6 @@ type TokenCompletion struct {
 	Result func() []byte
 }
 
-// TokenStore is implemented by a backend that keeps the ClientRequestToken
-// claims of TransactWriteItems durably, shared by every process using the
-// same data. The lifecycle, driven by the engine:
-//
-//  1. ClaimToken arbitrates the token with a unique insert of (account,
-//     token): exactly one of any number of concurrent claimers, in any
-//     processes, gets claimed; the others get the live record.
-//  2. The claimer runs its transaction with TransactWriteToken, which
-//     marks the record completed, with the replay result, in the same
-//     transaction as the writes: a crash can never leave the writes
-//     committed with the token still claimable, nor the token completed
-//     without the writes.
-//  3. A transaction that was cancelled or failed releases its claim with
-//     ReleaseToken (a claim that is never released lapses after
-//     TokenLease).
-//
-// Records expire TokenTTL after completion; expired records and lapsed
-// claims count as absent everywhere, and SweepTokens deletes them.
-type TokenStore interface {
-	// ClaimToken claims token of account for a request whose parameters
-	// hash to requestHash, at now (the claim's ClaimedAt). claimed is true
-	// when there was no live record (none, an expired one or a lapsed
-	// claim): the caller owns the token and must complete it with
-	// TransactWriteToken or release it. Otherwise existing is the live
-	// record, running or completed, whatever its hash.
-	ClaimToken(ctx context.Context, account, token string, requestHash []byte, now time.Time) (claimed bool, existing *TokenRecord, err error)
-	// TransactWriteToken is TransactWrite that also completes the claim
-	// tok in the same transaction. Errors: those of TransactWrite, and
-	// ErrTokenLost, when the claim is not the token's running claim any
-	// more (nothing is written then).
-	TransactWriteToken(ctx context.Context, ms []Mutation, tok *TokenCompletion) error
-	// ReleaseToken deletes the claim of token taken at claimedAt if it is
-	// still running. A completed record, another claim and a missing one
-	// are left as they are, so it is safe after any outcome.
-	ReleaseToken(ctx context.Context, account, token string, claimedAt time.Time) error
-	// SetTokenResult replaces the Result of the completed record of the
-	// claim taken at claimedAt (for results only known after the commit);
-	// anything else is left as it is.
-	SetTokenResult(ctx context.Context, account, token string, claimedAt time.Time, result []byte) error
-	// SweepTokens deletes the records that are dead at now (completed
-	// TokenTTL or more before now, or claimed TokenLease or more before now
-	// and still running) and returns how many it deleted.
-	SweepTokens(ctx context.Context, now time.Time) (int64, error)
-}
-
-// IndexStatser is implemented by a backend that reports per-index counts
-// for DescribeTable's ItemCount and IndexSizeBytes.
-type IndexStatser interface {
-	// IndexStats returns, by index ID, the number of rows of each index of
-	// t and their total size (item.Size of each projected row image).
-	IndexStats(ctx context.Context, t *Table) (map[string]TableStats, error)
-}
-
-// CollectionSizer is implemented by a backend that can size an item
-// collection: the items of a table that share a partition key, with their
-// local secondary index rows. The engine uses it for
-// ReturnItemCollectionMetrics and the item collection size limit of tables
-// with local secondary indexes.
-type CollectionSizer interface {
-	// CollectionSize returns the total stored size (item.Size) of the
-	// items of t whose encoded partition key is pk plus that of their rows
-	// in t's local secondary indexes.
-	CollectionSize(ctx context.Context, t *Table, pk []byte) (int64, error)
-}
-
-// Backend is a complete storage backend.
-type Backend interface {
-	Catalog
-	Items
-	// Close flushes and releases everything; pending writes finish first.
-	Close() error
-}
-
 // TransactionError reports why a TransactWrite was cancelled: Reasons[i] is
 // the error of mutation i (nil when that mutation was fine).
 type TransactionError struct {
@@ -418,20 +278,3 @@ type TransactionError struct {
 }
 
 func (e *TransactionError) Error() string { return "storage: transaction cancelled" }
-
-// FeatureGaps is implemented by a backend that does not yet provide part of
-// the contract. PendingFeature returns why the named feature (e.g.
-// "transactions") is pending, or "" when the backend provides it. The
-// contract suite reports the feature's tests as pending (skipped with a
-// "pending:" reason) rather than failing or passing them.
-type FeatureGaps interface {
-	PendingFeature(feature string) string
-}
-
-// Pending returns why b lacks feature, or "" when b provides it.
-func Pending(b any, feature string) string {
-	if g, ok := b.(FeatureGaps); ok {
-		return g.PendingFeature(feature)
-	}
-	return ""
-}

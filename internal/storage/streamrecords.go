@@ -270,22 +270,3 @@ type StreamBounds struct {
 	// none was: a reader positioned before it has lost records.
 	Trimmed uint64
 }
-
-// StreamStore is implemented by a backend that records DynamoDB Streams.
-// Such a backend, in every Mutate and TransactWrite, appends
-// StreamRecordFor(t, old, new, UserIdentityFrom(ctx), now) for each changed
-// item of a table whose stream is enabled (its committed catalog entry),
-// tagged with (t.ID, t.LatestStreamLabel), in the write's own transaction.
-// Sequence numbers are positive and increase with commit order within a
-// stream (readers never see a smaller number appear after a larger one).
-// DeleteTable removes the table's records.
-type StreamStore interface {
-	// ReadStream returns up to limit records of the stream (tableID,
-	// label) whose sequence number is greater than after, in order.
-	ReadStream(ctx context.Context, tableID, label string, after uint64, limit int) ([]*StreamRecord, error)
-	// StreamBounds reports the records the stream (tableID, label) keeps.
-	StreamBounds(ctx context.Context, tableID, label string) (StreamBounds, error)
-	// TrimStreams removes the records of every stream created before
-	// cutoff and returns how many it removed.
-	TrimStreams(ctx context.Context, cutoff time.Time) (int64, error)
-}

@@ -2,7 +2,6 @@ package storage
 
 import (
 	"bytes"
-	"context"
 	"math"
 	"strconv"
 	"time"
@@ -126,49 +125,6 @@ func StillExpired(t *Table, it item.Item, now time.Time) bool {
 	}
 	at, ok := TTLExpireAt(it, t.TTL.AttributeName)
 	return ok && ExpiredAt(at, now)
-}
-
-// TTLStore is implemented by a backend that keeps expiry rows. Such a
-// backend, in every Mutate and TransactWrite of a table whose TTL is
-// maintained (its committed catalog entry), applies TTLChanges in the
-// write's own transaction. DeleteTable removes the table's rows. The TTL
-// lifecycle, driven by internal/workers:
-//
-//  1. Enable: Catalog.UpdateTable sets TTL ENABLING with a new Generation
-//     and a nil BackfillCursor; BackfillTTL is then called until done.
-//  2. Disable: Catalog.UpdateTable sets TTL DISABLING; DrainTTL is then
-//     called until done.
-//
-// Each page runs in one transaction serialised with the item writes on its
-// items and is fenced on the generation: a page for a generation that is
-// no longer current does nothing and reports done.
-type TTLStore interface {
-	// BackfillTTL registers the next page of at most limit items of table
-	// (account, name), in table-key scan order after TTL.BackfillCursor,
-	// when the TTL is ENABLING with generation gen: it writes each item's
-	// row (derived from its committed image, as TTLRowFor would with the
-	// TTL maintained) and stores the last key read as the cursor. When the
-	// page reaches the end of the table the same transaction sets the TTL
-	// ENABLED with a nil cursor, and done is true. Errors:
-	// ErrTableNotFound, ErrClosed, backend failures.
-	BackfillTTL(ctx context.Context, account, name string, gen int64, limit int) (done bool, err error)
-	// DrainTTL removes at most limit expiry rows of table (account, name)
-	// when its TTL is DISABLING with generation gen; when none remain the
-	// same transaction sets the TTL DISABLED, with no attribute name, and
-	// done is true.
-	DrainTTL(ctx context.Context, account, name string, gen int64, limit int) (done bool, err error)
-	// ExpiredRows returns up to limit expiry rows of t with ExpireAt in
-	// (from, to], in (ExpireAt, key) order.
-	ExpiredRows(ctx context.Context, t *Table, from, to int64, limit int) ([]TTLRow, error)
-}
-
-// Leaser is implemented by a backend that several processes may share: a
-// lease gives one of them a background job (such as the expiry of one
-// table) at a time. Without it every process owns every job.
-type Leaser interface {
-	// AcquireLease takes or renews the lease name for owner until ttl from
-	// now; ok is false while another owner holds an unexpired lease.
-	AcquireLease(ctx context.Context, name, owner string, ttl time.Duration) (ok bool, err error)
 }
 
 // TTLBackfillRow returns the expiry row a backfill page writes for it, the

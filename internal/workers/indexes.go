@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"os"
 	"time"
 
 	"github.com/extenddb/extenddb/internal/metrics"
@@ -16,8 +15,8 @@ import (
 
 // IndexConfig tunes an Indexes worker. The zero value works.
 type IndexConfig struct {
-	// Accounts whose tables the worker looks after; default the engine's
-	// default account, "000000000000".
+	// Accounts whose tables the worker looks after; default
+	// storage.DefaultAccount.
 	Accounts []string
 	// PageSize is how many items one backfill transaction copies; default 256.
 	PageSize int
@@ -26,8 +25,7 @@ type IndexConfig struct {
 	// found at the next sweep.
 	Sweep time.Duration
 	// PageDelay is a pause between backfill pages, zero by default. Tests
-	// use it (or the environment variable EXTENDDB_INDEX_PAGE_DELAY, a Go
-	// duration, read when it is zero) to observe an index while it builds.
+	// use it to observe an index while it builds.
 	PageDelay time.Duration
 	Log       *slog.Logger
 	// Metrics counts backfill pages and built indexes; nil counts nothing.
@@ -41,20 +39,14 @@ type IndexConfig struct {
 // workers on one store do the same work twice at worst, never wrong work.
 type Indexes struct {
 	store storage.Backend
-	ib    storage.IndexBuilder
 	cfg   IndexConfig
 	kick  kicker
 }
 
-// NewIndexes returns a worker over store, or nil when store does not
-// implement storage.IndexBuilder (online index changes then stay pending).
+// NewIndexes returns a worker over store.
 func NewIndexes(store storage.Backend, cfg IndexConfig) *Indexes {
-	ib, ok := store.(storage.IndexBuilder)
-	if !ok {
-		return nil
-	}
 	if len(cfg.Accounts) == 0 {
-		cfg.Accounts = []string{"000000000000"}
+		cfg.Accounts = []string{storage.DefaultAccount}
 	}
 	if cfg.PageSize <= 0 {
 		cfg.PageSize = 256
@@ -65,68 +57,40 @@ func NewIndexes(store storage.Backend, cfg IndexConfig) *Indexes {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	if cfg.PageDelay == 0 {
-		cfg.PageDelay, _ = time.ParseDuration(os.Getenv("EXTENDDB_INDEX_PAGE_DELAY"))
-	}
-	return &Indexes{store: store, ib: ib, cfg: cfg, kick: newKicker()}
+	return &Indexes{store: store, cfg: cfg, kick: newKicker()}
 }
 
 // Kick wakes the worker for new work. It never blocks.
 func (w *Indexes) Kick() {
-	if w != nil {
-		w.kick.kick()
-	}
+	w.kick.kick()
 }
 
 // Run works until ctx ends: a pass at start (resuming interrupted builds),
 // then one after every Kick and every Sweep.
 func (w *Indexes) Run(ctx context.Context) {
-	if w != nil {
-		loop(ctx, "index worker", w.cfg.Sweep, w.kick, w.cfg.Log, w.RunOnce)
-	}
+	loop(ctx, "index worker", w.cfg.Sweep, w.kick, w.cfg.Log, w.RunOnce)
 }
 
 // RunOnce finishes every pending index build and drop it finds, then
 // returns. Errors of one table are logged and do not stop the others; the
 // first is returned.
 func (w *Indexes) RunOnce(ctx context.Context) error {
-	var first error
-	note := func(err error) {
-		if err != nil && first == nil {
-			first = err
-		}
-	}
-	for _, account := range w.cfg.Accounts {
-		names, err := w.store.ListTables(ctx, account)
-		if err != nil {
-			return err
-		}
-		for _, name := range names {
-			if ctx.Err() != nil {
-				return ctx.Err()
+	return eachTable(ctx, w.store, w.cfg.Accounts, func(t *storage.Table) error {
+		var first error
+		for _, ix := range t.Indexes {
+			var err error
+			switch {
+			case ix.Status == storage.StatusCreating && ix.Backfilling:
+				err = w.backfill(ctx, t.Account, t.Name, ix)
+			case ix.Status == storage.StatusDeleting:
+				err = w.store.DropIndex(ctx, t.Account, t.Name, ix.ID)
 			}
-			t, err := w.store.GetTable(ctx, account, name)
-			if errors.Is(err, storage.ErrTableNotFound) {
-				continue
-			}
-			if err != nil {
-				note(err)
-				continue
-			}
-			for _, ix := range t.Indexes {
-				switch {
-				case ix.Status == storage.StatusCreating && ix.Backfilling:
-					note(w.backfill(ctx, account, name, ix))
-				case ix.Status == storage.StatusDeleting:
-					err := w.ib.DropIndex(ctx, account, name, ix.ID)
-					if err != nil && !errors.Is(err, storage.ErrTableNotFound) {
-						note(err)
-					}
-				}
+			if err != nil && first == nil {
+				first = err
 			}
 		}
-	}
-	return first
+		return first
+	})
 }
 
 // backfill copies pages until the index is built, the table or index goes
@@ -135,7 +99,7 @@ func (w *Indexes) backfill(ctx context.Context, account, name string, ix storage
 	start := time.Now()
 	pages := 0
 	for {
-		done, err := w.ib.BackfillIndex(ctx, account, name, ix.ID, w.cfg.PageSize)
+		done, err := w.store.BackfillIndex(ctx, account, name, ix.ID, w.cfg.PageSize)
 		if errors.Is(err, storage.ErrTableNotFound) {
 			return nil
 		}

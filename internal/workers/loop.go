@@ -43,3 +43,31 @@ func loop(ctx context.Context, name string, every time.Duration, kick kicker, lo
 		}
 	}
 }
+
+// eachTable calls visit with every table of accounts, in name order. A
+// table that is gone (ErrTableNotFound, from reading it or from visit) is
+// skipped; other errors of one table do not stop the others, and the first
+// is returned. An error listing an account's tables, or the end of ctx,
+// stops the pass.
+func eachTable(ctx context.Context, store storage.Catalog, accounts []string, visit func(t *storage.Table) error) error {
+	var first error
+	for _, account := range accounts {
+		names, err := store.ListTables(ctx, account)
+		if err != nil {
+			return err
+		}
+		for _, name := range names {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			t, err := store.GetTable(ctx, account, name)
+			if err == nil {
+				err = visit(t)
+			}
+			if err != nil && !errors.Is(err, storage.ErrTableNotFound) && first == nil {
+				first = err
+			}
+		}
+	}
+	return first
+}

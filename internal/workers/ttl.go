@@ -4,10 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"log/slog"
-	"os"
-	"strconv"
 	"time"
 
 	"github.com/extenddb/extenddb/internal/item"
@@ -18,19 +15,16 @@ import (
 // TTLConfig tunes a TTL worker. The zero value works.
 type TTLConfig struct {
 	// Accounts whose tables the worker looks after; default
-	// "000000000000".
+	// storage.DefaultAccount.
 	Accounts []string
 	// Interval is how often expired items are looked for (and pending
-	// backfills and drains resumed); default 30 s, or the environment
-	// variable EXTENDDB_TTL_INTERVAL (a Go duration) when zero.
+	// backfills and drains resumed); default 30 s.
 	Interval time.Duration
 	// PageSize is how many items one backfill transaction registers, and
-	// how many expiry rows one drain transaction removes; default 256, or
-	// EXTENDDB_TTL_PAGE_SIZE when zero.
+	// how many expiry rows one drain transaction removes; default 256.
 	PageSize int
 	// PageDelay is a pause before every backfill and drain page, zero by
-	// default, or EXTENDDB_TTL_PAGE_DELAY (a Go duration) when zero. Tests
-	// use it to observe ENABLING and DISABLING.
+	// default. Tests use it to observe ENABLING and DISABLING.
 	PageDelay time.Duration
 	// Batch is how many expired items one delete transaction removes;
 	// default 256.
@@ -54,35 +48,20 @@ type TTLConfig struct {
 // expire each table from one of them at a time.
 type TTL struct {
 	store storage.Backend
-	ts    storage.TTLStore
 	cfg   TTLConfig
 	kick  kicker
 }
 
-// NewTTL returns a worker over store, or nil when store does not implement
-// storage.TTLStore.
+// NewTTL returns a worker over store.
 func NewTTL(store storage.Backend, cfg TTLConfig) *TTL {
-	ts, ok := store.(storage.TTLStore)
-	if !ok {
-		return nil
-	}
 	if len(cfg.Accounts) == 0 {
-		cfg.Accounts = []string{"000000000000"}
+		cfg.Accounts = []string{storage.DefaultAccount}
 	}
 	if cfg.Interval <= 0 {
-		cfg.Interval, _ = time.ParseDuration(os.Getenv("EXTENDDB_TTL_INTERVAL"))
-		if cfg.Interval <= 0 {
-			cfg.Interval = 30 * time.Second
-		}
+		cfg.Interval = 30 * time.Second
 	}
 	if cfg.PageSize <= 0 {
-		cfg.PageSize, _ = strconv.Atoi(os.Getenv("EXTENDDB_TTL_PAGE_SIZE"))
-		if cfg.PageSize <= 0 {
-			cfg.PageSize = 256
-		}
-	}
-	if cfg.PageDelay == 0 {
-		cfg.PageDelay, _ = time.ParseDuration(os.Getenv("EXTENDDB_TTL_PAGE_DELAY"))
+		cfg.PageSize = 256
 	}
 	if cfg.Batch <= 0 {
 		cfg.Batch = 256
@@ -98,62 +77,39 @@ func NewTTL(store storage.Backend, cfg TTLConfig) *TTL {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &TTL{store: store, ts: ts, cfg: cfg, kick: newKicker()}
+	return &TTL{store: store, cfg: cfg, kick: newKicker()}
 }
 
 // Kick wakes the worker for new work. It never blocks.
 func (w *TTL) Kick() {
-	if w != nil {
-		w.kick.kick()
-	}
+	w.kick.kick()
 }
 
 // Run works until ctx ends: a pass at start, then one after every Kick
 // and every Interval.
 func (w *TTL) Run(ctx context.Context) {
-	if w != nil {
-		loop(ctx, "ttl worker", w.cfg.Interval, w.kick, w.cfg.Log, w.RunOnce)
-	}
+	loop(ctx, "ttl worker", w.cfg.Interval, w.kick, w.cfg.Log, w.RunOnce)
 }
 
 // RunOnce finishes pending backfills and drains and deletes the expired
 // items of every table, then returns. Errors of one table do not stop the
 // others; the first is returned.
 func (w *TTL) RunOnce(ctx context.Context) error {
-	var first error
-	note := func(err error) {
-		if err != nil && !errors.Is(err, storage.ErrTableNotFound) && first == nil {
-			first = err
+	return eachTable(ctx, w.store, w.cfg.Accounts, func(t *storage.Table) error {
+		var err error
+		switch t.TTL.Status {
+		case storage.TTLEnabling:
+			err = w.pages(ctx, t, w.store.BackfillTTL)
+		case storage.TTLDisabling:
+			return w.pages(ctx, t, w.store.DrainTTL)
 		}
-	}
-	for _, account := range w.cfg.Accounts {
-		names, err := w.store.ListTables(ctx, account)
-		if err != nil {
-			return err
-		}
-		for _, name := range names {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			t, err := w.store.GetTable(ctx, account, name)
-			if err != nil {
-				note(err)
-				continue
-			}
-			switch t.TTL.Status {
-			case storage.TTLEnabling:
-				note(w.pages(ctx, t, w.ts.BackfillTTL))
-			case storage.TTLDisabling:
-				note(w.pages(ctx, t, w.ts.DrainTTL))
-				continue
-			}
-			if t.TTL.Maintained() {
-				_, err := w.ExpireTable(ctx, t)
-				note(err)
+		if t.TTL.Maintained() {
+			if _, xerr := w.ExpireTable(ctx, t); err == nil {
+				err = xerr
 			}
 		}
-	}
-	return first
+		return err
+	})
 }
 
 // pages runs backfill or drain pages of t's current generation until done.
@@ -200,7 +156,7 @@ func (w *TTL) ExpireTable(ctx context.Context, t *storage.Table) (int, error) {
 	from := now.Unix() - int64(storage.TTLMaxAge/time.Second)
 	total := 0
 	for ctx.Err() == nil {
-		rows, err := w.ts.ExpiredRows(ctx, t, from, now.Unix(), w.cfg.Batch)
+		rows, err := w.store.ExpiredRows(ctx, t, from, now.Unix(), w.cfg.Batch)
 		if err != nil || len(rows) == 0 {
 			return total, err
 		}
@@ -216,7 +172,7 @@ func (w *TTL) ExpireTable(ctx context.Context, t *storage.Table) (int, error) {
 				return nil, nil
 			}}
 		}
-		if err := w.apply(ctx, ms); err != nil {
+		if err := w.store.TransactWrite(ctx, ms); err != nil {
 			return total, err
 		}
 		n := 0
@@ -249,19 +205,4 @@ func (w *TTL) ExpireTable(ctx context.Context, t *storage.Table) (int, error) {
 		}
 	}
 	return total, ctx.Err()
-}
-
-// apply commits a batch of expiry deletes: in one write transaction, or one
-// by one on a backend whose transactions are pending (each delete is
-// independent, so the batch only saves round trips).
-func (w *TTL) apply(ctx context.Context, ms []storage.Mutation) error {
-	if storage.Pending(w.store, "transactions") == "" {
-		return w.store.TransactWrite(ctx, ms)
-	}
-	for _, m := range ms {
-		if err := w.store.Mutate(ctx, m.Table, m.Key, m.Fn); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -32,6 +32,8 @@ import (
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
+	"github.com/extenddb/extenddb/internal/storage"
 )
 
 // Options configure Open.
@@ -72,6 +74,12 @@ type Options struct {
 	// has lapsed. A lower bound of 2s applies.
 	FrontendLease time.Duration
 }
+
+var (
+	_ storage.Backend   = (*Backend)(nil)
+	_ storage.Leaser    = (*Backend)(nil) // several frontends share a cluster
+	_ storage.Recoverer = (*Backend)(nil) // items commit before their derived rows
+)
 
 // Backend is a storage.Backend on Cassandra. It is safe for concurrent use.
 type Backend struct {

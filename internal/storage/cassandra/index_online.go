@@ -38,12 +38,6 @@ import (
 // backfillGrace (more than entryBudget) after it saw the index in the
 // catalog.
 
-var (
-	_ storage.IndexBuilder    = (*Backend)(nil)
-	_ storage.IndexStatser    = (*Backend)(nil)
-	_ storage.CollectionSizer = (*Backend)(nil)
-)
-
 // beforeCursorUpdate, when set (by tests), runs between a backfill page's
 // rows and its catalog update.
 var beforeCursorUpdate atomic.Pointer[func()]

@@ -60,8 +60,6 @@ const (
 	recoverLease = "recover-intents"
 )
 
-var _ storage.Recoverer = (*Backend)(nil)
-
 // intentsMigration creates the intents and frontends tables. Intents are
 // written once and expire (the table's default TTL backs up the one each
 // insert sets); time-window compaction drops whole expired files.

@@ -35,12 +35,6 @@ import (
 // order, which is commit order up to the frontends' clock skew (see
 // docs/adr/0003-cassandra-backend.md).
 
-var (
-	_ storage.StreamStore = (*Backend)(nil)
-	_ storage.TTLStore    = (*Backend)(nil)
-	_ storage.Leaser      = (*Backend)(nil)
-)
-
 const (
 	// seqHashBits low bits of a sequence number separate the records of
 	// different items written at the same microsecond.

@@ -19,8 +19,6 @@ import (
 // together. Times are stored as nanoseconds since the epoch (a CQL
 // timestamp keeps only milliseconds, and ClaimedAt identifies a claim).
 
-var _ storage.TokenStore = (*Backend)(nil)
-
 // tokenRow is the ledger ID of a token's record.
 func tokenRow(account, token string) string { return "t/" + account + "/" + token }
 

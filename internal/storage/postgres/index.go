@@ -14,12 +14,6 @@ import (
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
-var (
-	_ storage.IndexBuilder    = (*Backend)(nil)
-	_ storage.IndexStatser    = (*Backend)(nil)
-	_ storage.CollectionSizer = (*Backend)(nil)
-)
-
 // BackfillIndex copies the next page of at most limit items of table
 // (account, name), in scan order (h, pk, sk) after the index's
 // BackfillCursor, into the index with ID indexID, in one transaction: it

@@ -188,122 +188,56 @@ func (b *Backend) TransactWrite(ctx context.Context, ms []storage.Mutation) erro
 	return b.transactWrite(ctx, ms, nil)
 }
 
+// txSlots are the rows of a transaction: one slot per distinct item
+// (slots, in order of first mention; slotOf[i] is mutation i's), the
+// slots in lock order (table ID, pk, sk), and the tables' IDs in that
+// order.
+type txSlots struct {
+	slots, order []*slot
+	slotOf       []int
+	tableIDs     []string
+}
+
+func newTxSlots(ms []storage.Mutation) *txSlots {
+	x := &txSlots{slotOf: make([]int, len(ms))}
+	byKey := map[string]int{}
+	for i, m := range ms {
+		id := m.Table.ID + "\x00" + string(m.Key.PK) + "\x00" + string(m.Key.SK)
+		j, ok := byKey[id]
+		if !ok {
+			j = len(x.slots)
+			byKey[id] = j
+			x.slots = append(x.slots, &slot{tableID: m.Table.ID, key: m.Key, h: int64(item.PartitionHash(m.Key.PK))})
+		}
+		x.slotOf[i] = j
+	}
+	x.order = slices.Clone(x.slots)
+	slices.SortFunc(x.order, func(a, b *slot) int {
+		return cmp.Or(cmp.Compare(a.tableID, b.tableID), bytes.Compare(a.key.PK, b.key.PK), bytes.Compare(a.key.SK, b.key.SK))
+	})
+	for _, s := range x.order {
+		if len(x.tableIDs) == 0 || x.tableIDs[len(x.tableIDs)-1] != s.tableID {
+			x.tableIDs = append(x.tableIDs, s.tableID)
+		}
+	}
+	return x
+}
+
 // transactWrite is TransactWrite; a non-nil tok is completed in the same
 // transaction (TransactWriteToken, tokens.go).
 func (b *Backend) transactWrite(ctx context.Context, ms []storage.Mutation, tok *storage.TokenCompletion) error {
 	if len(ms) == 0 {
 		return nil
 	}
-	var slots []*slot
-	slotOf := make([]int, len(ms))
-	byKey := map[string]int{}
-	for i, m := range ms {
-		id := m.Table.ID + "\x00" + string(m.Key.PK) + "\x00" + string(m.Key.SK)
-		j, ok := byKey[id]
-		if !ok {
-			j = len(slots)
-			byKey[id] = j
-			slots = append(slots, &slot{tableID: m.Table.ID, key: m.Key, h: int64(item.PartitionHash(m.Key.PK))})
-		}
-		slotOf[i] = j
-	}
-	order := make([]*slot, len(slots))
-	copy(order, slots)
-	slices.SortFunc(order, func(a, b *slot) int {
-		return cmp.Or(cmp.Compare(a.tableID, b.tableID), bytes.Compare(a.key.PK, b.key.PK), bytes.Compare(a.key.SK, b.key.SK))
-	})
-	id := storage.UserIdentityFrom(ctx)
-	var tableIDs []string
-	for _, s := range order {
-		if len(tableIDs) == 0 || tableIDs[len(tableIDs)-1] != s.tableID {
-			tableIDs = append(tableIDs, s.tableID)
-		}
-	}
+	x := newTxSlots(ms)
 	return b.withConn(ctx, func(c *pgxpool.Conn) error {
-		batch := &pgx.Batch{}
-		batch.Queue("BEGIN")
-		for _, s := range order {
-			name, err := itemsName(s.tableID)
-			if err != nil {
-				return err
-			}
-			batch.Queue("SELECT item, size FROM "+name+" WHERE h = $1 AND pk = $2 AND sk = $3 FOR UPDATE", s.h, s.key.PK, nz(s.key.SK))
-		}
-		pts := map[string]*physTable{}
-		cached := make([]*physTable, len(tableIDs))
-		for i, id := range tableIDs {
-			var cv int64
-			cached[i], cv = b.cached(id)
-			batch.Queue(catalogByID, id, cv)
-		}
-		if err := readTxBatch(c.SendBatch(ctx, batch), order, len(tableIDs), func(i int, version int64, def []byte) error {
-			pt, err := b.resolve(tableIDs[i], cached[i], version, def)
-			pts[tableIDs[i]] = pt
-			return err
-		}); err != nil {
+		if err := b.lockTxSlots(ctx, c, x); err != nil {
 			return err
 		}
-		for _, s := range order {
-			s.pt = pts[s.tableID]
-			s.old, s.cur = nil, nil
-			if s.found {
-				it, err := decodeItem(s.blob)
-				if err != nil {
-					return err
-				}
-				s.old, s.cur = it, it
-			}
+		if err := evalTx(ms, x); err != nil {
+			return err
 		}
-
-		reasons := make([]error, len(ms))
-		failed := false
-		for i, m := range ms {
-			s := slots[slotOf[i]]
-			nw, err := storage.CallMutateFunc(m.Fn, s.cur)
-			switch {
-			case err != nil:
-				reasons[i], failed = err, true
-			case failed:
-			case nw != nil && !storage.SameImage(nw, s.cur):
-				if err := checkKey(s.pt.def, s.key, nw); err != nil {
-					return err
-				}
-				s.cur = nw
-			case nw == nil:
-				s.cur = nil
-			}
-		}
-		if failed {
-			return &fnError{&storage.TransactionError{Reasons: reasons}}
-		}
-
-		writes := &pgx.Batch{}
-		var streams pgx.Batch // stream records go last, in table-ID order
-		now := time.Now()
-		var inserts []int // positions in writes of the creates
-		for _, s := range order {
-			if (s.old == nil && s.cur == nil) || storage.SameImage(s.old, s.cur) {
-				continue
-			}
-			var blob []byte
-			var size int64
-			sk := nz(s.key.SK)
-			switch {
-			case s.cur == nil:
-				writes.Queue(s.pt.del, s.h, s.key.PK, sk)
-			default:
-				blob, size = item.MarshalItem(s.cur), int64(item.Size(s.cur))
-				if s.found {
-					writes.Queue(s.pt.update, s.h, s.key.PK, sk, blob, size)
-				} else {
-					inserts = append(inserts, writes.Len())
-					writes.Queue(s.pt.insert, s.h, s.key.PK, sk, blob, size)
-				}
-			}
-			queueIndexChanges(writes, s.pt, s.old, s.cur, blob, size)
-			queueDerived(writes, &streams, s.pt, s.old, s.cur, id, now)
-		}
-		appendBatch(writes, &streams)
+		writes, inserts := queueTxWrites(x.order, storage.UserIdentityFrom(ctx))
 		if tok != nil {
 			return commitWithToken(ctx, c, writes, inserts, tok)
 		}
@@ -316,6 +250,109 @@ func (b *Backend) transactWrite(ctx context.Context, ms []storage.Mutation, tok 
 		}
 		return commit(ctx, c)
 	})
+}
+
+// lockTxSlots begins the transaction, locks and reads every slot's row (in
+// lock order) and the tables' catalog entries, and sets each slot's table
+// and images.
+func (b *Backend) lockTxSlots(ctx context.Context, c *pgxpool.Conn, x *txSlots) error {
+	batch := &pgx.Batch{}
+	batch.Queue("BEGIN")
+	for _, s := range x.order {
+		name, err := itemsName(s.tableID)
+		if err != nil {
+			return err
+		}
+		batch.Queue("SELECT item, size FROM "+name+" WHERE h = $1 AND pk = $2 AND sk = $3 FOR UPDATE", s.h, s.key.PK, nz(s.key.SK))
+	}
+	pts := map[string]*physTable{}
+	cached := make([]*physTable, len(x.tableIDs))
+	for i, id := range x.tableIDs {
+		var cv int64
+		cached[i], cv = b.cached(id)
+		batch.Queue(catalogByID, id, cv)
+	}
+	if err := readTxBatch(c.SendBatch(ctx, batch), x.order, len(x.tableIDs), func(i int, version int64, def []byte) error {
+		pt, err := b.resolve(x.tableIDs[i], cached[i], version, def)
+		pts[x.tableIDs[i]] = pt
+		return err
+	}); err != nil {
+		return err
+	}
+	for _, s := range x.order {
+		s.pt = pts[s.tableID]
+		s.old, s.cur = nil, nil
+		if s.found {
+			it, err := decodeItem(s.blob)
+			if err != nil {
+				return err
+			}
+			s.old, s.cur = it, it
+		}
+	}
+	return nil
+}
+
+// evalTx runs the mutations' functions, in request order, on their slots'
+// images. A failing function cancels the transaction (an *fnError holding
+// the *storage.TransactionError); the later ones still run, for their
+// reasons.
+func evalTx(ms []storage.Mutation, x *txSlots) error {
+	reasons := make([]error, len(ms))
+	failed := false
+	for i, m := range ms {
+		s := x.slots[x.slotOf[i]]
+		nw, err := storage.CallMutateFunc(m.Fn, s.cur)
+		switch {
+		case err != nil:
+			reasons[i], failed = err, true
+		case failed:
+		case nw != nil && !storage.SameImage(nw, s.cur):
+			if err := checkKey(s.pt.def, s.key, nw); err != nil {
+				return err
+			}
+			s.cur = nw
+		case nw == nil:
+			s.cur = nil
+		}
+	}
+	if failed {
+		return &fnError{&storage.TransactionError{Reasons: reasons}}
+	}
+	return nil
+}
+
+// queueTxWrites queues the writes of the changed slots with their index
+// rows, expiry rows and (last, in table-ID order) stream records; inserts
+// are the positions in writes of the creates.
+func queueTxWrites(order []*slot, id *storage.UserIdentity) (writes *pgx.Batch, inserts []int) {
+	writes = &pgx.Batch{}
+	var streams pgx.Batch // stream records go last, in table-ID order
+	now := time.Now()
+	for _, s := range order {
+		if (s.old == nil && s.cur == nil) || storage.SameImage(s.old, s.cur) {
+			continue
+		}
+		var blob []byte
+		var size int64
+		sk := nz(s.key.SK)
+		switch {
+		case s.cur == nil:
+			writes.Queue(s.pt.del, s.h, s.key.PK, sk)
+		default:
+			blob, size = item.MarshalItem(s.cur), int64(item.Size(s.cur))
+			if s.found {
+				writes.Queue(s.pt.update, s.h, s.key.PK, sk, blob, size)
+			} else {
+				inserts = append(inserts, writes.Len())
+				writes.Queue(s.pt.insert, s.h, s.key.PK, sk, blob, size)
+			}
+		}
+		queueIndexChanges(writes, s.pt, s.old, s.cur, blob, size)
+		queueDerived(writes, &streams, s.pt, s.old, s.cur, id, now)
+	}
+	appendBatch(writes, &streams)
+	return writes, inserts
 }
 
 // queueCommit queues the COMMIT that ends a write batch, checked by

@@ -73,7 +73,10 @@ type Backend struct {
 	defs map[string]*physTable
 }
 
-var _ storage.Backend = (*Backend)(nil)
+var (
+	_ storage.Backend = (*Backend)(nil)
+	_ storage.Leaser  = (*Backend)(nil) // several servers may share a database
+)
 
 // Open connects to the database named by dsn (a postgres:// URL or a
 // keyword/value string, as pgx accepts; pool_* parameters tune the pool),

@@ -30,12 +30,6 @@ import (
 // only; transactions lock stream_seqs rows in table-ID order after all
 // their item rows, so they cannot deadlock on them.
 
-var (
-	_ storage.StreamStore = (*Backend)(nil)
-	_ storage.TTLStore    = (*Backend)(nil)
-	_ storage.Leaser      = (*Backend)(nil)
-)
-
 const appendRecord = `WITH s AS (
 	INSERT INTO stream_seqs (tid, seq) VALUES ($1, 1)
 	ON CONFLICT (tid) DO UPDATE SET seq = stream_seqs.seq + 1 RETURNING seq)

@@ -25,8 +25,6 @@ import (
 // whichever process makes it; the completion is an UPDATE fenced on the
 // claim's claimed_at, in the transaction of the writes.
 
-var _ storage.TokenStore = (*Backend)(nil)
-
 // maxClaimRaces bounds how often ClaimToken tries again after a row it
 // could not claim vanished or died before it was read back.
 const maxClaimRaces = 8

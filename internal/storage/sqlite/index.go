@@ -17,12 +17,6 @@ import (
 // table_stats row keyed by its ID, maintained by the writes that change its
 // rows, exactly like a table's.
 
-var (
-	_ storage.IndexBuilder    = (*Backend)(nil)
-	_ storage.IndexStatser    = (*Backend)(nil)
-	_ storage.CollectionSizer = (*Backend)(nil)
-)
-
 // BackfillIndex copies the next page of at most limit items into the index
 // indexID of table (account, name), and advances its durable cursor, in one
 // writer transaction (see storage.IndexBuilder). The single writer

@@ -19,11 +19,6 @@ import (
 // The single writer commits in order and AUTOINCREMENT never reuses a
 // number, so sequence numbers increase with commit order.
 
-var (
-	_ storage.StreamStore = (*Backend)(nil)
-	_ storage.TTLStore    = (*Backend)(nil)
-)
-
 // writeDerived writes the expiry-row changes and the stream record of one
 // item write of pt (old and nw as in storage.TTLChanges), inside the
 // writer's transaction.

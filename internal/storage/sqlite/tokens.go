@@ -20,8 +20,6 @@ import (
 // now. Every write goes through the single writer, which serialises
 // claims; the completion runs in the savepoint of the transaction's writes.
 
-var _ storage.TokenStore = (*Backend)(nil)
-
 const (
 	// claimTokenSQL inserts a claim, or takes over a dead row.
 	claimTokenSQL = `INSERT INTO tx_tokens (account, token, request_hash, claimed_at, completed_at, expires_at, result)

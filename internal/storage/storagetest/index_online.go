@@ -36,15 +36,11 @@ func (e *env) raceTable(name string) *storage.Table {
 	), "l1", "S", "l2", "N", "g1", "S", "g1s", "N", "g2", "B"))
 }
 
-// auditIndexStats compares a backend's per-index counts (when it keeps
-// them) with the rows of each index.
+// auditIndexStats compares a backend's per-index counts with the rows of
+// each index.
 func (e *env) auditIndexStats(tb *storage.Table) {
 	e.t.Helper()
-	s, ok := e.b.(storage.IndexStatser)
-	if !ok {
-		return
-	}
-	got, err := s.IndexStats(e.ctx, tb)
+	got, err := e.b.IndexStats(e.ctx, tb)
 	if err != nil {
 		e.t.Fatalf("IndexStats: %v", err)
 	}
@@ -179,10 +175,7 @@ func (e *env) build(ib storage.IndexBuilder, tb *storage.Table, id string, page 
 // testIndexBackfill adds a GSI to a table with items while writers run,
 // builds it page by page, and audits it once ACTIVE.
 func testIndexBackfill(t *testing.T, e *env) {
-	ib, ok := e.b.(storage.IndexBuilder)
-	if !ok {
-		t.Skip("backend does not build indexes online")
-	}
+	var ib storage.IndexBuilder = e.b
 	tb := e.auditTable("backfill")
 	r := rand.New(rand.NewPCG(5, 6))
 	for i := range 400 {
@@ -245,10 +238,7 @@ func testIndexBackfill(t *testing.T, e *env) {
 // the middle of a build leaves it, and checks that the build copies exactly
 // the items after it.
 func testIndexBackfillResume(t *testing.T, e *env) {
-	ib, ok := e.b.(storage.IndexBuilder)
-	if !ok {
-		t.Skip("backend does not build indexes online")
-	}
+	var ib storage.IndexBuilder = e.b
 	tb := e.auditTable("resume")
 	for i := range 300 {
 		e.put(tb, item.Item{"pk": s(fmt.Sprint("p", i%30)), "sk": s(fmt.Sprint("s", i)), "g1": s(fmt.Sprint("g", i%3)), "g1s": n(fmt.Sprint(i))})
@@ -292,10 +282,7 @@ func testIndexBackfillResume(t *testing.T, e *env) {
 // testIndexDrop marks an index DELETING and drops it: writes stop
 // maintaining it, then its rows and its catalog entry go.
 func testIndexDrop(t *testing.T, e *env) {
-	ib, ok := e.b.(storage.IndexBuilder)
-	if !ok {
-		t.Skip("backend does not build indexes online")
-	}
+	var ib storage.IndexBuilder = e.b
 	tb := e.auditTable("drop")
 	r := rand.New(rand.NewPCG(8, 9))
 	for i := range 50 {

@@ -36,11 +36,8 @@ var streamTTLTests = []struct {
 // RunSharedStreams runs the stream tests at the same time on the one
 // backend b, rounds times over, each in a subtest that -parallel does not
 // hold back (under Run how much they overlap depends on the machine's
-// CPUs). b must record streams (storage.StreamStore).
+// CPUs).
 func RunSharedStreams(t *testing.T, b storage.Backend, rounds int) {
-	if _, ok := b.(storage.StreamStore); !ok {
-		t.Fatal("backend does not record streams")
-	}
 	for r := range rounds {
 		t.Run(fmt.Sprint("round", r), func(t *testing.T) {
 			var wg sync.WaitGroup
@@ -97,10 +94,7 @@ func (e *env) holdStreams(trims bool) {
 // test.
 func (e *env) streamTable(name string, trims bool) (*storage.Table, storage.StreamStore) {
 	e.t.Helper()
-	ss, ok := e.b.(storage.StreamStore)
-	if !ok {
-		e.t.Skip("backend does not record streams")
-	}
+	var ss storage.StreamStore = e.b
 	e.holdStreams(trims)
 	tb := e.table(name, "")
 	tb.Stream = storage.StreamSpecification{StreamEnabled: true, StreamViewType: storage.ViewNewAndOldImage}
@@ -131,9 +125,6 @@ func (e *env) records(ss storage.StreamStore, tb *storage.Table) []*storage.Stre
 }
 
 func testStreamRecords(t *testing.T, e *env) {
-	if why := storage.Pending(e.b, "transactions"); why != "" {
-		t.Skip("pending: " + why)
-	}
 	tb, ss := e.streamTable("streams", true) // it trims
 	k := e.key(tb, item.Item{"pk": s("a")})
 	e.put(tb, item.Item{"pk": s("a"), "v": n("1")})
@@ -199,9 +190,6 @@ func testStreamRecords(t *testing.T, e *env) {
 // testStreamAtomic: a cancelled transaction leaves no record; every
 // committed write has exactly its record.
 func testStreamAtomic(t *testing.T, e *env) {
-	if why := storage.Pending(e.b, "transactions"); why != "" {
-		t.Skip("pending: " + why)
-	}
 	tb, ss := e.streamTable("atomic", false)
 	err := e.b.TransactWrite(e.ctx, []storage.Mutation{
 		{Table: tb, Key: e.key(tb, item.Item{"pk": s("x")}), Fn: func(item.Item) (item.Item, error) { return item.Item{"pk": s("x")}, nil }},
@@ -277,10 +265,7 @@ func testStreamOrder(t *testing.T, e *env) {
 // ttlTable creates a table whose TTL is ENABLED on attribute "exp".
 func (e *env) ttlTable(name string, status string) (*storage.Table, storage.TTLStore) {
 	e.t.Helper()
-	ts, ok := e.b.(storage.TTLStore)
-	if !ok {
-		e.t.Skip("backend keeps no expiry rows")
-	}
+	var ts storage.TTLStore = e.b
 	tb := e.table(name, "S")
 	tb.TTL = storage.TimeToLive{AttributeName: "exp", Status: status, Generation: 1}
 	return e.create(tb), ts
@@ -362,10 +347,7 @@ func testTTLAgreement(t *testing.T, e *env) {
 // backfill registers exactly the items after it, fenced on the
 // generation, then makes the TTL ENABLED.
 func testTTLBackfillResume(t *testing.T, e *env) {
-	ts, ok := e.b.(storage.TTLStore)
-	if !ok {
-		t.Skip("backend keeps no expiry rows")
-	}
+	var ts storage.TTLStore = e.b
 	tb := e.create(e.table("ttlresume", "S"))
 	for i := range 120 {
 		e.put(tb, item.Item{"pk": s(fmt.Sprint("p", i%12)), "sk": s(fmt.Sprint("s", i)), "exp": n(fmt.Sprint(1000 + i))})

@@ -16,9 +16,6 @@ func putFn(it item.Item) storage.MutateFunc {
 }
 
 func testTransact(t *testing.T, e *env) {
-	if why := storage.Pending(e.b, "transactions"); why != "" {
-		t.Skip("pending: " + why)
-	}
 	gsi := storage.Index{IndexName: "g", Global: true,
 		KeySchema:  []storage.KeyElement{{AttributeName: "g", KeyType: "HASH"}},
 		Projection: storage.Projection{ProjectionType: storage.ProjectKeysOnly}}

@@ -1,0 +1,172 @@
+package e2e
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Sources of the behaviour and messages asserted here:
+//   https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchExecuteStatement.html
+//   https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ql-reference.multiplestatements.batching.html
+//     (1 to 25 statements, all reads or all writes; a failed statement is an
+//     Error in its entry, Code "ValidationError" for a ValidationException)
+//   https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ExecuteTransaction.html
+//   https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ql-reference.multiplestatements.transactions.html
+//     (all reads or all writes, EXISTS as a condition check)
+//   "Validation failed in TransactStatements[0]: RETURNING clause is not
+//   supported in ExecuteTransaction." and the parse errors inside it are
+//   DynamoDB's texts as DynamoDB Local words them (docs/partiql.md).
+
+func stmt(s string, params ...types.AttributeValue) types.BatchStatementRequest {
+	return types.BatchStatementRequest{Statement: aws.String(s), Parameters: params}
+}
+
+func TestPartiQLBatchExecuteStatement(t *testing.T) {
+	_, c := startClient(t)
+	tb := tableName("pq-batch")
+	createHashTable(t, c, tb, "S")
+	q := func(s string) string { return fmt.Sprintf(s, tb) }
+	putItem(t, c, tb, item{"pk": avS("old"), "n": avN("1")})
+
+	out, err := c.BatchExecuteStatement(ctxT(t), &dynamodb.BatchExecuteStatementInput{Statements: []types.BatchStatementRequest{
+		stmt(q(`INSERT INTO "%s" VALUE {'pk': 'new'}`)),
+		stmt(q(`INSERT INTO "%s" VALUE {'pk': ?}`), avS("old")),
+		stmt(q(`UPDATE "%s" SET n = 2 WHERE pk = 'old' AND n = 5`)),
+		stmt(q(`SELECT * FROM "%s" WHERE`)),
+		stmt(`DELETE FROM "nope-table" WHERE pk = 'x'`),
+	}, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		tb + "|",
+		tb + "|DuplicateItem:Duplicate primary key exists in table",
+		tb + "|ConditionalCheckFailed:The conditional request failed",
+		"|ValidationError:Statement wasn't well formed, can't be processed: Unexpected term",
+		"nope-table|ResourceNotFound:Requested resource not found",
+	}
+	for i, r := range out.Responses {
+		got := aws.ToString(r.TableName) + "|"
+		if r.Error != nil {
+			got += string(r.Error.Code) + ":" + aws.ToString(r.Error.Message)
+		}
+		if got != want[i] {
+			t.Errorf("Responses[%d]: got %q, want %q", i, got, want[i])
+		}
+	}
+	if len(out.ConsumedCapacity) != 1 || aws.ToFloat64(out.ConsumedCapacity[0].CapacityUnits) != 1 {
+		t.Errorf("ConsumedCapacity: %+v", out.ConsumedCapacity)
+	}
+
+	// Reads: each by full key; an absent item is an entry with no Item.
+	out, err = c.BatchExecuteStatement(ctxT(t), &dynamodb.BatchExecuteStatementInput{Statements: []types.BatchStatementRequest{
+		stmt(q(`SELECT pk FROM "%s" WHERE pk = 'new'`)),
+		stmt(q(`SELECT * FROM "%s" WHERE pk = ?`), avS("absent")),
+		stmt(q(`SELECT * FROM "%s" WHERE n = 1`)),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := itemText(out.Responses[0].Item); got != `{"pk":{"S":"new"}}` {
+		t.Errorf("Responses[0].Item: %s", got)
+	}
+	if out.Responses[1].Item != nil || out.Responses[1].Error != nil {
+		t.Errorf("Responses[1]: %+v", out.Responses[1])
+	}
+	if e := out.Responses[2].Error; e == nil || e.Code != types.BatchStatementErrorCodeEnumValidationError {
+		t.Errorf("Responses[2]: a read without the full key: %+v", out.Responses[2])
+	}
+
+	// Reads and writes do not mix; 26 statements are too many.
+	_, err = c.BatchExecuteStatement(ctxT(t), &dynamodb.BatchExecuteStatementInput{Statements: []types.BatchStatementRequest{
+		stmt(q(`SELECT * FROM "%s" WHERE pk = 'a'`)), stmt(q(`DELETE FROM "%s" WHERE pk = 'a'`)),
+	}})
+	wantAPIError(t, err, "ValidationException", "Unsupported operation: A batch must contain either only read statements or only write statements")
+	many := make([]types.BatchStatementRequest, 26)
+	for i := range many {
+		many[i] = stmt(q(`SELECT * FROM "%s" WHERE pk = 'a'`))
+	}
+	_, err = c.BatchExecuteStatement(ctxT(t), &dynamodb.BatchExecuteStatementInput{Statements: many})
+	wantAPIError(t, err, "ValidationException", "1 validation error detected: Value '[...]' at 'statements' failed to satisfy constraint: Member must have length less than or equal to 25")
+}
+
+func tx(ss ...string) []types.ParameterizedStatement {
+	out := make([]types.ParameterizedStatement, len(ss))
+	for i, s := range ss {
+		out[i] = types.ParameterizedStatement{Statement: aws.String(s)}
+	}
+	return out
+}
+
+func TestPartiQLExecuteTransaction(t *testing.T) {
+	_, c := startClient(t)
+	tb := tableName("pq-tx")
+	createHashTable(t, c, tb, "S")
+	q := func(s string) string { return fmt.Sprintf(s, tb) }
+	putItem(t, c, tb, item{"pk": avS("a"), "n": avN("1")})
+
+	// All or nothing: the failed EXISTS cancels the INSERT.
+	_, err := c.ExecuteTransaction(ctxT(t), &dynamodb.ExecuteTransactionInput{TransactStatements: tx(
+		q(`INSERT INTO "%s" VALUE {'pk': 'b'}`),
+		q(`EXISTS(SELECT * FROM "%s" WHERE pk = 'a' AND n = 2)`),
+	)})
+	rs := canceled(t, err, "Transaction cancelled, please refer cancellation reasons for specific reasons [None, ConditionalCheckFailed]")
+	if got := reasonText(rs); got != "None | ConditionalCheckFailed:The conditional request failed" {
+		t.Errorf("reasons: %s", got)
+	}
+	if it := getItem(t, c, tb, item{"pk": avS("b")}); it != nil {
+		t.Fatalf("a cancelled transaction wrote %s", itemText(it))
+	}
+	// An INSERT of an existing key.
+	_, err = c.ExecuteTransaction(ctxT(t), &dynamodb.ExecuteTransactionInput{TransactStatements: tx(q(`INSERT INTO "%s" VALUE {'pk': 'a'}`))})
+	rs = canceled(t, err, "Transaction cancelled, please refer cancellation reasons for specific reasons [ValidationError]")
+	if got := reasonText(rs); got != "ValidationError:Duplicate primary key exists in table" {
+		t.Errorf("reasons: %s", got)
+	}
+
+	// Success, then the same ClientRequestToken again is answered without a second write.
+	in := &dynamodb.ExecuteTransactionInput{ClientRequestToken: aws.String("tok-1"), TransactStatements: tx(
+		q(`UPDATE "%s" SET n = n + 1 WHERE pk = 'a'`),
+		q(`INSERT INTO "%s" VALUE {'pk': 'c'}`),
+	)}
+	for i := 0; i < 2; i++ {
+		if _, err := c.ExecuteTransaction(ctxT(t), in); err != nil {
+			t.Fatalf("attempt %d: %v", i, err)
+		}
+	}
+	if it := getItem(t, c, tb, item{"pk": avS("a")}); itemText(it) != `{"n":{"N":"2"},"pk":{"S":"a"}}` {
+		t.Errorf("after the idempotent retry: %s", itemText(it))
+	}
+	in.TransactStatements = tx(q(`DELETE FROM "%s" WHERE pk = 'a'`))
+	_, err = c.ExecuteTransaction(ctxT(t), in)
+	wantAPIError(t, err, "IdempotentParameterMismatchException", "")
+
+	// Reads.
+	out, err := c.ExecuteTransaction(ctxT(t), &dynamodb.ExecuteTransactionInput{TransactStatements: tx(
+		q(`SELECT n FROM "%s" WHERE pk = 'a'`), q(`SELECT * FROM "%s" WHERE pk = 'zz'`),
+	)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Responses) != 2 || itemText(out.Responses[0].Item) != `{"n":{"N":"2"}}` || out.Responses[1].Item != nil {
+		t.Errorf("Responses: %+v", out.Responses)
+	}
+
+	for _, tc := range []struct {
+		stmts []types.ParameterizedStatement
+		msg   string
+	}{
+		{tx(q(`UPDATE "%s" SET n = 1 WHERE pk = 'a' RETURNING ALL NEW *`)), "Validation failed in TransactStatements[0]: RETURNING clause is not supported in ExecuteTransaction."},
+		{tx(q(`SELECT * FROM "%s" WHERE`)), "Validation failed in TransactStatements[0]: Statement wasn't well formed, can't be processed: Unexpected term"},
+		{tx(q(`SELECT * FROM "%s" WHERE n = 1`)), "Validation failed in TransactStatements[0]: Select statements within ExecuteTransaction must specify the primary key in the where clause."},
+		{tx(q(`SELECT * FROM "%s" WHERE pk = 'a'`), q(`DELETE FROM "%s" WHERE pk = 'a'`)), "Validation failed in TransactStatements[1]: Unsupported operation in transaction."},
+	} {
+		stmts := tc.stmts
+		_, err := c.ExecuteTransaction(ctxT(t), &dynamodb.ExecuteTransactionInput{TransactStatements: stmts})
+		wantAPIError(t, err, "ValidationException", tc.msg)
+	}
+}

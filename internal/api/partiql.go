@@ -1,0 +1,151 @@
+package api
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+
+	"github.com/extenddb/extenddb/internal/ddberr"
+	"github.com/extenddb/extenddb/internal/item"
+	"github.com/extenddb/extenddb/internal/partiql"
+	"github.com/extenddb/extenddb/internal/protocol"
+	"github.com/extenddb/extenddb/internal/storage"
+)
+
+// PartiQL operations: ExecuteStatement here, BatchExecuteStatement and
+// ExecuteTransaction in partiql_multi.go. A statement is parsed and planned
+// by internal/partiql into one of the engine's own operations (GetItem,
+// Query, Scan, PutItem, UpdateItem, DeleteItem, TransactGetItems,
+// TransactWriteItems), which then runs through its ordinary handler, so
+// PartiQL shares every semantic of the expression API.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ExecuteStatement.html
+
+// maxStatementChars is the length limit of Statement.
+const maxStatementChars = 8192
+
+// executeStatementInput is ExecuteStatement's request.
+type executeStatementInput struct {
+	Statement                           *string               `json:"Statement"`
+	Parameters                          []item.AttributeValue `json:"Parameters"`
+	ConsistentRead                      *bool                 `json:"ConsistentRead"`
+	NextToken                           *string               `json:"NextToken"`
+	ReturnConsumedCapacity              *string               `json:"ReturnConsumedCapacity"`
+	Limit                               *int64                `json:"Limit"`
+	ReturnValuesOnConditionCheckFailure *string               `json:"ReturnValuesOnConditionCheckFailure"`
+}
+
+// executeStatementOutput is ExecuteStatement's response. Items is always
+// present (empty for a write without RETURNING).
+type executeStatementOutput struct {
+	Items            []item.Item     `json:"Items"`
+	NextToken        string          `json:"NextToken,omitempty"`
+	LastEvaluatedKey item.Item       `json:"LastEvaluatedKey,omitempty"`
+	ConsumedCapacity json.RawMessage `json:"ConsumedCapacity,omitempty"`
+}
+
+func executeStatement(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+	var in executeStatementInput
+	if err := decode(r.Body, &in); err != nil {
+		return nil, err
+	}
+	var c constraints
+	statementConstraints(&c, in.Statement, "statement")
+	c.listLen(len(in.Parameters), in.Parameters != nil, "parameters", 1, 0, func() string { return "[]" })
+	c.minInt(in.Limit, "limit", 1)
+	c.enum(in.ReturnConsumedCapacity, "returnConsumedCapacity", enumReturnConsumedCapacity...)
+	c.enum(in.ReturnValuesOnConditionCheckFailure, "returnValuesOnConditionCheckFailure", enumReturnValuesOnFailure...)
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	st, err := parseStatement(*in.Statement, in.Parameters)
+	if err != nil {
+		return nil, err
+	}
+	if st.Kind == partiql.Exists {
+		return nil, ddberr.Validation("EXISTS can only be used in ExecuteTransaction write requests.")
+	}
+	pl, err := e.planStatement(ctx, r, st, in.Parameters)
+	if err != nil {
+		return nil, err
+	}
+	opts := runOptions{consistent: in.ConsistentRead, capacity: in.ReturnConsumedCapacity, onFailure: in.ReturnValuesOnConditionCheckFailure, limit: in.Limit}
+	if in.NextToken != nil {
+		if opts.startKey, err = decodeNextToken(*in.NextToken); err != nil {
+			return nil, err
+		}
+	}
+	return e.runPlan(ctx, r, pl, opts)
+}
+
+// statementConstraints checks a Statement member: present, 1..8192 characters.
+func statementConstraints(c *constraints, s *string, path string) {
+	if c.notNull(s != nil, path) {
+		c.lenRange(s, path, 1, maxStatementChars)
+	}
+}
+
+// parseStatement parses a statement and checks its Parameters.
+func parseStatement(src string, params []item.AttributeValue) (*partiql.Statement, error) {
+	st, err := partiql.ParseCached(src)
+	if err != nil {
+		return nil, err
+	}
+	for i := range params {
+		if err := item.Validate(params[i]); err != nil {
+			return nil, err
+		}
+	}
+	return st, partiql.CheckParams(st, len(params))
+}
+
+// planStatement resolves the statement's table and plans it.
+func (e *Engine) planStatement(ctx context.Context, r *protocol.Request, st *partiql.Statement, params []item.AttributeValue) (*partiql.Plan, error) {
+	t, err := e.dataTable(ctx, r, st.Table)
+	if err != nil {
+		return nil, err
+	}
+	return partiql.PlanStatement(st, params, schemaForPlan(t))
+}
+
+// schemaForPlan is a table's key and its indexes' keys, as the planner needs them.
+func schemaForPlan(t *storage.Table) partiql.Schema {
+	keys := func(ks []storage.KeyElement) partiql.KeyNames {
+		var k partiql.KeyNames
+		for _, el := range ks {
+			if el.KeyType == "HASH" {
+				k.Hash = el.AttributeName
+			} else {
+				k.Range = el.AttributeName
+			}
+		}
+		return k
+	}
+	s := partiql.Schema{KeyNames: keys(t.KeySchema), Indexes: map[string]partiql.KeyNames{}}
+	for _, ix := range t.Indexes {
+		s.Indexes[ix.IndexName] = keys(ix.KeySchema)
+	}
+	return s
+}
+
+// nextTokenPrefix marks this server's NextTokens.
+const nextTokenPrefix = "xdb1:"
+
+// encodeNextToken wraps a LastEvaluatedKey as an opaque NextToken.
+func encodeNextToken(k item.Item) string {
+	b, _ := k.MarshalJSON()
+	return base64.StdEncoding.EncodeToString(append([]byte(nextTokenPrefix), b...))
+}
+
+// decodeNextToken reverses encodeNextToken; anything else is DynamoDB's
+// "Invalid NextToken".
+func decodeNextToken(s string) (item.Item, error) {
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil || len(b) < len(nextTokenPrefix) || string(b[:len(nextTokenPrefix)]) != nextTokenPrefix {
+		return nil, ddberr.Validation("Invalid NextToken")
+	}
+	var k item.Item
+	if err := json.Unmarshal(b[len(nextTokenPrefix):], &k); err != nil || len(k) == 0 {
+		return nil, ddberr.Validation("Invalid NextToken")
+	}
+	return k, nil
+}

@@ -1,0 +1,184 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/extenddb/extenddb/internal/ddberr"
+	"github.com/extenddb/extenddb/internal/item"
+	"github.com/extenddb/extenddb/internal/partiql"
+	"github.com/extenddb/extenddb/internal/protocol"
+)
+
+// ExecuteTransaction: up to 100 statements, all reads (SELECTs naming a
+// full primary key) run as TransactGetItems, or all writes (INSERT, UPDATE,
+// DELETE and EXISTS condition checks) run as TransactWriteItems, with its
+// all-or-nothing semantics, ClientRequestToken idempotency and
+// CancellationReasons.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ExecuteTransaction.html
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ql-reference.multiplestatements.transactions.html
+
+type parameterizedStatement struct {
+	Statement  *string               `json:"Statement"`
+	Parameters []item.AttributeValue `json:"Parameters"`
+}
+
+type executeTransactionInput struct {
+	TransactStatements     []parameterizedStatement `json:"TransactStatements"`
+	ClientRequestToken     *string                  `json:"ClientRequestToken"`
+	ReturnConsumedCapacity *string                  `json:"ReturnConsumedCapacity"`
+}
+
+type itemResponse struct {
+	Item item.Item `json:"Item,omitempty"`
+}
+
+type executeTransactionOutput struct {
+	Responses        []itemResponse  `json:"Responses,omitempty"`
+	ConsumedCapacity json.RawMessage `json:"ConsumedCapacity,omitempty"`
+}
+
+func executeTransaction(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+	var in executeTransactionInput
+	if err := decode(r.Body, &in); err != nil {
+		return nil, err
+	}
+	var c constraints
+	if c.notNull(in.TransactStatements != nil, "transactStatements") {
+		c.listLen(len(in.TransactStatements), true, "transactStatements", 1, maxTransactItems, func() string { return "[...]" })
+	}
+	for i, s := range in.TransactStatements {
+		statementConstraints(&c, s.Statement, "transactStatements."+itoa(i+1)+".member.statement")
+	}
+	c.lenRange(in.ClientRequestToken, "clientRequestToken", 1, maxClientTokenChars)
+	c.enum(in.ReturnConsumedCapacity, "returnConsumedCapacity", enumReturnConsumedCapacity...)
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	plans, err := e.planTransaction(ctx, r, in.TransactStatements)
+	if err != nil {
+		return nil, err
+	}
+	if plans[0].Operation == partiql.OpGetItem {
+		return e.runTxGet(ctx, r, plans, in.ReturnConsumedCapacity)
+	}
+	return e.runTxWrite(ctx, r, plans, in)
+}
+
+// inStatement wraps a statement's error as DynamoDB does for transactions:
+// "Validation failed in TransactStatements[i]: <message>". A missing table
+// stays ResourceNotFoundException.
+func inStatement(i int, err error) error {
+	de := ddberr.As(err)
+	if de.Name() == "ResourceNotFoundException" || de.Status >= 500 {
+		return err
+	}
+	return ddberr.Validation("Validation failed in TransactStatements[" + itoa(i) + "]: " + de.Message)
+}
+
+// planTransaction parses and plans every statement, checking the rules of
+// transactions: no RETURNING, reads by full primary key on tables only, and
+// reads and writes not mixed.
+func (e *Engine) planTransaction(ctx context.Context, r *protocol.Request, stmts []parameterizedStatement) ([]*partiql.Plan, error) {
+	plans := make([]*partiql.Plan, len(stmts))
+	firstRead := false
+	for i, s := range stmts {
+		st, err := parseStatement(*s.Statement, s.Parameters)
+		if err != nil {
+			return nil, inStatement(i, err)
+		}
+		if st.Returning != "" {
+			return nil, inStatement(i, ddberr.Validation("RETURNING clause is not supported in ExecuteTransaction."))
+		}
+		read := st.Kind == partiql.Select
+		if i == 0 {
+			firstRead = read
+		} else if read != firstRead {
+			return nil, inStatement(i, ddberr.Validation("Unsupported operation in transaction."))
+		}
+		if read && st.Index != "" {
+			return nil, inStatement(i, ddberr.Validation("Reads on indices are not supported within transactions."))
+		}
+		pl, err := e.planStatement(ctx, r, st, s.Parameters)
+		if err != nil {
+			return nil, inStatement(i, err)
+		}
+		if read && pl.Operation != partiql.OpGetItem {
+			return nil, inStatement(i, ddberr.Validation("Select statements within ExecuteTransaction must specify the primary key in the where clause."))
+		}
+		plans[i] = pl
+	}
+	return plans, nil
+}
+
+// statementTxMember is a plan as a TransactGetItems or TransactWriteItems member.
+func statementTxMember(pl *partiql.Plan) map[string]any {
+	m := nativeRequest(pl, runOptions{})
+	delete(m, "ReturnValues")
+	action := map[string]string{
+		partiql.OpGetItem: "Get", partiql.OpPutItem: "Put", partiql.OpUpdateItem: "Update",
+		partiql.OpDeleteItem: "Delete", partiql.OpConditionOnly: "ConditionCheck",
+	}[pl.Operation]
+	return map[string]any{action: m}
+}
+
+func (e *Engine) runTxGet(ctx context.Context, r *protocol.Request, plans []*partiql.Plan, capacity *string) (any, error) {
+	items := make([]any, len(plans))
+	for i, pl := range plans {
+		items[i] = statementTxMember(pl)
+	}
+	body := map[string]any{"TransactItems": items}
+	if capacity != nil {
+		body["ReturnConsumedCapacity"] = *capacity
+	}
+	out, err := e.callNative(ctx, r, "TransactGetItems", body)
+	if err != nil {
+		return nil, err
+	}
+	res := &executeTransactionOutput{Responses: make([]itemResponse, len(out.Responses)), ConsumedCapacity: out.ConsumedCapacity}
+	for i, rr := range out.Responses {
+		res.Responses[i] = itemResponse{Item: rr.Item}
+	}
+	return res, nil
+}
+
+func (e *Engine) runTxWrite(ctx context.Context, r *protocol.Request, plans []*partiql.Plan, in executeTransactionInput) (any, error) {
+	items := make([]any, len(plans))
+	for i, pl := range plans {
+		items[i] = statementTxMember(pl)
+	}
+	body := map[string]any{"TransactItems": items}
+	if in.ClientRequestToken != nil {
+		body["ClientRequestToken"] = *in.ClientRequestToken
+	}
+	if in.ReturnConsumedCapacity != nil {
+		body["ReturnConsumedCapacity"] = *in.ReturnConsumedCapacity
+	}
+	out, err := e.callNative(ctx, r, "TransactWriteItems", body)
+	if err != nil {
+		return nil, insertCancellations(plans, err)
+	}
+	return &executeTransactionOutput{ConsumedCapacity: out.ConsumedCapacity}, nil
+}
+
+// insertCancellations rewords the cancellation reason of an INSERT whose key
+// exists, as DynamoDB does: a ValidationError "Duplicate primary key exists
+// in table" rather than a failed condition.
+func insertCancellations(plans []*partiql.Plan, err error) error {
+	de := ddberr.As(err)
+	reasons, ok := de.Extra["CancellationReasons"].([]cancellationReason)
+	if !ok || len(reasons) != len(plans) {
+		return err
+	}
+	changed := false
+	for i, pl := range plans {
+		if pl.Insert && reasons[i].Code == "ConditionalCheckFailed" {
+			reasons[i] = cancellationReason{Code: "ValidationError", Message: errDuplicateItem().Message}
+			changed = true
+		}
+	}
+	if !changed {
+		return err
+	}
+	return transactionCanceled(reasons)
+}

@@ -1,0 +1,306 @@
+package partiql
+
+import (
+	"strings"
+
+	"github.com/extenddb/extenddb/internal/ddberr"
+)
+
+// selectRest parses what follows SELECT.
+func (p *parser) selectRest() (*Statement, error) {
+	st := &Statement{Kind: Select}
+	if err := p.projection(st); err != nil {
+		return nil, err
+	}
+	if !p.acceptKw("FROM") {
+		return nil, p.unexpected()
+	}
+	if err := p.tableRef(st, p.unexpected()); err != nil {
+		return nil, err
+	}
+	if err := p.noAlias(); err != nil {
+		return nil, err
+	}
+	if p.acceptKw("WHERE") {
+		w, err := p.condition()
+		if err != nil {
+			return nil, err
+		}
+		st.Where = w
+	}
+	if p.acceptKw("ORDER") {
+		if err := p.orderBy(st); err != nil {
+			return nil, err
+		}
+	}
+	return st, nil
+}
+
+// projection parses "*" or a list of paths.
+func (p *parser) projection(st *Statement) error {
+	for {
+		if p.accept(tkPunct, "*") {
+			st.Star = true
+		} else {
+			path, err := p.path()
+			if err != nil {
+				return err
+			}
+			st.Projection = append(st.Projection, path)
+		}
+		if !p.accept(tkPunct, ",") {
+			break
+		}
+	}
+	if st.Star && len(st.Projection) > 0 {
+		return ddberr.Validation("Other attributes should not be present in the projection when '*' is used.")
+	}
+	return nil
+}
+
+// orderBy parses what follows ORDER: BY name [ASC|DESC] {, ...}.
+func (p *parser) orderBy(st *Statement) error {
+	if !p.acceptKw("BY") {
+		return p.unexpected()
+	}
+	for {
+		name, ok := p.name()
+		if !ok {
+			return p.unexpected()
+		}
+		o := Order{Name: name}
+		if p.acceptKw("DESC") {
+			o.Desc = true
+		} else {
+			p.acceptKw("ASC")
+		}
+		st.OrderBy = append(st.OrderBy, o)
+		if !p.accept(tkPunct, ",") {
+			return nil
+		}
+	}
+}
+
+// insertRest parses what follows INSERT: INTO table VALUE {...}.
+func (p *parser) insertRest() (*Statement, error) {
+	st := &Statement{Kind: Insert}
+	if !p.acceptKw("INTO") {
+		return nil, p.unexpected()
+	}
+	if err := p.tableRef(st, Malformed(detailSimplePath)); err != nil {
+		return nil, err
+	}
+	if !p.acceptKw("VALUE") {
+		if p.kw("VALUES") {
+			return nil, ddberr.Validation(`Unsupported operation: Inserting multiple items in a single statement is not supported, use "INSERT INTO tableName VALUE item" instead`)
+		}
+		return nil, p.leftover()
+	}
+	v, err := p.expr()
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := v.(*MapExpr); !ok {
+		return nil, ddberr.Validation("Unsupported format in item expression. Please use struct format {...} to express item values for insert statement.")
+	}
+	st.Value = v
+	if p.kw("RETURNING") {
+		return nil, ddberr.Validation("RETURNING is not supported in INSERT")
+	}
+	return st, nil
+}
+
+// errNoKeyEquality is DynamoDB's refusal of a write whose WHERE does not pin
+// every key attribute with an equality.
+func errNoKeyEquality() error {
+	return ddberr.Validation("Where clause does not contain a mandatory equality on all key attributes")
+}
+
+// updateRest parses what follows UPDATE: table SET/REMOVE ... WHERE ... [RETURNING ...].
+func (p *parser) updateRest() (*Statement, error) {
+	st := &Statement{Kind: Update}
+	if err := p.tableRef(st, Malformed(detailSimplePath)); err != nil {
+		return nil, err
+	}
+	if err := p.noAlias(); err != nil {
+		return nil, err
+	}
+	for {
+		var err error
+		switch {
+		case p.acceptKw("SET"):
+			err = p.setList(st)
+		case p.acceptKw("REMOVE"):
+			err = p.removeList(st)
+		default:
+			if len(st.Actions) == 0 {
+				return nil, p.unexpected()
+			}
+			return p.writeTail(st)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (p *parser) setList(st *Statement) error {
+	for {
+		path, err := p.path()
+		if err != nil {
+			return err
+		}
+		if !p.accept(tkOp, "=") {
+			return p.unexpected()
+		}
+		v, err := p.additive()
+		if err != nil {
+			return err
+		}
+		st.Actions = append(st.Actions, Action{Path: path, Value: v})
+		if !p.accept(tkPunct, ",") {
+			return nil
+		}
+	}
+}
+
+func (p *parser) removeList(st *Statement) error {
+	for {
+		path, err := p.path()
+		if err != nil {
+			return err
+		}
+		st.Actions = append(st.Actions, Action{Path: path})
+		if !p.accept(tkPunct, ",") {
+			return nil
+		}
+	}
+}
+
+// deleteRest parses what follows DELETE: FROM table WHERE ... [RETURNING ALL OLD *].
+func (p *parser) deleteRest() (*Statement, error) {
+	st := &Statement{Kind: Delete}
+	if !p.acceptKw("FROM") {
+		return nil, p.unexpected()
+	}
+	if err := p.tableRef(st, Malformed(detailSimplePath)); err != nil {
+		return nil, err
+	}
+	if err := p.noAlias(); err != nil {
+		return nil, err
+	}
+	return p.writeTail(st)
+}
+
+// writeTail parses the WHERE and RETURNING clauses of UPDATE and DELETE.
+func (p *parser) writeTail(st *Statement) (*Statement, error) {
+	if !p.acceptKw("WHERE") {
+		if p.peek().kind == tkEOF || p.is(tkPunct, ";") {
+			return nil, errNoKeyEquality()
+		}
+		return nil, p.leftover()
+	}
+	w, err := p.condition()
+	if err != nil {
+		return nil, err
+	}
+	st.Where = w
+	if p.acceptKw("RETURNING") {
+		if err := p.returning(st); err != nil {
+			return nil, err
+		}
+	}
+	return st, nil
+}
+
+// returning parses (ALL | MODIFIED) (OLD | NEW) *.
+func (p *parser) returning(st *Statement) error {
+	var which, age string
+	switch {
+	case p.acceptKw("ALL"):
+		which = "ALL"
+	case p.acceptKw("MODIFIED"):
+		which = "MODIFIED"
+	default:
+		return p.unexpected()
+	}
+	switch {
+	case p.acceptKw("OLD"):
+		age = "OLD"
+	case p.acceptKw("NEW"):
+		age = "NEW"
+	default:
+		return p.unexpected()
+	}
+	if !p.accept(tkPunct, "*") {
+		return ddberr.Validation("Expected '*' after ( MODIFIED | ALL ) ( NEW | OLD ) in RETURNING clause")
+	}
+	if st.Kind == Delete && (which != "ALL" || age != "OLD") {
+		return ddberr.Validation("Invalid returning clause: RETURNING " + which + " " + age + " *. Only RETURNING ALL OLD * is allowed in DELETE statements.")
+	}
+	rv := map[string]Returning{"ALLOLD": "ALL_OLD", "ALLNEW": "ALL_NEW", "MODIFIEDOLD": "UPDATED_OLD", "MODIFIEDNEW": "UPDATED_NEW"}
+	st.Returning = rv[which+age]
+	return nil
+}
+
+// path parses a document path: name {. name | [n] | ['key']}.
+func (p *parser) path() (Path, error) {
+	first, ok := p.name()
+	if !ok {
+		if p.is(tkPunct, "[") {
+			return nil, ddberr.Validation("A path cannot start with a list index")
+		}
+		return nil, p.unexpected()
+	}
+	path := Path{{Name: first}}
+	for {
+		switch {
+		case p.accept(tkPunct, "."):
+			if p.is(tkPunct, "*") {
+				return nil, ddberr.Validation("Unpivot path component like a.*.b are not supported")
+			}
+			t := p.peek()
+			if t.kind != tkIdent && t.kind != tkQuoted {
+				return nil, Malformed(detailSimplePath)
+			}
+			p.i++
+			path = append(path, Step{Name: t.text})
+		case p.accept(tkPunct, "["):
+			st, err := p.bracketStep()
+			if err != nil {
+				return nil, err
+			}
+			path = append(path, st)
+		default:
+			return path, nil
+		}
+	}
+}
+
+// bracketStep parses what follows '[' in a path: a list index or a quoted key.
+func (p *parser) bracketStep() (Step, error) {
+	t := p.next()
+	var st Step
+	switch {
+	case t.kind == tkNumber && strings.Trim(t.text, "0123456789") == "":
+		n := 0
+		for _, c := range t.text {
+			n = n*10 + int(c-'0')
+			if n > 1<<24 {
+				return st, ddberr.Validation("List index is not within the allowable range; index: [" + t.text + "]")
+			}
+		}
+		st = Step{Index: n, IsIndex: true}
+	case t.kind == tkString:
+		st = Step{Name: t.text}
+	case t.kind == tkPunct && t.text == "*":
+		return st, ddberr.Validation("Wildcard path component like a[*].b are not supported")
+	default:
+		p.i--
+		return st, p.unexpected()
+	}
+	if !p.accept(tkPunct, "]") {
+		return st, p.unexpected()
+	}
+	return st, nil
+}

@@ -1,0 +1,136 @@
+package partiql
+
+import (
+	"testing"
+
+	"github.com/extenddb/extenddb/internal/ddberr"
+	"github.com/extenddb/extenddb/internal/item"
+)
+
+// Planning per AWS's reference:
+//   https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ql-reference.select.html
+//     ("a full table scan is done unless the WHERE clause has an equality or
+//     IN condition on the partition key"; ORDER BY needs the partition key)
+//   https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ql-reference.update.html
+//     (the condition must resolve to a single primary key; not an upsert)
+//   https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ql-reference.delete.html
+//   https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ql-reference.insert.html
+
+var testSchema = Schema{
+	KeyNames: KeyNames{Hash: "pk", Range: "sk"},
+	Indexes:  map[string]KeyNames{"byG": {Hash: "g", Range: "sk"}},
+}
+
+func planText(pl *Plan) string {
+	s := pl.Operation + " " + pl.Table
+	if pl.Index != "" {
+		s += "." + pl.Index
+	}
+	add := func(label, v string) {
+		if v != "" {
+			s += " " + label + "[" + v + "]"
+		}
+	}
+	if pl.Key != nil {
+		b, _ := pl.Key.MarshalJSON()
+		add("key", string(b))
+	}
+	if pl.Item != nil {
+		b, _ := pl.Item.MarshalJSON()
+		add("item", string(b))
+	}
+	add("kc", pl.KeyCondition)
+	add("filter", pl.Filter)
+	add("cond", pl.Condition)
+	add("update", pl.Update)
+	add("proj", pl.Projection)
+	add("rv", pl.ReturnValues)
+	if pl.Descending {
+		s += " desc"
+	}
+	return s + " {" + namesText(pl) + "}"
+}
+
+func TestPlan(t *testing.T) {
+	params := []item.AttributeValue{{Type: item.TypeS, S: "p"}, {Type: item.TypeN, S: "7"}}
+	for _, tc := range []struct{ src, want string }{
+		// Full primary key: GetItem.
+		{`SELECT a.b FROM t WHERE pk = 'x' AND sk = 1`,
+			`GetItem t key[{"pk":{"S":"x"},"sk":{"N":"1"}}] proj[#n0.#n1] {#n0=a #n1=b | }`},
+		{`SELECT * FROM t WHERE 1 = sk AND ? = pk`,
+			`GetItem t key[{"pk":{"S":"p"},"sk":{"N":"1"}}] { | }`},
+		// Partition key with sort-key conditions: Query, the rest filters.
+		{`SELECT * FROM t WHERE pk = ? AND sk > ? AND n <> 3`,
+			`Query t kc[#n0 = :v0 AND #n1 > :v1] filter[#n2 <> :v2] {#n0=pk #n1=sk #n2=n | :v0={"S":"p"} :v1={"N":"7"} :v2={"N":"3"}}`},
+		{`SELECT * FROM t WHERE pk = 'x' AND begins_with(sk, 'a') ORDER BY sk DESC`,
+			`Query t kc[#n0 = :v0 AND begins_with(#n1, :v1)] desc {#n0=pk #n1=sk | :v0={"S":"x"} :v1={"S":"a"}}`},
+		{`SELECT * FROM t WHERE pk = 'x' AND sk = 1 ORDER BY pk`,
+			`Query t kc[#n0 = :v0 AND #n1 = :v1] {#n0=pk #n1=sk | :v0={"S":"x"} :v1={"N":"1"}}`},
+		{`SELECT * FROM t."byG" WHERE g = 'x' AND sk BETWEEN 1 AND 2`,
+			`Query t.byG kc[#n0 = :v0 AND (#n1 BETWEEN :v1 AND :v2)] {#n0=g #n1=sk | :v0={"S":"x"} :v1={"N":"1"} :v2={"N":"2"}}`},
+		// Anything else: Scan with the WHERE as its filter.
+		{`SELECT * FROM t`, `Scan t { | }`},
+		{`SELECT * FROM t WHERE pk = 'x' OR pk = 'y'`,
+			`Scan t filter[(#n0 = :v0 OR #n0 = :v1)] {#n0=pk | :v0={"S":"x"} :v1={"S":"y"}}`},
+		{`SELECT * FROM t WHERE pk = 'x' AND sk > 1 AND sk < 5`,
+			`Scan t filter[((#n0 = :v0 AND #n1 > :v1) AND #n1 < :v2)] {#n0=pk #n1=sk | :v0={"S":"x"} :v1={"N":"1"} :v2={"N":"5"}}`},
+		{`SELECT * FROM t WHERE a IS NULL AND b IS NOT MISSING AND c IS BOOLEAN AND exists(d) AND missing(e) AND size(f) > 1 AND g IN [1, 2]`,
+			`Scan t filter[(((((((attribute_not_exists(#n0) OR attribute_type(#n0, :v0)) AND attribute_exists(#n1)) AND attribute_type(#n2, :v1)) AND attribute_exists(#n3)) AND attribute_not_exists(#n4)) AND size(#n5) > :v2) AND #n6 IN (:v3, :v4))] {#n0=a #n1=b #n2=c #n3=d #n4=e #n5=f #n6=g | :v0={"S":"NULL"} :v1={"S":"BOOL"} :v2={"N":"1"} :v3={"N":"1"} :v4={"N":"2"}}`},
+		// INSERT: PutItem unless the key exists.
+		{`INSERT INTO t VALUE {'pk': ?, 'sk': 2, 's': <<'a'>>}`,
+			`PutItem t item[{"pk":{"S":"p"},"s":{"SS":["a"]},"sk":{"N":"2"}}] cond[attribute_not_exists(#n0)] {#n0=pk | }`},
+		// UPDATE: UpdateItem of an existing item; other conditions are checks.
+		{`UPDATE t SET n = n + 1 SET s = set_add(s, <<'z'>>) SET d = set_delete(d, <<1>>) REMOVE r WHERE pk = 'x' AND sk = 1 AND n < 9 RETURNING MODIFIED OLD *`,
+			`UpdateItem t key[{"pk":{"S":"x"},"sk":{"N":"1"}}] cond[attribute_exists(#n1) AND (#n0 < :v0)] update[SET #n0 = #n0 + :v1 REMOVE #n4 ADD #n2 :v2 DELETE #n3 :v3] rv[UPDATED_OLD] {#n0=n #n1=pk #n2=s #n3=d #n4=r | :v0={"N":"9"} :v1={"N":"1"} :v2={"SS":["z"]} :v3={"NS":["1"]}}`},
+		// DELETE: an absent item is a no-op; a present one must meet the conditions.
+		{`DELETE FROM t WHERE pk = 'x' AND sk = 1`, `DeleteItem t key[{"pk":{"S":"x"},"sk":{"N":"1"}}] { | }`},
+		{`DELETE FROM t WHERE pk = 'x' AND sk = 1 AND a = 2 RETURNING ALL OLD *`,
+			`DeleteItem t key[{"pk":{"S":"x"},"sk":{"N":"1"}}] cond[attribute_not_exists(#n1) OR (#n0 = :v0)] rv[ALL_OLD] {#n0=a #n1=pk | :v0={"N":"2"}}`},
+		{`EXISTS(SELECT * FROM t WHERE pk = 'x' AND sk = 1 AND a IS MISSING)`,
+			`ConditionCheck t key[{"pk":{"S":"x"},"sk":{"N":"1"}}] cond[attribute_exists(#n1) AND (attribute_not_exists(#n0))] {#n0=a #n1=pk | }`},
+	} {
+		st, err := Parse(tc.src)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.src, err)
+		}
+		pl, err := PlanStatement(st, params, testSchema)
+		if err != nil {
+			t.Errorf("%s: %v", tc.src, err)
+			continue
+		}
+		if got := planText(pl); got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.src, got, tc.want)
+		}
+	}
+}
+
+func TestPlanErrors(t *testing.T) {
+	for _, tc := range []struct{ src, msg string }{
+		{`UPDATE t SET a = 1 WHERE pk = 'x'`, "Where clause does not contain a mandatory equality on all key attributes"},
+		{`UPDATE t SET a = 1 WHERE pk = 'x' OR sk = 1`, "Where clause does not contain a mandatory equality on all key attributes"},
+		{`DELETE FROM t WHERE pk = 'x' AND sk > 1`, "Where clause does not contain a mandatory equality on all key attributes"},
+		{`DELETE FROM t WHERE pk = 'x' AND sk = 1 AND sk = 2`, "Multiple conditions on same key sk. Only single item Update/Insert/Delete are supported"},
+		{`SELECT * FROM t ORDER BY pk`, "Must have WHERE clause in the statement when using ORDER BY clause."},
+		{`SELECT * FROM t WHERE a = 1 ORDER BY pk`, "Must have at least one non-optional hash key condition in WHERE clause when using ORDER BY clause."},
+		{`SELECT * FROM t WHERE pk = 'a' ORDER BY a`, "Variable reference a in ORDER BY clause must be part of the primary key"},
+		{`SELECT * FROM t WHERE a = MISSING`, "MISSING must be compared using IS operator"},
+		{`SELECT * FROM t WHERE a`, "WHERE clause must contain an expression that resolves to a boolean"},
+		{`UPDATE t SET s = set_add(x, <<1>>) WHERE pk = 'x' AND sk = 1`, "The first argument to SET_ADD must equal the assignment value"},
+		{`UPDATE t SET s = set_delete(s, [1]) WHERE pk = 'x' AND sk = 1`, "The second argument to SET_DELETE must be a value with type SET"},
+		{`UPDATE t SET s = set_add(s) WHERE pk = 'x' AND sk = 1`, "SET_ADD must have exactly two arguments"},
+		{`DELETE FROM t."byG" WHERE g = 'x'`, "FROM clause may only contain a single table name in data manipulation statements"},
+	} {
+		st, err := Parse(tc.src)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.src, err)
+		}
+		_, err = PlanStatement(st, nil, testSchema)
+		if err == nil || ddberr.As(err).Message != tc.msg {
+			t.Errorf("%s:\n got %v\nwant %s", tc.src, err, tc.msg)
+		}
+	}
+	st, _ := Parse(`SELECT * FROM t."nope" WHERE pk = 'x'`)
+	if _, err := PlanStatement(st, nil, testSchema); !ddberr.Is(err, "ResourceNotFoundException") {
+		t.Errorf("unknown index: %v", err)
+	}
+}

@@ -1,0 +1,249 @@
+package partiql
+
+import (
+	"strings"
+
+	"github.com/extenddb/extenddb/internal/ddberr"
+	"github.com/extenddb/extenddb/internal/item"
+)
+
+// renderer writes PartiQL conditions and updates in DynamoDB's expression
+// language, collecting ExpressionAttributeNames and ExpressionAttributeValues
+// (#n0, :v0, ...) so that every name is safe from the reserved words.
+type renderer struct {
+	params []item.AttributeValue
+	names  map[string]string // placeholder -> name
+	byName map[string]string // name -> placeholder
+	values map[string]item.AttributeValue
+}
+
+func newRenderer(params []item.AttributeValue) *renderer {
+	return &renderer{params: params, names: map[string]string{}, byName: map[string]string{}, values: map[string]item.AttributeValue{}}
+}
+
+func (r *renderer) name(n string) string {
+	if ph, ok := r.byName[n]; ok {
+		return ph
+	}
+	ph := "#n" + itoa(len(r.names))
+	r.names[ph] = n
+	r.byName[n] = ph
+	return ph
+}
+
+func (r *renderer) value(v item.AttributeValue) string {
+	ph := ":v" + itoa(len(r.values))
+	r.values[ph] = v
+	return ph
+}
+
+func (r *renderer) path(p Path) string {
+	var b strings.Builder
+	for i, st := range p {
+		switch {
+		case st.IsIndex:
+			b.WriteString("[" + itoa(st.Index) + "]")
+		case i == 0:
+			b.WriteString(r.name(st.Name))
+		default:
+			b.WriteString("." + r.name(st.Name))
+		}
+	}
+	return b.String()
+}
+
+// operand renders a comparison operand: a path, a value or size(path).
+func (r *renderer) operand(x Expr) (string, error) {
+	switch x := x.(type) {
+	case *PathExpr:
+		return r.path(x.Path), nil
+	case *Call:
+		if x.Name == "size" {
+			p, err := r.pathArg(x, 0, 1)
+			if err != nil {
+				return "", err
+			}
+			return "size(" + p + ")", nil
+		}
+		return "", errUnsupportedFunction(x.Name)
+	case *Missing:
+		return "", ddberr.Validation("MISSING must be compared using IS operator")
+	}
+	if !isValue(x) {
+		return "", ddberr.Validation("Unsupported operation: " + describe(x))
+	}
+	v, err := Value(x, r.params)
+	if err != nil {
+		return "", err
+	}
+	return r.value(v), nil
+}
+
+// pathArg renders argument i of a call that must be a path, checking the
+// call has n arguments.
+func (r *renderer) pathArg(c *Call, i, n int) (string, error) {
+	if len(c.Args) != n {
+		return "", ddberr.Validation("Incorrect number of arguments for function: " + c.Name)
+	}
+	p, ok := c.Args[i].(*PathExpr)
+	if !ok {
+		return "", ddberr.Validation("The first argument to " + c.Name + " must be a path")
+	}
+	return r.path(p.Path), nil
+}
+
+func errUnsupportedFunction(name string) error {
+	return ddberr.Validation("Unsupported operator in Condition Expression. Operator: " + name)
+}
+
+func describe(x Expr) string {
+	switch x.(type) {
+	case *Binary:
+		return "Binary"
+	case *Not:
+		return "Not"
+	case *Between:
+		return "Between"
+	case *In:
+		return "In"
+	case *Is:
+		return "IsType"
+	}
+	return "Expression"
+}
+
+// cond renders a condition.
+func (r *renderer) cond(x Expr) (string, error) {
+	switch x := x.(type) {
+	case *Binary:
+		return r.binary(x)
+	case *Not:
+		s, err := r.cond(x.X)
+		return "(NOT " + s + ")", err
+	case *Between:
+		return r.join(" BETWEEN ", []Expr{x.X, x.Lo, x.Hi}, " AND ")
+	case *In:
+		return r.in(x)
+	case *Is:
+		return r.is(x)
+	case *Call:
+		return r.callCond(x)
+	}
+	return "", ddberr.Validation("WHERE clause must contain an expression that resolves to a boolean")
+}
+
+// join renders a BETWEEN b AND c.
+func (r *renderer) join(sep1 string, xs []Expr, sep2 string) (string, error) {
+	a, err := r.operand(xs[0])
+	if err != nil {
+		return "", err
+	}
+	b, err := r.operand(xs[1])
+	if err != nil {
+		return "", err
+	}
+	c, err := r.operand(xs[2])
+	if err != nil {
+		return "", err
+	}
+	return "(" + a + sep1 + b + sep2 + c + ")", nil
+}
+
+func (r *renderer) binary(x *Binary) (string, error) {
+	if x.Op == OpAnd || x.Op == OpOr {
+		l, err := r.cond(x.L)
+		if err != nil {
+			return "", err
+		}
+		rr, err := r.cond(x.R)
+		if err != nil {
+			return "", err
+		}
+		return "(" + l + " " + x.Op.String() + " " + rr + ")", nil
+	}
+	if x.Op == OpAdd || x.Op == OpSub {
+		return "", ddberr.Validation("WHERE clause must contain an expression that resolves to a boolean")
+	}
+	l, err := r.operand(x.L)
+	if err != nil {
+		return "", err
+	}
+	rr, err := r.operand(x.R)
+	if err != nil {
+		return "", err
+	}
+	return l + " " + x.Op.String() + " " + rr, nil
+}
+
+func (r *renderer) in(x *In) (string, error) {
+	if _, ok := x.X.(*PathExpr); !ok {
+		return "", errBadIn()
+	}
+	l, _ := r.operand(x.X)
+	parts := make([]string, len(x.List))
+	for i, e := range x.List {
+		s, err := r.operand(e)
+		if err != nil {
+			return "", err
+		}
+		parts[i] = s
+	}
+	return l + " IN (" + strings.Join(parts, ", ") + ")", nil
+}
+
+// isTypeDescriptors maps IS types to attribute_type's descriptors.
+var isTypeDescriptors = map[string]string{
+	"BOOLEAN": "BOOL", "BLOB": "B", "STRING": "S", "NUMERIC": "N", "STRUCT": "M", "TUPLE": "M", "LIST": "L", "NULL": "NULL",
+}
+
+// is renders IS [NOT] MISSING as attribute_(not_)exists and the other types
+// as attribute_type. A missing attribute IS NULL, as in PartiQL.
+func (r *renderer) is(x *Is) (string, error) {
+	pe, ok := x.X.(*PathExpr)
+	if !ok {
+		return "", ddberr.Validation("The left hand side argument to IS must be a Variable Reference, Literal, or Path")
+	}
+	p := r.path(pe.Path)
+	var s string
+	switch x.Type {
+	case "MISSING":
+		if x.Not {
+			return "attribute_exists(" + p + ")", nil
+		}
+		return "attribute_not_exists(" + p + ")", nil
+	case "NULL":
+		s = "(attribute_not_exists(" + p + ") OR attribute_type(" + p + ", " + r.value(item.AttributeValue{Type: item.TypeS, S: "NULL"}) + "))"
+	default:
+		s = "attribute_type(" + p + ", " + r.value(item.AttributeValue{Type: item.TypeS, S: isTypeDescriptors[x.Type]}) + ")"
+	}
+	if x.Not {
+		return "(NOT " + s + ")", nil
+	}
+	return s, nil
+}
+
+// callCond renders a function used as a condition.
+func (r *renderer) callCond(c *Call) (string, error) {
+	switch c.Name {
+	case "exists", "missing":
+		p, err := r.pathArg(c, 0, 1)
+		if err != nil {
+			return "", err
+		}
+		if c.Name == "exists" {
+			return "attribute_exists(" + p + ")", nil
+		}
+		return "attribute_not_exists(" + p + ")", nil
+	case "begins_with", "contains", "attribute_type":
+		p, err := r.pathArg(c, 0, 2)
+		if err != nil {
+			return "", err
+		}
+		v, err := r.operand(c.Args[1])
+		if err != nil {
+			return "", err
+		}
+		return c.Name + "(" + p + ", " + v + ")", nil
+	}
+	return "", errUnsupportedFunction(c.Name)
+}

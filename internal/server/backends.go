@@ -1,0 +1,103 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/extenddb/extenddb/internal/storage"
+	"github.com/extenddb/extenddb/internal/storage/cassandra"
+	"github.com/extenddb/extenddb/internal/storage/postgres"
+	"github.com/extenddb/extenddb/internal/storage/sqlite"
+)
+
+// backend is an entry of the registry of storage backends: how long its
+// start-up may take, and how it opens from the server's configuration.
+// Adding a backend is adding its entry (and its settings to Config); the
+// rest of the server only sees a storage.Backend.
+type backend struct {
+	startup time.Duration
+	open    func(ctx context.Context, cfg Config) (storage.Backend, error)
+}
+
+// backends is the registry, by the name Config.Storage gives.
+var backends = map[string]backend{
+	"sqlite":   {startup: 30 * time.Second, open: openSQLite},
+	"postgres": {startup: 30 * time.Second, open: openPostgres},
+	// Schema changes on Cassandra are slow: give start-up time.
+	"cassandra": {startup: 3 * time.Minute, open: openCassandra},
+}
+
+// Backends returns the names of the storage backends, sorted.
+func Backends() []string {
+	names := make([]string, 0, len(backends))
+	for name := range backends {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// openStorage opens the backend cfg.Storage names ("" is sqlite).
+func openStorage(cfg Config) (storage.Backend, error) {
+	name := cfg.Storage
+	if name == "" {
+		name = "sqlite"
+	}
+	b, ok := backends[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown storage %q (want %s)", cfg.Storage, strings.Join(Backends(), ", "))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), b.startup)
+	defer cancel()
+	return b.open(ctx, cfg)
+}
+
+func openSQLite(_ context.Context, cfg Config) (storage.Backend, error) {
+	if cfg.InMemory {
+		return sqlite.Open("", sqlite.Options{})
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+		return nil, fmt.Errorf("create data directory: %w", err)
+	}
+	if err := checkWritable(cfg.DataDir); err != nil {
+		return nil, err
+	}
+	return sqlite.Open(filepath.Join(cfg.DataDir, "extenddb.sqlite"), sqlite.Options{})
+}
+
+func openPostgres(ctx context.Context, cfg Config) (storage.Backend, error) {
+	if cfg.PostgresDSN == "" {
+		return nil, errors.New("--storage postgres needs --postgres-dsn (or EXTENDDB_POSTGRES_DSN)")
+	}
+	return postgres.Open(ctx, cfg.PostgresDSN, postgres.Options{Schema: cfg.PostgresSchema})
+}
+
+func openCassandra(ctx context.Context, cfg Config) (storage.Backend, error) {
+	if cfg.CassandraHosts == "" {
+		return nil, errors.New("--storage cassandra needs --cassandra-hosts (or EXTENDDB_CASSANDRA_HOSTS)")
+	}
+	return cassandra.Open(ctx, cassandra.Options{
+		Hosts:             strings.Split(cfg.CassandraHosts, ","),
+		KeyspacePrefix:    cfg.CassandraKeyspacePrefix,
+		ReplicationFactor: cfg.CassandraReplicationFactor,
+		Datacenter:        cfg.CassandraDatacenter,
+	})
+}
+
+// checkWritable reports a data directory extenddb cannot write in, by its
+// name, rather than as the database's later "unable to open" error.
+func checkWritable(dir string) error {
+	f, err := os.CreateTemp(dir, ".extenddb-write-check-*")
+	if err != nil {
+		return fmt.Errorf("data directory %s is not writable: %w", dir, err)
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}
