@@ -148,6 +148,20 @@ func TestMetricsUnderLoad(t *testing.T) {
 	if after["go_goroutines"] == 0 || after["process_resident_memory_bytes"] == 0 {
 		t.Errorf("Go runtime and process metrics missing")
 	}
+	switch s.Backend {
+	case backendSQLite:
+		// Every PutItem is in a group commit; batches can hold several.
+		if got := after["extenddb_sqlite_commit_batch_size_sum"] - before["extenddb_sqlite_commit_batch_size_sum"]; got < n {
+			t.Errorf("SQLite group commits counted %v writes, want at least %v", got, n)
+		}
+	case backendPostgres:
+		if got := after["extenddb_postgres_pool_acquires_total"] - before["extenddb_postgres_pool_acquires_total"]; got < n {
+			t.Errorf("PostgreSQL pool acquisitions moved by %v, want at least %v", got, n)
+		}
+		if after["extenddb_postgres_pool_max_connections"] < 1 {
+			t.Errorf("PostgreSQL pool size missing")
+		}
+	}
 }
 
 func TestMetricsOff(t *testing.T) {

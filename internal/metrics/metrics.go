@@ -116,7 +116,7 @@ func New() *Metrics {
 	})
 	m.storageFsync = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name:    "extenddb_sqlite_commit_seconds",
-		Help:    "Time of one SQLite group commit, fsync included.",
+		Help:    "Time of the COMMIT of one SQLite group commit (the WAL fsync with synchronous=FULL).",
 		Buckets: prometheus.ExponentialBuckets(0.0001, 2.5, 12),
 	})
 	m.storageRetries = prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -269,7 +269,8 @@ func (m *Metrics) StreamRecordsTrimmed(n int64) {
 	m.streamTrimmed.Add(float64(n))
 }
 
-// SQLiteCommit records one SQLite group commit of size writes taking elapsed.
+// SQLiteCommit records one SQLite group commit of size writes whose COMMIT
+// took elapsed; it fits sqlite.Options.OnCommit.
 func (m *Metrics) SQLiteCommit(size int, elapsed time.Duration) {
 	if m == nil {
 		return
@@ -285,4 +286,37 @@ func (m *Metrics) CassandraLWTRetry(reason string) {
 		return
 	}
 	m.storageRetries.WithLabelValues(reason).Inc()
+}
+
+// PoolStats is a snapshot of a connection pool, as PostgreSQL's pool
+// reports it.
+type PoolStats struct {
+	Total, Idle, Acquired, Max int32         // connections
+	Acquires, EmptyAcquires    int64         // acquisitions so far; those that had to wait
+	AcquireWait                time.Duration // total time spent waiting to acquire
+}
+
+// RegisterPool exports a connection pool's statistics, read by stat at
+// every scrape, as extenddb_postgres_pool_*.
+func (m *Metrics) RegisterPool(stat func() PoolStats) {
+	if m == nil {
+		return
+	}
+	gauge := func(name, help string, v func(PoolStats) float64) prometheus.Collector {
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "extenddb_postgres_pool_" + name, Help: help},
+			func() float64 { return v(stat()) })
+	}
+	counter := func(name, help string, v func(PoolStats) float64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "extenddb_postgres_pool_" + name, Help: help},
+			func() float64 { return v(stat()) })
+	}
+	m.registry.MustRegister(
+		gauge("connections", "PostgreSQL connections open.", func(s PoolStats) float64 { return float64(s.Total) }),
+		gauge("idle_connections", "PostgreSQL connections open and idle.", func(s PoolStats) float64 { return float64(s.Idle) }),
+		gauge("acquired_connections", "PostgreSQL connections in use.", func(s PoolStats) float64 { return float64(s.Acquired) }),
+		gauge("max_connections", "The pool's connection limit (pool_max_conns).", func(s PoolStats) float64 { return float64(s.Max) }),
+		counter("acquires_total", "Connections acquired from the pool.", func(s PoolStats) float64 { return float64(s.Acquires) }),
+		counter("empty_acquires_total", "Acquisitions that waited because no connection was idle.", func(s PoolStats) float64 { return float64(s.EmptyAcquires) }),
+		counter("acquire_wait_seconds_total", "Time spent waiting to acquire connections.", func(s PoolStats) float64 { return s.AcquireWait.Seconds() }),
+	)
 }

@@ -98,6 +98,7 @@ func TestDashboardMetricsExist(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := New()
+	m.RegisterPool(func() PoolStats { return PoolStats{Max: 4} }) // registered on PostgreSQL only
 	families, err := m.registry.Gather()
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -97,6 +98,11 @@ func TestMetricsCountRequests(t *testing.T) {
 		if !strings.Contains(string(text), want+"\n") {
 			t.Errorf("metrics lack %s", want)
 		}
+	}
+	// CreateTable and PutItem each went through a SQLite group commit.
+	m := regexp.MustCompile(`(?m)^extenddb_sqlite_commit_batch_size_count (\d+)$`).FindStringSubmatch(string(text))
+	if m == nil || m[1] == "0" || m[1] == "1" {
+		t.Errorf("SQLite group commits not counted: %v", m)
 	}
 }
 

@@ -58,6 +58,8 @@ type Config struct {
 	OptimizeDBBeforeStartup bool   // -optimizeDbBeforeStartup
 
 	Log *slog.Logger
+
+	registry *metrics.Metrics // set by Start when Metrics is on, for the backends' hooks
 }
 
 // Server is a running extenddb.
@@ -85,6 +87,9 @@ func Start(cfg Config) (*Server, error) {
 	if cfg.Region == "" {
 		cfg.Region = "us-east-1"
 	}
+	if cfg.Metrics {
+		cfg.registry = metrics.New()
+	}
 	store, err := openStorage(cfg)
 	if err != nil {
 		return nil, err
@@ -94,10 +99,7 @@ func Start(cfg Config) (*Server, error) {
 		store.Close()
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
-	var m *metrics.Metrics
-	if cfg.Metrics {
-		m = metrics.New()
-	}
+	m := cfg.registry
 	engine := api.New(store, api.Config{AccountID: cfg.AccountID, StatusDelay: cfg.StatusDelay, Log: cfg.Log})
 	account := cfg.AccountID
 	if account == "" {

@@ -26,6 +26,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	sqlite3 "github.com/mattn/go-sqlite3"
 
@@ -48,6 +49,10 @@ type Options struct {
 	// CacheSizeKiB is each connection's page cache in KiB; 0 keeps SQLite's
 	// default (2 MiB).
 	CacheSizeKiB int
+	// OnCommit, when set, is called by the writer after every group commit
+	// with the number of write requests it applied and the time its COMMIT
+	// took (the WAL fsync, with Synchronous FULL). It must not block.
+	OnCommit func(writes int, commit time.Duration)
 }
 
 // Backend is a storage.Backend on one SQLite database. It is safe for
@@ -170,7 +175,7 @@ func (b *Backend) open(syncMode string, opts Options) error {
 
 	b.queue = make(chan *writeReq, opts.MaxBatch)
 	b.done = make(chan struct{})
-	w := &writer{b: b, conn: conn, maxBatch: opts.MaxBatch}
+	w := &writer{b: b, conn: conn, maxBatch: opts.MaxBatch, onCommit: opts.OnCommit}
 	w.reset()
 	go w.run()
 	return nil
