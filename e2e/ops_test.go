@@ -223,6 +223,7 @@ func runBinary(t testing.TB, env []string, args ...string) (string, error) {
 }
 
 func TestPrintConfigAndVersion(t *testing.T) {
+	sqliteOnly(t, "command-line only")
 	out, err := runBinary(t, []string{"EXTENDDB_STORAGE=postgres", "EXTENDDB_POSTGRES_DSN=postgres://app:s3cret@db:5432/x"},
 		"serve", "--print-config", "-inMemory")
 	if err != nil {
@@ -245,6 +246,7 @@ func TestPrintConfigAndVersion(t *testing.T) {
 // --log-format json writes one JSON object a line; --access-log adds one
 // line per API request with its operation and status.
 func TestJSONAccessLog(t *testing.T) {
+	sqliteOnly(t, "logging does not depend on the backend, and the server runs --in-memory")
 	cmd := exec.Command(binPath, "serve", "--in-memory", "--listen", "127.0.0.1:0", "--log-format", "json", "--access-log", "--metrics=false")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -308,6 +310,7 @@ func TestPprofOnItsOwnAddress(t *testing.T) {
 // reported as "no such file or directory". As root, the server runs as
 // nobody, for whom a root-owned 0555 directory is read-only.
 func TestUnwritableDataDir(t *testing.T) {
+	sqliteOnly(t, "a SQLite data directory")
 	bin, cred := binPath, (*syscall.Credential)(nil)
 	if os.Geteuid() == 0 {
 		cred = &syscall.Credential{Uid: 65534, Gid: 65534}

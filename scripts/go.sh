@@ -9,6 +9,7 @@
 # default https://proxy.golang.org) into ~/.cache/extenddb/toolchain, with
 # a progress bar. An older Go, such as Debian 12's golang-go 1.19, can
 # neither build this project nor fetch a newer toolchain itself.
+# EXTENDDB_GO=fetch uses the pinned toolchain even when a local Go would do.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 want=$(awk '$1 == "go" { print $2; exit }' go.mod)
@@ -20,7 +21,9 @@ new_enough() {
 	[[ $(printf '%s\n%s\n' "$want" "$have" | sort -V | head -n1) == "$want" ]]
 }
 
-for go in "$(command -v go 2>/dev/null || true)" /usr/local/go/bin/go "$HOME/go/bin/go" "$HOME/sdk/go$want/bin/go"; do
+candidates=("$(command -v go 2>/dev/null || true)" /usr/local/go/bin/go "$HOME/go/bin/go" "$HOME/sdk/go$want/bin/go")
+[[ ${EXTENDDB_GO:-} == fetch ]] && candidates=()
+for go in "${candidates[@]}"; do
 	[[ -n $go && -x $go ]] || continue
 	# GOTOOLCHAIN=local: report this go's own version, not a download's.
 	if v=$(GOTOOLCHAIN=local "$go" env GOVERSION 2>/dev/null) && new_enough "$v"; then

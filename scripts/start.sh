@@ -10,7 +10,8 @@
 # builds bin/extenddb, printing each package as it compiles (the first build
 # compiles SQLite and takes a few minutes; later ones take seconds), then
 # exec's the binary: the server is the process that gets Ctrl-C and SIGTERM,
-# and nothing stays behind when it stops.
+# and nothing stays behind when it stops. EXTENDDB_BIN names another path
+# for the binary.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 go=$("$root/scripts/go.sh")
@@ -25,8 +26,8 @@ if ! command -v gcc >/dev/null && ! command -v cc >/dev/null; then
 		exit 1
 	fi
 fi
-bin=$root/bin/extenddb
-mkdir -p "$root/bin"
+bin=${EXTENDDB_BIN:-$root/bin/extenddb}
+mkdir -p "$(dirname "$bin")"
 if [[ ! -x $bin ]]; then
 	echo "building extenddb for the first time: compiling SQLite takes a few minutes; each package is listed as it compiles" >&2
 fi
