@@ -245,9 +245,13 @@ func rawRequest(t testing.TB, endpoint, target string, body []byte, sign bool, e
 	return req
 }
 
+// rawClient sends requests as built: no Accept-Encoding of its own and no
+// transparent decompression, so tests see the bytes the server sent.
+var rawClient = &http.Client{Transport: &http.Transport{DisableCompression: true}, Timeout: 2 * time.Minute}
+
 func doRaw(t testing.TB, req *http.Request) rawResponse {
 	t.Helper()
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := rawClient.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", req.Method, req.URL, err)
 	}

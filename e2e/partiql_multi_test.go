@@ -121,6 +121,15 @@ func TestPartiQLExecuteTransaction(t *testing.T) {
 	if it := getItem(t, c, tb, item{"pk": avS("b")}); it != nil {
 		t.Fatalf("a cancelled transaction wrote %s", itemText(it))
 	}
+	// ReturnValuesOnConditionCheckFailure of a statement puts the item in its reason.
+	_, err = c.ExecuteTransaction(ctxT(t), &dynamodb.ExecuteTransactionInput{TransactStatements: []types.ParameterizedStatement{{
+		Statement:                           aws.String(q(`UPDATE "%s" SET n = 3 WHERE pk = 'a' AND n = 2`)),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}}})
+	rs = canceled(t, err, "Transaction cancelled, please refer cancellation reasons for specific reasons [ConditionalCheckFailed]")
+	if got := reasonText(rs); got != `ConditionalCheckFailed:The conditional request failed:{"n":{"N":"1"},"pk":{"S":"a"}}` {
+		t.Errorf("reasons: %s", got)
+	}
 	// An INSERT of an existing key.
 	_, err = c.ExecuteTransaction(ctxT(t), &dynamodb.ExecuteTransactionInput{TransactStatements: tx(q(`INSERT INTO "%s" VALUE {'pk': 'a'}`))})
 	rs = canceled(t, err, "Transaction cancelled, please refer cancellation reasons for specific reasons [ValidationError]")

@@ -21,9 +21,10 @@ import (
 //     https://github.com/nubo-db/dynoxide/pull/150)
 //   https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ql-reference.delete.html
 //   https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ExecuteStatement.html
-//   Parse-error texts as DynamoDB words them, pinned against DynamoDB by
-//   https://github.com/freshollie/jest-dynalite/issues/75 users and by the
-//   conformance suites quoted in docs/partiql.md.
+//     (NextToken and Limit paginate; ConsistentRead; ReturnConsumedCapacity)
+//   DELETE of an absent item with a non-key condition is a no-op, and the
+//   WHERE of a DELETE or UPDATE must pin the full key: behaviour recorded
+//   against DynamoDB by public conformance suites (see docs/partiql.md).
 
 // runStmt runs one statement and returns its items.
 func runStmt(t *testing.T, c *dynamodb.Client, stmt string, params ...types.AttributeValue) []item {

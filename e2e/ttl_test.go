@@ -320,3 +320,55 @@ func plantTTLCursor(t testing.TB, s *server, name string, cursor storage.Key) {
 		t.Fatal(err)
 	}
 }
+
+// TestTTLSmallTableSettlesInline: on a table small enough for the inline
+// budget, DescribeTimeToLive reports ENABLED (and, after disabling,
+// DISABLED) right after UpdateTimeToLive returns, as DynamoDB does for an
+// ordinary table, so a change back is accepted at once; the items written
+// before the TTL was enabled are registered and expire.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DescribeTimeToLive.html
+func TestTTLSmallTableSettlesInline(t *testing.T) {
+	_, c := startClient(t, "--ttl-interval", "200ms")
+	name := tableName("ttlinline")
+	createHashTable(t, c, name, "S")
+	past := strconv.FormatInt(time.Now().Add(-time.Minute).Unix(), 10)
+	future := strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10)
+	for i := range 200 { // less than a page (256): settled inline on every backend
+		exp := future
+		if i%100 == 0 {
+			exp = past
+		}
+		putItem(t, c, name, item{"pk": avS(fmt.Sprintf("k%03d", i)), "exp": avN(exp)})
+	}
+	for round := range 2 {
+		if err := updateTTL(c, name, true, "exp"); err != nil {
+			t.Fatal(err)
+		}
+		if st, attr := ttlStatus(t, c, name); st != types.TimeToLiveStatusEnabled || attr != "exp" {
+			t.Fatalf("round %d: right after enabling: %s %q, want ENABLED \"exp\"", round, st, attr)
+		}
+		if err := updateTTL(c, name, false, "exp"); err != nil {
+			t.Fatalf("round %d: disabling right after enabling: %v", round, err)
+		}
+		if st, attr := ttlStatus(t, c, name); st != types.TimeToLiveStatusDisabled || attr != "" {
+			t.Fatalf("round %d: right after disabling: %s %q, want DISABLED", round, st, attr)
+		}
+	}
+	if err := updateTTL(c, name, true, "exp"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		out, err := c.Scan(ctxT(t), &dynamodb.ScanInput{TableName: aws.String(name), Select: types.SelectCount})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Count == 198 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d items left, want 198: the items written before enabling were not registered", out.Count)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -47,6 +47,7 @@ func serveFlags(f *pflag.FlagSet) {
 	f.Bool("access-log", false, "log one line per API request")
 	f.Bool("metrics", true, "serve Prometheus metrics on GET /metrics")
 	f.String("pprof-listen", "", "serve Go's pprof on this host:port (off when empty); never on the API's address")
+	addLimitFlags(f)
 	localFlags(f)
 }
 
@@ -165,6 +166,14 @@ func readSettings(r *reader) server.Config {
 		TTLPageSize:                r.integer("ttl-page-size"),
 		TTLPageDelay:               r.duration("ttl-page-delay"),
 		IndexPageDelay:             r.duration("index-page-delay"),
+		HTTP: server.HTTPLimits{
+			ReadTimeout:    r.duration("http-read-timeout"),
+			WriteTimeout:   r.duration("http-write-timeout"),
+			IdleTimeout:    r.duration("http-idle-timeout"),
+			MaxConnections: r.integer("max-connections"),
+			MemoryBudget:   int64(r.integer("request-memory-mib")) << 20,
+			AdmissionWait:  r.duration("admission-wait"),
+		},
 
 		LogFormat:   r.str("log-format"),
 		LogLevel:    r.str("log-level"),
@@ -182,6 +191,7 @@ func readSettings(r *reader) server.Config {
 var accountIDPattern = regexp.MustCompile(`^[0-9]{12}$`)
 
 func validate(r *reader, cfg server.Config) {
+	r.errs = append(r.errs, checkLimits(cfg.HTTP)...)
 	if !slices.Contains(server.Backends(), cfg.Storage) {
 		r.fail("storage: %q is not %s", cfg.Storage, strings.Join(server.Backends(), ", "))
 	}

@@ -42,6 +42,8 @@ type Engine struct {
 
 	// Wake-ups of the background workers (SetIndexWorker, SetTTLWorker).
 	indexKick, ttlKick atomic.Pointer[func()]
+	// The inline TTL transition (SetTTLSettler).
+	ttlSettle atomic.Pointer[func(context.Context, *storage.Table) bool]
 }
 
 type opFunc func(e *Engine, ctx context.Context, r *protocol.Request) (any, error)
@@ -106,7 +108,7 @@ func (e *Engine) Serve(ctx context.Context, r *protocol.Request) (any, error) {
 		// docs/differences-from-dynamodb.md.
 		return nil, ddberr.Validation("One or more parameter values were invalid: Key is too large for this server's storage backend (PostgreSQL stores keys of up to about 2,650 bytes)")
 	}
-	return out, err
+	return out, storageFault(e.cfg.Log, r.Operation, err)
 }
 
 // account returns the storage account of a caller. Until authentication maps

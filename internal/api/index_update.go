@@ -55,6 +55,28 @@ func gsiUpdateConstraints(c *constraints, ups []gsiUpdate) {
 	}
 }
 
+// checkGSIUpdateActions refuses a GlobalSecondaryIndexUpdate with no action
+// or with several, in DynamoDB's words (architect/dynalite test/updateTable.js,
+// run against the service). An empty list is no change at all.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_GlobalSecondaryIndexUpdate.html
+func checkGSIUpdateActions(ups []gsiUpdate) error {
+	for _, u := range ups {
+		n := 0
+		for _, set := range []bool{u.Create != nil, u.Update != nil, u.Delete != nil} {
+			if set {
+				n++
+			}
+		}
+		switch {
+		case n == 0:
+			return invalid("One of GlobalSecondaryIndexUpdate.Update, GlobalSecondaryIndexUpdate.Create, GlobalSecondaryIndexUpdate.Delete must not be null")
+		case n > 1:
+			return invalid("Only one global secondary index action is allowed per GlobalSecondaryIndexUpdate object")
+		}
+	}
+	return nil
+}
+
 func errOnlineIndexLimit() error {
 	// DynamoDB's answer, quoted by its users' code; hashicorp/terraform-provider-aws
 	// creates indexes one UpdateTable at a time because of it.

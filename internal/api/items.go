@@ -88,6 +88,9 @@ func putItem(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
 		condExprParams, condLegacyParams, in.ExpressionAttributeNames != nil, in.ExpressionAttributeValues != nil); err != nil {
 		return nil, err
 	}
+	if err := expr.CheckConditionalOperator(in.ConditionalOperator, len(in.Expected)); err != nil {
+		return nil, err
+	}
 	if err := validateItemValues(in.Item); err != nil {
 		return nil, err
 	}
@@ -329,6 +332,9 @@ func deleteItem(e *Engine, ctx context.Context, r *protocol.Request) (any, error
 	}
 	if err := checkParams(map[string]bool{"ConditionExpression": in.ConditionExpression != nil, "Expected": in.Expected != nil, "ConditionalOperator": in.ConditionalOperator != nil},
 		condExprParams, condLegacyParams, in.ExpressionAttributeNames != nil, in.ExpressionAttributeValues != nil); err != nil {
+		return nil, err
+	}
+	if err := expr.CheckConditionalOperator(in.ConditionalOperator, len(in.Expected)); err != nil {
 		return nil, err
 	}
 	if err := validateItemValues(in.Key); err != nil {

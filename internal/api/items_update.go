@@ -51,6 +51,9 @@ func updateItem(e *Engine, ctx context.Context, r *protocol.Request) (any, error
 		in.ExpressionAttributeNames != nil, in.ExpressionAttributeValues != nil); err != nil {
 		return nil, err
 	}
+	if err := expr.CheckConditionalOperator(in.ConditionalOperator, len(in.Expected)); err != nil {
+		return nil, err
+	}
 	if err := validateItemValues(in.Key); err != nil {
 		return nil, err
 	}
@@ -116,6 +119,9 @@ func updateItem(e *Engine, ctx context.Context, r *protocol.Request) (any, error
 		old, new = cur, nil
 		if err := checkCondition(cond, cur, in.ReturnValuesOnConditionCheckFailure); err != nil {
 			return nil, err
+		}
+		if cur == nil && upd != nil && upd.RemovesOnly() {
+			return nil, nil // nothing to take away: the item stays absent
 		}
 		base := cur
 		if base == nil {

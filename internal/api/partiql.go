@@ -34,13 +34,38 @@ type executeStatementInput struct {
 	ReturnValuesOnConditionCheckFailure *string               `json:"ReturnValuesOnConditionCheckFailure"`
 }
 
-// executeStatementOutput is ExecuteStatement's response. Items is always
-// present (empty for a write without RETURNING).
+// executeStatementOutput is ExecuteStatement's response, its items as the
+// engine's operation encoded them. Items is always present (empty for a
+// write without RETURNING).
 type executeStatementOutput struct {
-	Items            []item.Item     `json:"Items"`
-	NextToken        string          `json:"NextToken,omitempty"`
-	LastEvaluatedKey item.Item       `json:"LastEvaluatedKey,omitempty"`
-	ConsumedCapacity json.RawMessage `json:"ConsumedCapacity,omitempty"`
+	items     json.RawMessage // a JSON array of items (Query, Scan)
+	single    json.RawMessage // one item (GetItem, RETURNING); empty if none
+	nextToken string
+	lastKey   json.RawMessage
+	consumed  json.RawMessage
+}
+
+// AppendJSON implements protocol.Appender.
+func (o *executeStatementOutput) AppendJSON(b []byte) []byte {
+	b = append(b, `{"Items":`...)
+	switch {
+	case len(o.items) > 0:
+		b = append(b, o.items...)
+	case len(o.single) > 0:
+		b = append(append(append(b, '['), o.single...), ']')
+	default:
+		b = append(b, "[]"...)
+	}
+	if o.nextToken != "" {
+		b = append(append(append(b, `,"NextToken":"`...), o.nextToken...), '"')
+	}
+	if len(o.lastKey) > 0 {
+		b = append(append(b, `,"LastEvaluatedKey":`...), o.lastKey...)
+	}
+	if len(o.consumed) > 0 {
+		b = append(append(b, `,"ConsumedCapacity":`...), o.consumed...)
+	}
+	return append(b, '}')
 }
 
 func executeStatement(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
@@ -120,7 +145,10 @@ func schemaForPlan(t *storage.Table) partiql.Schema {
 		}
 		return k
 	}
-	s := partiql.Schema{KeyNames: keys(t.KeySchema), Indexes: map[string]partiql.KeyNames{}}
+	s := partiql.Schema{KeyNames: keys(t.KeySchema), Indexes: map[string]partiql.KeyNames{}, Types: map[string]string{}}
+	for _, d := range t.AttributeDefinitions {
+		s.Types[d.AttributeName] = d.AttributeType
+	}
 	for _, ix := range t.Indexes {
 		s.Indexes[ix.IndexName] = keys(ix.KeySchema)
 	}
@@ -130,10 +158,9 @@ func schemaForPlan(t *storage.Table) partiql.Schema {
 // nextTokenPrefix marks this server's NextTokens.
 const nextTokenPrefix = "xdb1:"
 
-// encodeNextToken wraps a LastEvaluatedKey as an opaque NextToken.
-func encodeNextToken(k item.Item) string {
-	b, _ := k.MarshalJSON()
-	return base64.StdEncoding.EncodeToString(append([]byte(nextTokenPrefix), b...))
+// encodeNextToken wraps a LastEvaluatedKey (JSON) as an opaque NextToken.
+func encodeNextToken(k json.RawMessage) string {
+	return base64.StdEncoding.EncodeToString(append([]byte(nextTokenPrefix), k...))
 }
 
 // decodeNextToken reverses encodeNextToken; anything else is DynamoDB's

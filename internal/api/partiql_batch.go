@@ -41,7 +41,7 @@ type batchStatementError struct {
 
 type batchStatementResponse struct {
 	TableName string               `json:"TableName,omitempty"`
-	Item      item.Item            `json:"Item,omitempty"`
+	Item      json.RawMessage      `json:"Item,omitempty"`
 	Error     *batchStatementError `json:"Error,omitempty"`
 }
 
@@ -120,10 +120,8 @@ func (e *Engine) batchStatement(ctx context.Context, r *protocol.Request, st *pa
 	if err != nil {
 		return statementFailure(resp, err)
 	}
-	if len(res.Items) > 0 {
-		resp.Item = res.Items[0]
-	}
-	return resp, res.ConsumedCapacity, nil
+	resp.Item = res.single
+	return resp, res.consumed, nil
 }
 
 // statementFailure puts a client error into a batch entry; a server error

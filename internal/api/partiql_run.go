@@ -19,15 +19,15 @@ type runOptions struct {
 }
 
 // nativeOutput is the union of the members the engine's item operations
-// answer with.
+// answer with. Items stay JSON: they pass to the client as they are.
 type nativeOutput struct {
-	Item             item.Item       `json:"Item"`
-	Items            []item.Item     `json:"Items"`
-	Attributes       item.Item       `json:"Attributes"`
-	LastEvaluatedKey item.Item       `json:"LastEvaluatedKey"`
+	Item             json.RawMessage `json:"Item"`
+	Items            json.RawMessage `json:"Items"`
+	Attributes       json.RawMessage `json:"Attributes"`
+	LastEvaluatedKey json.RawMessage `json:"LastEvaluatedKey"`
 	ConsumedCapacity json.RawMessage `json:"ConsumedCapacity"`
 	Responses        []struct {
-		Item item.Item `json:"Item"`
+		Item json.RawMessage `json:"Item"`
 	} `json:"Responses"`
 }
 
@@ -53,6 +53,11 @@ func (e *Engine) callNative(ctx context.Context, r *protocol.Request, op string,
 	var out nativeOutput
 	if err := json.Unmarshal(raw, &out); err != nil {
 		return nil, err
+	}
+	for _, m := range []*json.RawMessage{&out.Item, &out.Items, &out.Attributes, &out.LastEvaluatedKey, &out.ConsumedCapacity} {
+		if string(*m) == "null" {
+			*m = nil
+		}
 	}
 	return &out, nil
 }
@@ -117,23 +122,19 @@ func (e *Engine) runPlan(ctx context.Context, r *protocol.Request, pl *partiql.P
 	if err != nil {
 		return nil, statementError(pl, err)
 	}
-	res := &executeStatementOutput{Items: []item.Item{}, ConsumedCapacity: out.ConsumedCapacity}
+	res := &executeStatementOutput{consumed: out.ConsumedCapacity}
 	switch pl.Operation {
 	case partiql.OpGetItem:
-		if out.Item != nil {
-			res.Items = append(res.Items, out.Item)
-		}
+		res.single = out.Item
 	case partiql.OpQuery, partiql.OpScan:
-		if out.Items != nil {
-			res.Items = out.Items
-		}
-		if out.LastEvaluatedKey != nil {
-			res.LastEvaluatedKey = out.LastEvaluatedKey
-			res.NextToken = encodeNextToken(out.LastEvaluatedKey)
+		res.items = out.Items
+		if len(out.LastEvaluatedKey) > 0 {
+			res.lastKey = out.LastEvaluatedKey
+			res.nextToken = encodeNextToken(out.LastEvaluatedKey)
 		}
 	default:
-		if pl.ReturnValues != "" && out.Attributes != nil {
-			res.Items = append(res.Items, out.Attributes)
+		if pl.ReturnValues != "" {
+			res.single = out.Attributes
 		}
 	}
 	return res, nil

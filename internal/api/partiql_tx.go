@@ -19,8 +19,9 @@ import (
 // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ql-reference.multiplestatements.transactions.html
 
 type parameterizedStatement struct {
-	Statement  *string               `json:"Statement"`
-	Parameters []item.AttributeValue `json:"Parameters"`
+	Statement                           *string               `json:"Statement"`
+	Parameters                          []item.AttributeValue `json:"Parameters"`
+	ReturnValuesOnConditionCheckFailure *string               `json:"ReturnValuesOnConditionCheckFailure"`
 }
 
 type executeTransactionInput struct {
@@ -30,7 +31,7 @@ type executeTransactionInput struct {
 }
 
 type itemResponse struct {
-	Item item.Item `json:"Item,omitempty"`
+	Item json.RawMessage `json:"Item,omitempty"`
 }
 
 type executeTransactionOutput struct {
@@ -49,6 +50,7 @@ func executeTransaction(e *Engine, ctx context.Context, r *protocol.Request) (an
 	}
 	for i, s := range in.TransactStatements {
 		statementConstraints(&c, s.Statement, "transactStatements."+itoa(i+1)+".member.statement")
+		c.enum(s.ReturnValuesOnConditionCheckFailure, "transactStatements."+itoa(i+1)+".member.returnValuesOnConditionCheckFailure", enumReturnValuesOnFailure...)
 	}
 	c.lenRange(in.ClientRequestToken, "clientRequestToken", 1, maxClientTokenChars)
 	c.enum(in.ReturnConsumedCapacity, "returnConsumedCapacity", enumReturnConsumedCapacity...)
@@ -111,9 +113,10 @@ func (e *Engine) planTransaction(ctx context.Context, r *protocol.Request, stmts
 	return plans, nil
 }
 
-// statementTxMember is a plan as a TransactGetItems or TransactWriteItems member.
-func statementTxMember(pl *partiql.Plan) map[string]any {
-	m := nativeRequest(pl, runOptions{})
+// statementTxMember is a plan as a TransactGetItems or TransactWriteItems
+// member; onFailure is the statement's ReturnValuesOnConditionCheckFailure.
+func statementTxMember(pl *partiql.Plan, onFailure *string) map[string]any {
+	m := nativeRequest(pl, runOptions{onFailure: onFailure})
 	delete(m, "ReturnValues")
 	action := map[string]string{
 		partiql.OpGetItem: "Get", partiql.OpPutItem: "Put", partiql.OpUpdateItem: "Update",
@@ -125,7 +128,7 @@ func statementTxMember(pl *partiql.Plan) map[string]any {
 func (e *Engine) runTxGet(ctx context.Context, r *protocol.Request, plans []*partiql.Plan, capacity *string) (any, error) {
 	items := make([]any, len(plans))
 	for i, pl := range plans {
-		items[i] = statementTxMember(pl)
+		items[i] = statementTxMember(pl, nil)
 	}
 	body := map[string]any{"TransactItems": items}
 	if capacity != nil {
@@ -145,7 +148,7 @@ func (e *Engine) runTxGet(ctx context.Context, r *protocol.Request, plans []*par
 func (e *Engine) runTxWrite(ctx context.Context, r *protocol.Request, plans []*partiql.Plan, in executeTransactionInput) (any, error) {
 	items := make([]any, len(plans))
 	for i, pl := range plans {
-		items[i] = statementTxMember(pl)
+		items[i] = statementTxMember(pl, in.TransactStatements[i].ReturnValuesOnConditionCheckFailure)
 	}
 	body := map[string]any{"TransactItems": items}
 	if in.ClientRequestToken != nil {

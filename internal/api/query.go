@@ -75,6 +75,9 @@ func query(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
 		in.ExpressionAttributeNames != nil, in.ExpressionAttributeValues != nil); err != nil {
 		return nil, err
 	}
+	if err := expr.CheckConditionalOperator(in.ConditionalOperator, len(in.QueryFilter)); err != nil {
+		return nil, err
+	}
 	var proj *expr.Projection
 	var err error
 	if in.AttributesToGet != nil {
@@ -116,6 +119,9 @@ func query(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
 		if filter, err = expr.ConvertFilter("QueryFilter", in.QueryFilter, opString(in.ConditionalOperator)); err != nil {
 			return nil, err
 		}
+	}
+	if err := expr.ValidateConditions("KeyConditions", in.KeyConditions); err != nil {
+		return nil, err
 	}
 
 	t, err := e.dataTable(ctx, r, *in.TableName)

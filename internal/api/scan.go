@@ -61,6 +61,9 @@ func scan(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
 		in.ExpressionAttributeNames != nil, in.ExpressionAttributeValues != nil); err != nil {
 		return nil, err
 	}
+	if err := expr.CheckConditionalOperator(in.ConditionalOperator, len(in.ScanFilter)); err != nil {
+		return nil, err
+	}
 	var proj *expr.Projection
 	var err error
 	if in.AttributesToGet != nil {

@@ -58,6 +58,14 @@ func parseStreamArn(arn string) (streamRef, bool) {
 	return streamRef{arn: arn, region: parts[3], table: name, label: label}, true
 }
 
+// errInvalidStreamArn is DynamoDB Streams' answer to a StreamArn that is
+// not a stream ARN at all, as AWS SDK users quote it ("Invalid StreamArn
+// (Service: AmazonDynamoDBStreams; Status Code: 400; Error Code:
+// ValidationException", amazon-archives/logstash-input-dynamodb issue 18);
+// a well-formed ARN of a stream that does not exist is
+// ResourceNotFoundException.
+func errInvalidStreamArn() error { return ddberr.Validation("Invalid StreamArn") }
+
 func errStreamNotFound(arn string) error {
 	return ddberr.ResourceNotFound("Requested resource not found: Stream: %s not found", arn)
 }
@@ -73,7 +81,7 @@ func streamError(name, msg string) error {
 func (e *Engine) stream(ctx context.Context, r *protocol.Request, arn string) (*storage.Table, streamRef, error) {
 	ref, ok := parseStreamArn(arn)
 	if !ok {
-		return nil, ref, errStreamNotFound(arn)
+		return nil, ref, errInvalidStreamArn()
 	}
 	t, err := e.table(ctx, e.account(r), ref.table)
 	if err != nil || t.LatestStreamLabel != ref.label {
@@ -157,7 +165,7 @@ func listStreams(e *Engine, ctx context.Context, r *protocol.Request) (any, erro
 	if in.ExclusiveStartStreamArn != nil {
 		ref, ok := parseStreamArn(*in.ExclusiveStartStreamArn)
 		if !ok {
-			return nil, ddberr.Validation("Invalid StreamArn")
+			return nil, errInvalidStreamArn()
 		}
 		after = ref.table
 	}

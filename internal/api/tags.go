@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/protocol"
@@ -41,10 +42,26 @@ type listTagsOutput struct {
 
 func tagConstraints(c *constraints, tg tag, p string) {
 	if c.notNull(tg.Key != nil, p+"key") {
-		c.lenRange(tg.Key, p+"key", 1, 128)
+		tagLength(c, *tg.Key, p+"key", 1, 128)
 	}
 	if c.notNull(tg.Value != nil, p+"value") {
-		c.lenRange(tg.Value, p+"value", 0, 256)
+		tagLength(c, *tg.Value, p+"value", 0, 256)
+	}
+}
+
+// tagLength checks the length of a tag key or value in characters (UTF-16
+// code units, as the service counts them), not bytes: a key of 128 "é" is
+// allowed.
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Tagging.html#TaggingRestrictions
+func tagLength(c *constraints, s, path string, min, max int) {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	if n < min {
+		c.add("Value '%s' at '%s' failed to satisfy constraint: Member must have length greater than or equal to %d", s, path, min)
+	} else if n > max {
+		c.add("Value '%s' at '%s' failed to satisfy constraint: Member must have length less than or equal to %d", s, path, max)
 	}
 }
 
@@ -86,6 +103,13 @@ func (e *Engine) resolveArn(ctx context.Context, r *protocol.Request, arn string
 		return nil, ddberr.Validation("Invalid TableArn: Invalid ResourceArn provided as input %s", arn)
 	}
 	name := strings.TrimPrefix(parts[5], "table/")
+	if table, _, ok := strings.Cut(name, "/index/"); ok && table != "" {
+		// An index has an ARN (DescribeTable's IndexArn) but no tags of
+		// its own: DynamoDB refuses it, as scylladb's test_tag_lsi_gsi
+		// records the service's answer.
+		// https://github.com/scylladb/scylladb/blob/master/test/alternator/test_tag.py
+		return nil, invalid("Invalid resource arn provided, only table or stream is accepted. Provided resource %s", arn)
+	}
 	if name == "" || strings.Contains(name, "/") || parts[4] != e.cfg.AccountID {
 		return nil, ddberr.ResourceNotFound("Requested resource not found: ResourcArn: %s not found", arn)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/expr"
 	"github.com/extenddb/extenddb/internal/item"
 	"github.com/extenddb/extenddb/internal/protocol"
@@ -116,19 +117,9 @@ func transactGetItems(e *Engine, ctx context.Context, r *protocol.Request) (any,
 		}
 	}
 
-	ms := make([]storage.Mutation, len(reads))
-	for i, rd := range reads {
-		ms[i] = storage.Mutation{Table: rd.t, Key: rd.key, Fn: func(cur item.Item) (item.Item, error) {
-			rd.it = cur
-			return cur, nil
-		}}
+	if err := readTransactGets(ctx, e.store, reads); err != nil {
+		return nil, err
 	}
-	if err := e.store.TransactWrite(ctx, ms); err != nil {
-		// The functions never fail: a cancellation can only be a
-		// TransactionConflict (an item another transaction kept holding).
-		return nil, asCancellation(err)
-	}
-
 	out := &transactGetOutput{items: make([]item.Item, len(reads)), capacity: newTxCapacity(in.ReturnConsumedCapacity, "ReadCapacityUnits")}
 	for i, rd := range reads {
 		size := 0
@@ -177,4 +168,49 @@ func (o *transactGetOutput) AppendJSON(dst []byte) []byte {
 		dst = o.capacity.appendJSON(dst)
 	}
 	return append(dst, '}')
+}
+
+// readTransactGets reads the items of reads as of one instant: from one
+// snapshot where the backend offers it (storage.SnapshotGetter), else
+// through TransactWrite with functions that change nothing. The items read
+// may total at most 4 MB, DynamoDB's limit ("The aggregate size of the
+// items in the transaction cannot exceed 4 MB").
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactGetItems.html
+func readTransactGets(ctx context.Context, store storage.Backend, reads []*txRead) error {
+	if sg, ok := store.(storage.SnapshotGetter); ok {
+		refs := make([]storage.ItemRef, len(reads))
+		for i, rd := range reads {
+			refs[i] = storage.ItemRef{Table: rd.t, Key: rd.key}
+		}
+		items, err := sg.GetItemsSnapshot(ctx, refs)
+		if err != nil {
+			return err
+		}
+		for i, rd := range reads {
+			rd.it = items[i]
+		}
+	} else {
+		ms := make([]storage.Mutation, len(reads))
+		for i, rd := range reads {
+			ms[i] = storage.Mutation{Table: rd.t, Key: rd.key, Fn: func(cur item.Item) (item.Item, error) {
+				rd.it = cur
+				return cur, nil
+			}}
+		}
+		if err := store.TransactWrite(ctx, ms); err != nil {
+			// The functions never fail: a cancellation can only be a
+			// TransactionConflict (an item another transaction kept holding).
+			return asCancellation(err)
+		}
+	}
+	total := 0
+	for _, rd := range reads {
+		if rd.it != nil {
+			total += item.Size(rd.it)
+		}
+	}
+	if total > maxTransactBytes {
+		return ddberr.Validation("Collection size of items exceeded, which can also be caused by the aggregate size of the items in the transaction exceeding the 4MB limit")
+	}
+	return nil
 }

@@ -283,6 +283,9 @@ func (w *txWrite) mutation() storage.Mutation {
 		case txDelete:
 			return nil, nil
 		}
+		if cur == nil && w.upd.RemovesOnly() {
+			return nil, nil // nothing to take away: the item stays absent
+		}
 		base := cur
 		if base == nil {
 			base = item.CloneItem(w.a.Key)

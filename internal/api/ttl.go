@@ -9,15 +9,34 @@ import (
 )
 
 // UpdateTimeToLive and DescribeTimeToLive. Enabling or disabling returns
-// once the catalog change is durable; a background worker
-// (internal/workers TTL) registers existing items (ENABLING -> ENABLED) or
-// removes their expiry rows (DISABLING -> DISABLED).
+// once the catalog change is durable and, for a small table, once the
+// existing items are registered (ENABLING -> ENABLED) or their expiry rows
+// removed (DISABLING -> DISABLED) inline; a larger table reports ENABLING or
+// DISABLING while a background worker (internal/workers TTL) completes it.
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateTimeToLive.html
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DescribeTimeToLive.html
 
 // SetTTLWorker registers kick, called after every accepted
 // UpdateTimeToLive so that the backfill or drain starts at once.
 func (e *Engine) SetTTLWorker(kick func()) { e.ttlKick.Store(&kick) }
+
+// SetTTLSettler registers settle, which UpdateTimeToLive calls with the
+// table it changed to finish its backfill or drain inline within a small
+// budget; it reports whether it did (workers.TTL.Settle). Without one
+// every transition is left to the worker.
+func (e *Engine) SetTTLSettler(settle func(context.Context, *storage.Table) bool) {
+	e.ttlSettle.Store(&settle)
+}
+
+// settleTTL finishes t's TTL transition inline when it is small enough,
+// and otherwise wakes the worker.
+func (e *Engine) settleTTL(ctx context.Context, t *storage.Table) {
+	if s := e.ttlSettle.Load(); s != nil && (*s)(ctx, t) {
+		e.forget(t.Account, t.Name)
+		return
+	}
+	e.kickTTL()
+}
 
 func (e *Engine) kickTTL() {
 	if k := e.ttlKick.Load(); k != nil {
@@ -76,7 +95,7 @@ func updateTimeToLive(e *Engine, ctx context.Context, r *protocol.Request) (any,
 		return nil, err
 	}
 	e.remember(t)
-	e.kickTTL()
+	e.settleTTL(ctx, t)
 	return map[string]ttlSpecOut{"TimeToLiveSpecification": {AttributeName: attr, Enabled: enable}}, nil
 }
 

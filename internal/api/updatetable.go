@@ -49,9 +49,12 @@ func updateTable(e *Engine, ctx context.Context, r *protocol.Request) (any, erro
 		return nil, err
 	}
 	if in.BillingMode == nil && in.ProvisionedThroughput == nil && in.StreamSpecification == nil &&
-		in.DeletionProtectionEnabled == nil && in.TableClass == nil && in.GlobalSecondaryIndexUpdates == nil &&
+		in.DeletionProtectionEnabled == nil && in.TableClass == nil && len(in.GlobalSecondaryIndexUpdates) == 0 &&
 		in.SSESpecification == nil && in.ReplicaUpdates == nil {
 		return nil, ddberr.Validation("At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required")
+	}
+	if err := checkGSIUpdateActions(in.GlobalSecondaryIndexUpdates); err != nil {
+		return nil, err
 	}
 	account := e.account(r)
 	cur, err := e.currentTable(ctx, account, *in.TableName)

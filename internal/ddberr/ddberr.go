@@ -179,3 +179,22 @@ func Is(err error, name string) bool {
 	var e *Error
 	return errors.As(err, &e) && e.Name() == name
 }
+
+// Throttling is ThrottlingException (HTTP 400), which the AWS SDKs retry
+// with backoff: the server is past its budget for requests in flight.
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Programming.Errors.html
+func Throttling(format string, args ...any) *Error {
+	return newf("com.amazon.coral.availability#", "ThrottlingException", http.StatusBadRequest, format, args)
+}
+
+// RequestTooLarge is the answer to a request body over 16 MB (HTTP 413).
+func RequestTooLarge(format string, args ...any) *Error {
+	return newf(nsCoral, "RequestEntityTooLargeException", http.StatusRequestEntityTooLarge, format, args)
+}
+
+// InternalFailure is the front end's own failure (HTTP 500), which DynamoDB
+// answers to a body it cannot decompress or in an encoding it does not know.
+func InternalFailure() *Error {
+	return &Error{Type: nsCoral + "InternalFailure", Status: http.StatusInternalServerError,
+		Message: "The request processing has failed because of an unknown error, exception or failure."}
+}

@@ -66,11 +66,96 @@ func lowerFirst(s string) string {
 	return strings.ToLower(s[:1]) + s[1:]
 }
 
+// errOperatorEnum is the member-constraint error for an unknown
+// ComparisonOperator of entry attr of param, or nil.
+func errOperatorEnum(param, attr, op string) error {
+	if _, known := operatorTypes[op]; known {
+		return nil
+	}
+	return ddberr.Validation("%s", "1 validation error detected: Value '"+op+"' at '"+lowerFirst(param)+"."+attr+".member.comparisonOperator' failed to satisfy constraint: Member must satisfy enum value set: "+comparisonOperators)
+}
+
+// validateValues returns the first invalid value of vals with the very
+// message PutItem gives for the same value in its Item (a number that does
+// not parse, an empty or duplicated set...), not a failed condition.
+func validateValues(vals []item.AttributeValue) error {
+	for _, v := range vals {
+		if err := item.Validate(v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ValidateConditions checks the ComparisonOperator of every entry of a
+// legacy KeyConditions, QueryFilter or ScanFilter (param names which, for
+// messages) against its enum, then every value of every entry, in attribute
+// name order: the checks DynamoDB makes before it looks at the table.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Condition.html
+func ValidateConditions(param string, conds map[string]LegacyCondition) error {
+	attrs := sortedKeys(conds)
+	for _, attr := range attrs {
+		if err := errOperatorEnum(param, attr, conds[attr].ComparisonOperator); err != nil {
+			return err
+		}
+	}
+	for _, attr := range attrs {
+		if err := validateValues(conds[attr].AttributeValueList); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateExpected is ValidateConditions for Expected, whose entries may
+// carry a Value as well as an AttributeValueList.
+func validateExpected(expected map[string]ExpectedAttributeValue) error {
+	attrs := sortedKeys(expected)
+	for _, attr := range attrs {
+		if op := expected[attr].ComparisonOperator; op != "" {
+			if err := errOperatorEnum("Expected", attr, op); err != nil {
+				return err
+			}
+		}
+	}
+	for _, attr := range attrs {
+		e := expected[attr]
+		if e.Value != nil {
+			if err := item.Validate(*e.Value); err != nil {
+				return err
+			}
+		}
+		if err := validateValues(e.AttributeValueList); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CheckConditionalOperator returns DynamoDB's error for a
+// ConditionalOperator (op non-nil) that has fewer than two conditions to
+// join: n is the number of entries of the request's Expected, QueryFilter
+// or ScanFilter (0 when it has none). As DynamoDB Local words it
+// (ErrorCode COND_OP_WITHOUT_FILTER_OR_EXPECTED and
+// COND_OP_WITH_ONE_ELEMENT), checked against the service by tests that
+// run on both.
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/LegacyConditionalParameters.ConditionalOperator.html
+func CheckConditionalOperator(op *string, n int) error {
+	switch {
+	case op == nil || n >= 2:
+		return nil
+	case n == 0:
+		return ddberr.Validation("ConditionalOperator cannot be used without Filter or Expected")
+	default:
+		return ddberr.Validation("ConditionalOperator can only be used when Filter or Expected has two or more elements")
+	}
+}
+
 // checkLegacyCondition validates one ComparisonOperator with its values.
 func checkLegacyCondition(param, attr, op string, vals []item.AttributeValue) error {
-	allowed, known := operatorTypes[op]
-	if !known {
-		return ddberr.Validation("%s", "1 validation error detected: Value '"+op+"' at '"+lowerFirst(param)+"."+attr+".member.comparisonOperator' failed to satisfy constraint: Member must satisfy enum value set: "+comparisonOperators)
+	allowed := operatorTypes[op]
+	if err := errOperatorEnum(param, attr, op); err != nil {
+		return err
 	}
 	n := len(vals)
 	ok := true
@@ -169,6 +254,9 @@ func combine(nodes []*node, conditionalOperator string) *Condition {
 // for messages) with its ConditionalOperator ("AND", the default, or "OR").
 // A nil or empty filter yields a nil *Condition, which every item satisfies.
 func ConvertFilter(param string, filter map[string]LegacyCondition, conditionalOperator string) (*Condition, error) {
+	if err := ValidateConditions(param, filter); err != nil {
+		return nil, err
+	}
 	var nodes []*node
 	for _, attr := range sortedKeys(filter) {
 		c := filter[attr]
@@ -185,6 +273,9 @@ func ConvertFilter(param string, filter map[string]LegacyCondition, conditionalO
 // otherwise it must equal Value) or ComparisonOperator with
 // AttributeValueList (or Value), validated with DynamoDB's messages.
 func ConvertExpected(expected map[string]ExpectedAttributeValue, conditionalOperator string) (*Condition, error) {
+	if err := validateExpected(expected); err != nil {
+		return nil, err
+	}
 	var nodes []*node
 	for _, attr := range sortedKeys(expected) {
 		e := expected[attr]
@@ -238,6 +329,9 @@ var keyOps = map[string]SortOp{"EQ": SortEQ, "LT": SortLT, "LE": SortLE, "GT": S
 // ConvertKeyConditions translates a Query's legacy KeyConditions against the
 // key schema of the table or index queried.
 func ConvertKeyConditions(conds map[string]LegacyCondition, schema KeySchema) (*KeyCondition, error) {
+	if err := ValidateConditions("KeyConditions", conds); err != nil {
+		return nil, err
+	}
 	var kcs []keyCond
 	for _, attr := range sortedKeys(conds) {
 		c := conds[attr]

@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/extenddb/extenddb/internal/item"
@@ -270,5 +271,65 @@ func TestCheckParameters(t *testing.T) {
 	err := CheckParameters(present(), []string{"ConditionExpression"}, []string{"Expected"}, false, true)
 	if got := errMsg(t, err); got != "ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null" {
 		t.Errorf("got %q", got)
+	}
+}
+
+// TestLegacyValuesValidated: values in Expected, KeyConditions, QueryFilter
+// and ScanFilter get the validation and messages of PutItem's Item, never a
+// failed condition; an unknown operator is reported first. dyn
+// test/putItem.js and test/updateItem.js ("should return ValidationException
+// if expected value has empty numeric in set", "for empty expected value").
+func TestLegacyValuesValidated(t *testing.T) {
+	for _, c := range []struct{ src, expected, want string }{
+		{"dyn", `{"a":{"Value":{}}}`, "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"},
+		{"dyn", `{"a":{"Value":{"NS":["1",""]}}}`, "The parameter cannot be converted to a numeric value"},
+		{"exp", `{"a":{"Value":{"N":"abc"}}}`, "The parameter cannot be converted to a numeric value: abc"},
+		{"exp", `{"a":{"ComparisonOperator":"EQ","AttributeValueList":[{"N":"1e999"}]}}`, "Number overflow. Attempting to store a number with magnitude larger than supported range"},
+		{"exp", `{"a":{"ComparisonOperator":"IN","AttributeValueList":[{"S":"x"},{"SS":["x","x"]}]}}`, "One or more parameter values were invalid: Input collection [x, x] contains duplicates."},
+		{"exp: values before later checks", `{"a":{"Exists":true},"b":{"Value":{"SS":[]}}}`, "One or more parameter values were invalid: An string set  may not be empty"},
+		{"exp: the operator enum first", `{"a":{"Value":{"N":"x"}},"b":{"ComparisonOperator":"XX","Value":{"N":"1"}}}`,
+			"1 validation error detected: Value 'XX' at 'expected.b.member.comparisonOperator' failed to satisfy constraint: Member must satisfy enum value set: " + comparisonOperators},
+	} {
+		var exp map[string]ExpectedAttributeValue
+		if err := json.Unmarshal([]byte(c.expected), &exp); err != nil {
+			t.Fatal(err)
+		}
+		_, err := ConvertExpected(exp, "")
+		if got := errMsg(t, err); got != c.want {
+			t.Errorf("%s: Expected %s:\n got %q\nwant %q", c.src, c.expected, got, c.want)
+		}
+	}
+	var f map[string]LegacyCondition
+	if err := json.Unmarshal([]byte(`{"k":{"ComparisonOperator":"BETWEEN","AttributeValueList":[{"N":"1"},{"N":"--1"}]}}`), &f); err != nil {
+		t.Fatal(err)
+	}
+	want := "The parameter cannot be converted to a numeric value: --1"
+	if _, err := ConvertFilter("ScanFilter", f, ""); errMsg(t, err) != want {
+		t.Errorf("ScanFilter: %v", err)
+	}
+	if _, err := ConvertKeyConditions(f, KeySchema{PartitionKey: "k", PartitionType: item.TypeS}); errMsg(t, err) != want {
+		t.Errorf("KeyConditions: %v", err)
+	}
+}
+
+// TestCheckConditionalOperator: ConditionalOperator needs two or more
+// conditions (DynamoDB Local's COND_OP_WITHOUT_FILTER_OR_EXPECTED and
+// COND_OP_WITH_ONE_ELEMENT texts).
+func TestCheckConditionalOperator(t *testing.T) {
+	and := "AND"
+	for _, c := range []struct {
+		op   *string
+		n    int
+		want string
+	}{
+		{nil, 0, ""},
+		{&and, 2, ""},
+		{&and, 0, "ConditionalOperator cannot be used without Filter or Expected"},
+		{&and, 1, "ConditionalOperator can only be used when Filter or Expected has two or more elements"},
+	} {
+		err := CheckConditionalOperator(c.op, c.n)
+		if got := errMsg(t, err); got != c.want {
+			t.Errorf("n=%d: %q, want %q", c.n, got, c.want)
+		}
 	}
 }

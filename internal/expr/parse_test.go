@@ -98,6 +98,18 @@ var condErrCases = []condErrCase{
 	{"dyn", KindCondition, "begins_with(a, a)", "The first operand must be distinct from the remaining operands for this operator or function; operator: begins_with, first operand: [a]"},
 	{"dyn", KindCondition, "a BETWEEN :n AND :s", "The BETWEEN operator requires same data type for lower and upper bounds; lower bound operand: AttributeValue: {N:1}, upper bound operand: AttributeValue: {S:a}"},
 	{"dyn", KindCondition, "a BETWEEN :n2 AND :n", "The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: {N:2}, upper bound operand: AttributeValue: {N:1}"},
+	// Ordering comparisons take only strings, numbers and binaries; a literal
+	// of another type is the request's fault, for every operator and type.
+	// iss https://github.com/scylladb/scylladb/issues/8043 (Expected and expressions alike)
+	// and https://github.com/scylladb/scylladb/issues/14592 (the message's form).
+	{"iss", KindCondition, "a < :t", "Incorrect operand type for operator or function; operator or function: <, operand type: BOOL"},
+	{"iss", KindCondition, "a <= :null", "Incorrect operand type for operator or function; operator or function: <=, operand type: NULL"},
+	{"iss", KindCondition, "a > :l", "Incorrect operand type for operator or function; operator or function: >, operand type: L"},
+	{"iss", KindCondition, "a >= :m", "Incorrect operand type for operator or function; operator or function: >=, operand type: M"},
+	{"iss", KindFilter, ":ss < a", "Incorrect operand type for operator or function; operator or function: <, operand type: SS"},
+	{"iss", KindCondition, "a BETWEEN :t AND :t", "Incorrect operand type for operator or function; operator or function: BETWEEN, operand type: BOOL"},
+	{"iss", KindCondition, "a BETWEEN :n AND :l", "Incorrect operand type for operator or function; operator or function: BETWEEN, operand type: L"},
+	{"iss: a failed sibling does not hide it", KindCondition, "a = :n OR NOT a > :ss", "Incorrect operand type for operator or function; operator or function: >, operand type: SS"},
 	// Names, values and reserved words.
 	{"resv / brief", KindFilter, "status = :s", "Attribute name is a reserved keyword; reserved keyword: status"},
 	{"resv: case-insensitive, reported as written", KindCondition, "a.Size = :n", "Attribute name is a reserved keyword; reserved keyword: Size"},
@@ -138,6 +150,7 @@ var condOK = []string{
 	"_a = :n", "a1_b = :n", "a = :n\n\tAND\r\nb = :n", "NOT attribute_exists(a)",
 	"size(a) BETWEEN :n AND :n2", "size(a) IN (:n, :n2)", "a" + strings.Repeat(".b", 31) + " = :n",
 	"attribute_type(a, :type) OR NOT begins_with(b, :s)",
+	"a = :t", "a <> :l", "a IN (:m, :null)", "a < :b", "a BETWEEN :s AND :s",
 }
 
 func TestConditionParses(t *testing.T) {

@@ -207,7 +207,7 @@ func (p *parser) pathTail(n *node) (*node, error) {
 			p.next()
 			ix, ok := atoiSmall(p.text(t))
 			if !ok {
-				return nil, p.kind.errf("List index is not within the allowable range; index: %s", p.text(t))
+				return nil, p.kind.errf("List index is not within the allowable range; index: [%s]", p.text(t))
 			}
 			if err := p.expect(tkRBracket); err != nil {
 				return nil, err
@@ -222,14 +222,20 @@ func (p *parser) pathTail(n *node) (*node, error) {
 	}
 }
 
+// maxListIndex is the largest list index a document path may name
+// (2^31-1); DynamoDB refuses larger ones with "List index is not within the
+// allowable range; index: [N]". Assigning past a list's end appends.
+const maxListIndex = 1<<31 - 1
+
+// atoiSmall parses a list index, reporting false when it exceeds maxListIndex.
 func atoiSmall(s string) (int, bool) {
 	s = strings.TrimLeft(s, "0")
-	if len(s) > 9 {
+	if len(s) > 10 {
 		return 0, false
 	}
 	n := 0
 	for i := 0; i < len(s); i++ {
 		n = n*10 + int(s[i]-'0')
 	}
-	return n, true
+	return n, n <= maxListIndex
 }

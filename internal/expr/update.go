@@ -96,6 +96,19 @@ func (u *Update) Paths() []Path { return u.paths }
 // See https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateItem.html#DDB-UpdateItem-request-ReturnValues
 func (u *Update) Updated(it item.Item) item.Item { return Project(it, u.paths) }
 
+// RemovesOnly reports whether the update has actions and every one of them
+// only takes something away: REMOVE, DELETE from a set, or AttributeUpdates'
+// DELETE. DynamoDB does not create a missing item for such an update; an
+// update with no actions at all still creates one holding only the key.
+func (u *Update) RemovesOnly() bool {
+	for _, a := range u.actions {
+		if a.kind != actRemove && a.kind != actDelete {
+			return false
+		}
+	}
+	return len(u.actions) > 0
+}
+
 // CheckKeyUpdate returns DynamoDB's error when the update writes (at any
 // depth) one of the key attributes:
 //

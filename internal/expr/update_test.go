@@ -53,6 +53,15 @@ var updErrCases = []struct {
 	{"dyn reserved keywords", " set #c = :s set abOrt = :s ", "Attribute name is a reserved keyword; reserved keyword: abOrt"},
 	{"dyn", " remove Absolute ", "Attribute name is a reserved keyword; reserved keyword: Absolute"},
 	{"dyn invalid functions", "set #c = if_not_exist(:c) set c = d", "Invalid function name; function: if_not_exist"},
+	// An unknown function is named, not a syntax error: scylladb's
+	// test_update_expression_unknown_function (run against the service),
+	// https://github.com/scylladb/scylladb/blob/master/test/alternator/test_update_expression.py
+	{"scylla", "SET a = f(b, c, d)", "Invalid function name; function: f"},
+	{"scylla", "SET a = list_remove(a, :n)", "Invalid function name; function: list_remove"},
+	// The index is echoed in brackets, as written; 2^31-1 is the largest
+	// allowed (DynamoDB Local's DbValidationError.LIST_INDEX_OUTSIDE_RANGE).
+	{"ddblocal", "SET l[2147483648] = :n", "List index is not within the allowable range; index: [2147483648]"},
+	{"ddblocal", "REMOVE a.l[99999999999]", "List index is not within the allowable range; index: [99999999999]"},
 	{"DynamoDB Local DbValidationError INVALID_VALUE_FUNCTION", "set a = size(b)", "The function is not allowed in an update expression; function: size"},
 	{"dyn multiple sections", "set a = #c set c = :d", `The "SET" section can only be used once in an update expression;`},
 	{"dyn", "remove #d set a = b remove e", `The "REMOVE" section can only be used once in an update expression;`},
@@ -143,6 +152,9 @@ var updCases = []struct {
 	{"upd ADD nested", "ADD m.c :n", It("m", M()), It("m", M("c", N("1"))), ""},
 	{"upd DELETE members", "DELETE s :ss", It("s", SS("a", "b")), It("s", SS("b")), ""},
 	{"upd DELETE last member removes the attribute", "DELETE s :ss", It("s", SS("a"), "k", N("1")), It("k", N("1")), ""},
+	{"upd SET far past the end appends", "SET l[2000000000] = :s", It("l", L(N("1"))), It("l", L(N("1"), S("a"))), ""},
+	{"upd SET at the largest index appends", "SET l[2147483647] = :s", It("l", L()), It("l", L(S("a"))), ""},
+	{"upd REMOVE far past the end is a no-op", "REMOVE l[2000000000]", It("l", L(N("1"))), It("l", L(N("1"))), ""},
 	{"upd DELETE from missing", "DELETE s :ss", It("k", N("1")), It("k", N("1")), ""},
 	{"upd DELETE number set", "DELETE s :ns", It("s", NS("1", "2")), It("s", NS("2")), ""},
 	{"upd DELETE binary set", "DELETE s :bs", It("s", BS([]byte("a"))), It(), ""},
@@ -243,5 +255,46 @@ func TestCheckKeyUpdate(t *testing.T) {
 	u, _ := ParseUpdate("SET b = :n", nil, updValues, nil)
 	if err := u.CheckKeyUpdate("a"); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestRemovesOnly: updates that only take something away do not create a
+// missing item (https://github.com/scylladb/scylladb/issues/5862 quotes the
+// service's behaviour).
+func TestRemovesOnly(t *testing.T) {
+	for e, want := range map[string]bool{
+		"REMOVE a":                     true,
+		"REMOVE a, b.c[1]":             true,
+		"DELETE s :ss":                 true,
+		"REMOVE a DELETE s :ns":        true,
+		"REMOVE a SET b = :n":          false,
+		"ADD n :n":                     false,
+		"ADD s :ss REMOVE a":           false,
+		"SET a = if_not_exists(a, :n)": false,
+	} {
+		u, err := ParseUpdate(e, nil, updValues, nil)
+		if err != nil {
+			t.Fatal(e, err)
+		}
+		if got := u.RemovesOnly(); got != want {
+			t.Errorf("%q: RemovesOnly = %v, want %v", e, got, want)
+		}
+	}
+	for _, tc := range []struct {
+		updates map[string]AttributeValueUpdate
+		want    bool
+	}{
+		{map[string]AttributeValueUpdate{}, false},
+		{map[string]AttributeValueUpdate{"a": {Action: "DELETE"}}, true},
+		{map[string]AttributeValueUpdate{"a": {Action: "DELETE", Value: ptr(SS("x"))}}, true},
+		{map[string]AttributeValueUpdate{"a": {Action: "DELETE"}, "b": {Action: "PUT", Value: ptr(N("1"))}}, false},
+	} {
+		u, err := ConvertAttributeUpdates(tc.updates)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := u.RemovesOnly(); got != tc.want {
+			t.Errorf("%v: RemovesOnly = %v, want %v", tc.updates, got, tc.want)
+		}
 	}
 }

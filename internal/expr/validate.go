@@ -245,6 +245,23 @@ func (b *binder) checkBetween(lo, hi *node) {
 	}
 }
 
+// checkOrderable records DynamoDB's operand type error for an ordering
+// comparison (<, <=, >, >=, BETWEEN) with a literal operand that is not a
+// string, number or binary, and reports whether all literal operands are
+// orderable. A path whose value is not orderable is no error: the
+// comparison is false for that item.
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Expressions.OperatorsAndFunctions.html#Expressions.OperatorsAndFunctions.Comparators
+func (b *binder) checkOrderable(op string, args []*node) bool {
+	for _, a := range args {
+		t, ok := staticType(a)
+		if ok && t != item.TypeS && t != item.TypeN && t != item.TypeB {
+			set(&b.errFunction, operandTypeMsg(op, t))
+			return false
+		}
+	}
+	return true
+}
+
 // checkCond runs the condition checks on a bound tree. top is true where a
 // condition (not a value) is expected.
 func (b *binder) checkCond(n *node, top bool) {
@@ -266,9 +283,14 @@ func (b *binder) checkCond(n *node, top bool) {
 		switch n.kind {
 		case nCompare:
 			b.checkDistinct(compOpText[n.op], n.args)
+			if n.op != opEq && n.op != opNe {
+				b.checkOrderable(compOpText[n.op], n.args)
+			}
 		case nBetween:
 			b.checkDistinct("BETWEEN", n.args)
-			b.checkBetween(n.args[1], n.args[2])
+			if b.checkOrderable("BETWEEN", n.args) {
+				b.checkBetween(n.args[1], n.args[2])
+			}
 		case nIn:
 			b.checkDistinct("IN", n.args)
 		}

@@ -78,4 +78,32 @@ func checkPlan(t *testing.T, s string, pl *Plan) {
 		_, err := expr.ParseProjection(pl.Projection, pl.Names, nil)
 		check("the projection", err)
 	}
+	// The engine refuses placeholders no expression uses.
+	all := pl.Filter + " " + pl.Condition + " " + pl.KeyCondition + " " + pl.Update + " " + pl.Projection + " "
+	for ph := range pl.Names {
+		if !containsPlaceholder(all, ph) {
+			t.Fatalf("%q: name %s unused in %q", s, ph, all)
+		}
+	}
+	for ph := range pl.Values {
+		if !containsPlaceholder(all, ph) {
+			t.Fatalf("%q: value %s unused in %q", s, ph, all)
+		}
+	}
+}
+
+// containsPlaceholder reports whether text uses placeholder ph (not merely
+// a longer one that starts with it).
+func containsPlaceholder(text, ph string) bool {
+	for i := 0; ; {
+		j := strings.Index(text[i:], ph)
+		if j < 0 {
+			return false
+		}
+		end := i + j + len(ph)
+		if end >= len(text) || text[end] < '0' || text[end] > '9' {
+			return true
+		}
+		i = end
+	}
 }

@@ -15,6 +15,9 @@ type KeyNames struct{ Hash, Range string }
 type Schema struct {
 	KeyNames
 	Indexes map[string]KeyNames
+	// Types are the table's AttributeDefinitions: key attribute name to
+	// "S", "N" or "B".
+	Types map[string]string
 }
 
 // The engine operations a statement becomes.
@@ -161,6 +164,18 @@ func planInsert(st *Statement, sch Schema, r *renderer, pl *Plan) error {
 	v, err := Value(st.Value, r.params)
 	if err != nil {
 		return err
+	}
+	for _, k := range []string{sch.Hash, sch.Range} {
+		if k == "" {
+			continue
+		}
+		kv, ok := v.M[k]
+		if !ok {
+			return ddberr.Validation("Key attribute should be present in the item: Key " + k)
+		}
+		if want := sch.Types[k]; want != "" && kv.Type.String() != want {
+			return ddberr.Validation("Key attribute's data type should match its data type in table's schema: Key " + k)
+		}
 	}
 	pl.Operation, pl.Item, pl.Insert = OpPutItem, v.M, true
 	pl.Condition = "attribute_not_exists(" + r.name(sch.Hash) + ")"

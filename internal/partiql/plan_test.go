@@ -19,6 +19,7 @@ import (
 var testSchema = Schema{
 	KeyNames: KeyNames{Hash: "pk", Range: "sk"},
 	Indexes:  map[string]KeyNames{"byG": {Hash: "g", Range: "sk"}},
+	Types:    map[string]string{"pk": "S", "sk": "N", "g": "S"},
 }
 
 func planText(pl *Plan) string {
@@ -118,6 +119,9 @@ func TestPlanErrors(t *testing.T) {
 		{`UPDATE t SET s = set_add(x, <<1>>) WHERE pk = 'x' AND sk = 1`, "The first argument to SET_ADD must equal the assignment value"},
 		{`UPDATE t SET s = set_delete(s, [1]) WHERE pk = 'x' AND sk = 1`, "The second argument to SET_DELETE must be a value with type SET"},
 		{`UPDATE t SET s = set_add(s) WHERE pk = 'x' AND sk = 1`, "SET_ADD must have exactly two arguments"},
+		// DynamoDB Local's INSERT key checks (ValidationExceptionMessages).
+		{`INSERT INTO t VALUE {'pk': 'a'}`, "Key attribute should be present in the item: Key sk"},
+		{`INSERT INTO t VALUE {'pk': 1, 'sk': 1}`, "Key attribute's data type should match its data type in table's schema: Key pk"},
 		{`DELETE FROM t."byG" WHERE g = 'x'`, "FROM clause may only contain a single table name in data manipulation statements"},
 	} {
 		st, err := Parse(tc.src)

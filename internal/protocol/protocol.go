@@ -3,22 +3,21 @@
 //
 // A request is `POST /` with `X-Amz-Target: DynamoDB_20120810.<Operation>` (or
 // `DynamoDBStreams_20120810.<Operation>`) and a JSON body, optionally gzip
-// encoded. Every response carries `x-amzn-RequestId` and `x-amz-crc32` (the
-// CRC-32 of the body, which the SDKs verify). Errors are DynamoDB's:
+// encoded (gzip or deflate, up to 16 MB decoded). Every response carries
+// `x-amzn-RequestId` and `x-amz-crc32` (the CRC-32 of the body, which the
+// SDKs verify), and is compressed when it is 4 KB or more and the client
+// sends Accept-Encoding gzip or deflate. Requests with an Origin header get
+// CORS headers. Errors are DynamoDB's:
 // `{"__type": "...#Name", "message": "..."}` with HTTP 400, or 500 only for
 // faults of the server itself. See
 // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Programming.LowLevelAPI.html
 package protocol
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/rand"
 	"encoding/json"
-	"errors"
 	"hash/crc32"
-	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -26,13 +25,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/extenddb/extenddb/internal/admission"
 	"github.com/extenddb/extenddb/internal/ddberr"
 )
-
-// MaxBodyBytes bounds a request body after decompression. DynamoDB's largest
-// requests (BatchWriteItem of 25 items of 400 KB, TransactWriteItems of 4 MB
-// plus overhead) fit well below it.
-const MaxBodyBytes = 32 << 20
 
 // Caller identifies who sent a request, parsed from its SigV4 Authorization header.
 type Caller struct {
@@ -70,9 +65,12 @@ type Server struct {
 	Log     *slog.Logger
 	// DefaultRegion is used when a request carries no credential scope.
 	DefaultRegion string
+	// Budget bounds the memory of requests in flight; nil admits all.
+	Budget *admission.Budget
 	// Observe, when set, is called once per POST request after its response
-	// is written, with the operation ("" when none was recognized), the HTTP
-	// status, the short error type ("" on success) and the time taken.
+	// is written, with the operation ("" when none was recognized or the
+	// request was refused before its operation ran), the HTTP status, the
+	// short error type ("" on success) and the time taken.
 	Observe func(operation string, status int, errType string, elapsed time.Duration)
 }
 
@@ -88,6 +86,14 @@ func (o *observed) WriteHeader(status int) {
 	o.status = status
 	o.ResponseWriter.WriteHeader(status)
 }
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (o *observed) Unwrap() http.ResponseWriter { return o.ResponseWriter }
+
+var observedPool = sync.Pool{New: func() any { return new(observed) }}
+
+// serverHeader is the Server header of every response, as DynamoDB sends it.
+const serverHeader = "Server"
 
 const (
 	targetDynamoDB = "DynamoDB_20120810."
@@ -109,25 +115,33 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	observedPool.Put(o)
 }
 
-var observedPool = sync.Pool{New: func() any { return new(observed) }}
-
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	reqID := newRequestID()
 	h := w.Header()
 	h.Set("x-amzn-RequestId", reqID)
-
+	h.Set("Server", serverHeader)
+	if setCORS(h, r) {
+		writeBody(w, "", http.StatusOK, nil)
+		return
+	}
 	if r.Method == http.MethodGet && r.URL.Path == "/" {
 		// DynamoDB Local answers a plain GET with this 400, and the tools
 		// written for it (Testcontainers, compose health checks) wait for it.
 		h.Set("Content-Type", "application/x-amz-json-1.0")
-		writeBody(w, http.StatusBadRequest, []byte(localGetAnswer))
+		writeBody(w, "", http.StatusBadRequest, []byte(localGetAnswer))
 		return
 	}
 	if r.Method != http.MethodPost {
 		writeUnknownOperation404(w)
 		return
 	}
-	body, err := readBody(r)
+	res := s.Budget.Reserve()
+	defer res.Release()
+	if err := res.Grow(r.Context(), baseReservation); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	body, err := readBody(r.Context(), w, r, res)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -138,38 +152,15 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		writeUnknownOperation404(w)
 		return
 	}
-
-	target := r.Header.Get("X-Amz-Target")
-	var service, op string
-	switch {
-	case strings.HasPrefix(target, targetDynamoDB):
-		service, op = "DynamoDB", target[len(targetDynamoDB):]
-	case strings.HasPrefix(target, targetStreams):
-		service, op = "DynamoDBStreams", target[len(targetStreams):]
-	}
-	if op == "" || !s.Handler.Known(service, op) {
-		// Malformed JSON is reported before an unknown target.
-		if len(body) > 0 && !json.Valid(body) {
-			s.writeError(w, r, ddberr.Serialization(""))
-			return
-		}
-		s.writeError(w, r, ddberr.UnknownOperation())
+	req, err := s.decodeRequest(r, body)
+	if err != nil {
+		s.writeError(w, r, err)
 		return
 	}
-
 	if o, ok := w.(*observed); ok {
-		o.op = op
+		o.op = req.Operation
 	}
-	caller, authErr := parseAuthorization(r.Header.Get("Authorization"), r.Header.Get("X-Amz-Date") != "" || r.Header.Get("Date") != "")
-	if authErr != nil {
-		s.writeError(w, r, authErr)
-		return
-	}
-	if caller.Region == "" {
-		caller.Region = s.DefaultRegion
-	}
-
-	resp, err := s.serve(r.Context(), &Request{Service: service, Operation: op, Caller: caller, Host: r.Host, Body: body})
+	resp, err := s.serve(r.Context(), req)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -185,7 +176,39 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	h.Set("Content-Type", "application/x-amz-json-1.0")
-	writeBody(w, http.StatusOK, out)
+	writeBody(w, r.Header.Get("Accept-Encoding"), http.StatusOK, out)
+}
+
+// decodeRequest names the operation of an HTTP request with a readable body
+// and checks what DynamoDB's front end checks before any operation runs:
+// the target, the Authorization header and the body's JSON.
+func (s *Server) decodeRequest(r *http.Request, body []byte) (*Request, error) {
+	target := r.Header.Get("X-Amz-Target")
+	var service, op string
+	switch {
+	case strings.HasPrefix(target, targetDynamoDB):
+		service, op = "DynamoDB", target[len(targetDynamoDB):]
+	case strings.HasPrefix(target, targetStreams):
+		service, op = "DynamoDBStreams", target[len(targetStreams):]
+	}
+	if op == "" || !s.Handler.Known(service, op) {
+		// Malformed JSON is reported before an unknown target.
+		if len(body) > 0 && !json.Valid(body) {
+			return nil, ddberr.Serialization("")
+		}
+		return nil, ddberr.UnknownOperation()
+	}
+	caller, authErr := parseAuthorization(r.Header.Get("Authorization"), r.Header.Get("X-Amz-Date") != "" || r.Header.Get("Date") != "")
+	if authErr != nil {
+		return nil, authErr
+	}
+	if caller.Region == "" {
+		caller.Region = s.DefaultRegion
+	}
+	if err := checkJSONBody(body); err != nil {
+		return nil, err
+	}
+	return &Request{Service: service, Operation: op, Caller: caller, Host: r.Host, Body: body}, nil
 }
 
 // serve calls the handler, turning a panic into InternalServerError so that
@@ -228,42 +251,25 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		out = []byte(`{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError","message":"Internal server error"}`)
 	}
 	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
-	writeBody(w, e.Status, out)
+	writeBody(w, r.Header.Get("Accept-Encoding"), e.Status, out)
 }
 
-func writeBody(w http.ResponseWriter, status int, body []byte) {
+// writeBody sends body with its CRC-32 and length. A body of 4 KB or more
+// is compressed when acceptEncoding (the request's Accept-Encoding) allows
+// gzip or deflate, as DynamoDB does; the CRC-32 is then the compressed
+// bytes', which is what the SDKs verify before decompressing.
+func writeBody(w http.ResponseWriter, acceptEncoding string, status int, body []byte) {
 	h := w.Header()
+	if len(body) >= compressMinBytes && acceptEncoding != "" {
+		if enc := negotiateEncoding(acceptEncoding); enc != "" {
+			body = compressBody(enc, body)
+			h.Set("Content-Encoding", enc)
+		}
+	}
 	h.Set("x-amz-crc32", strconv.FormatUint(uint64(crc32.ChecksumIEEE(body)), 10))
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
-}
-
-func readBody(r *http.Request) ([]byte, error) {
-	var src io.Reader = http.MaxBytesReader(nil, r.Body, MaxBodyBytes)
-	if strings.EqualFold(strings.TrimSpace(r.Header.Get("Content-Encoding")), "gzip") {
-		zr, err := gzip.NewReader(src)
-		if err != nil {
-			return nil, ddberr.Serialization("Start of structure or map found where not expected.")
-		}
-		defer zr.Close()
-		src = io.LimitReader(zr, MaxBodyBytes+1)
-	}
-	var buf bytes.Buffer
-	if r.ContentLength > 0 && r.ContentLength < MaxBodyBytes {
-		buf.Grow(int(r.ContentLength))
-	}
-	if _, err := buf.ReadFrom(src); err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return nil, ddberr.Validation("Request size exceeded %d bytes", MaxBodyBytes)
-		}
-		return nil, ddberr.Serialization("Start of structure or map found where not expected.")
-	}
-	if buf.Len() > MaxBodyBytes {
-		return nil, ddberr.Validation("Request size exceeded %d bytes", MaxBodyBytes)
-	}
-	return buf.Bytes(), nil
 }
 
 // parseAuthorization reads the access key and region from a SigV4
@@ -323,7 +329,7 @@ func writeUnknownOperation404(w http.ResponseWriter) {
 		o.errType = "UnknownOperationException"
 	}
 	w.Header().Set("Content-Type", "application/xml")
-	writeBody(w, http.StatusNotFound, []byte("<UnknownOperationException/>\n"))
+	writeBody(w, "", http.StatusNotFound, []byte("<UnknownOperationException/>\n"))
 }
 
 // localGetAnswer is DynamoDB Local's body for GET /, sent with HTTP 400.

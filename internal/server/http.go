@@ -9,6 +9,7 @@ import (
 	"net/http/pprof"
 	"time"
 
+	"github.com/extenddb/extenddb/internal/admission"
 	"github.com/extenddb/extenddb/internal/metrics"
 	"github.com/extenddb/extenddb/internal/protocol"
 	"github.com/extenddb/extenddb/internal/storage"
@@ -89,17 +90,30 @@ func observer(m *metrics.Metrics, accessLog *slog.Logger) func(string, int, stri
 	}
 }
 
-// newProtocol builds the API handler with the configured hooks.
-func (s *Server) newProtocol(h protocol.Handler) *protocol.Server {
+// newHTTP builds the HTTP server: the operational endpoints in front of
+// the API handler, with the configured limits and hooks.
+func (s *Server) newHTTP(engine protocol.Handler, limits HTTPLimits) *http.Server {
 	var access *slog.Logger
 	if s.cfg.AccessLog {
 		access = s.cfg.Log.With("log", "access")
 	}
-	return &protocol.Server{
-		Handler:       h,
+	if s.metrics != nil {
+		s.metricsHandler = s.metrics.Handler()
+	}
+	api := &protocol.Server{
+		Handler:       engine,
 		Log:           s.cfg.Log,
 		DefaultRegion: s.cfg.Region,
+		Budget:        admission.New(limits.MemoryBudget, limits.AdmissionWait),
 		Observe:       observer(s.metrics, access),
+	}
+	return &http.Server{
+		Handler:           s.routes(api),
+		ReadHeaderTimeout: limits.ReadHeaderTimeout,
+		ReadTimeout:       limits.ReadTimeout,
+		WriteTimeout:      limits.WriteTimeout,
+		IdleTimeout:       limits.IdleTimeout,
+		ErrorLog:          slog.NewLogLogger(s.cfg.Log.Handler(), slog.LevelWarn),
 	}
 }
 

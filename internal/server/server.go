@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/net/netutil"
+
 	"github.com/extenddb/extenddb/internal/api"
 	"github.com/extenddb/extenddb/internal/metrics"
 	"github.com/extenddb/extenddb/internal/storage"
@@ -59,6 +61,8 @@ type Config struct {
 
 	Log *slog.Logger
 
+	HTTP HTTPLimits // timeouts, connections and memory of the HTTP front end
+
 	registry *metrics.Metrics // set by Start when Metrics is on, for the backends' hooks
 }
 
@@ -68,15 +72,16 @@ type Server struct {
 	store    storage.Backend
 	http     *http.Server
 	listener net.Listener
-
-	stopWorkers context.CancelFunc
-	workersDone chan struct{}
+	serving  net.Listener // listener, at most MaxConnections connections at once
 
 	metrics        *metrics.Metrics // nil when metrics are off
 	metricsHandler http.Handler
 	stopping       atomic.Bool // set when Shutdown begins: /ready answers 503
 	pprof          *http.Server
 	pprofListener  net.Listener
+
+	stopWorkers context.CancelFunc
+	workersDone chan struct{}
 }
 
 // Start opens storage and begins serving. The returned server is listening.
@@ -99,7 +104,6 @@ func Start(cfg Config) (*Server, error) {
 		store.Close()
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
-	m := cfg.registry
 	engine := api.New(store, api.Config{AccountID: cfg.AccountID, StatusDelay: cfg.StatusDelay, Log: cfg.Log})
 	account := cfg.AccountID
 	if account == "" {
@@ -112,33 +116,28 @@ func Start(cfg Config) (*Server, error) {
 		TTLPageDelay:   cfg.TTLPageDelay,
 		IndexPageDelay: cfg.IndexPageDelay,
 		Log:            cfg.Log,
-		Metrics:        m,
+		Metrics:        cfg.registry,
 	})
 	engine.SetIndexWorker(pool.Indexes.Kick)
 	engine.SetTTLWorker(pool.TTL.Kick)
+	engine.SetTTLSettler(pool.TTL.Settle)
 	wctx, stopWorkers := context.WithCancel(context.Background())
 	workersDone := make(chan struct{})
 	go func() {
 		defer close(workersDone)
 		pool.Run(wctx)
 	}()
+	limits := cfg.HTTP.withDefaults()
 	s := &Server{
 		cfg:         cfg,
 		store:       store,
 		listener:    ln,
+		serving:     netutil.LimitListener(ln, limits.MaxConnections),
 		stopWorkers: stopWorkers,
 		workersDone: workersDone,
+		metrics:     cfg.registry,
 	}
-	if m != nil {
-		s.metrics = m
-		s.metricsHandler = m.Handler()
-	}
-	s.http = &http.Server{
-		Handler:           s.routes(s.newProtocol(engine)),
-		ReadHeaderTimeout: 30 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		ErrorLog:          slog.NewLogLogger(cfg.Log.Handler(), slog.LevelWarn),
-	}
+	s.http = s.newHTTP(engine, limits)
 	if cfg.PprofListen != "" {
 		if s.pprof, s.pprofListener, err = startPprof(cfg.PprofListen, cfg.Log); err != nil {
 			s.stopWorkers()
@@ -149,7 +148,7 @@ func Start(cfg Config) (*Server, error) {
 		}
 	}
 	go func() {
-		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := s.http.Serve(s.serving); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			cfg.Log.Error("http server stopped", "error", err)
 		}
 	}()

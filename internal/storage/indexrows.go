@@ -159,17 +159,28 @@ func encodeParts(t *Table, names []string, it item.Item) ([]byte, bool) {
 	return EncodeComposite(vals), true
 }
 
+// Largest String or Binary key attribute values, in bytes.
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html#limits-partition-sort-keys
+const (
+	MaxPartitionKeyBytes = 2048
+	MaxSortKeyBytes      = 1024
+)
+
 // IndexRowFor returns the entry it has in index ix of t, or nil when the
 // item is absent from the index: it is nil, or lacks an index key attribute,
 // or holds one with a type other than its AttributeDefinition (a sparse
-// index; with a multi-attribute key, every attribute must be present). The
-// projected image shares values with it.
+// index; with a multi-attribute key, every attribute must be present), or
+// holds an index key value the index cannot take (see KeyValueViolation).
+// Writes refuse the last two; items written before a global secondary index
+// was added can have them, and its backfill leaves them out of the index,
+// as DynamoDB does with index key violations. The projected image shares
+// values with it.
 func IndexRowFor(t *Table, ix *Index, it item.Item) *IndexRow {
 	if it == nil {
 		return nil
 	}
 	ik, ok := IndexKeyOf(t, ix, it)
-	if !ok {
+	if !ok || keyViolation(ix, it) {
 		return nil
 	}
 	thk, trk := KeyParts(t.KeySchema)
@@ -178,6 +189,36 @@ func IndexRowFor(t *Table, ix *Index, it item.Item) *IndexRow {
 		return nil
 	}
 	return &IndexRow{IndexKey: ik, TableKey: tk, Item: Project(t, ix, it)}
+}
+
+// KeyValueViolation reports whether v, a String or Binary value of a
+// partition key (hash true) or sort key attribute, is one no key can hold:
+// empty, or longer than MaxPartitionKeyBytes or MaxSortKeyBytes.
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/GSI.OnlineOps.ViolationDetection.html
+func KeyValueViolation(v item.AttributeValue, hash bool) bool {
+	n := -1
+	switch v.Type {
+	case item.TypeS:
+		n = len(v.S)
+	case item.TypeB:
+		n = len(v.B)
+	}
+	limit := MaxSortKeyBytes
+	if hash {
+		limit = MaxPartitionKeyBytes
+	}
+	return n == 0 || n > limit
+}
+
+// keyViolation reports whether it holds a value for a key attribute of ix
+// that violates the index key (KeyValueViolation).
+func keyViolation(ix *Index, it item.Item) bool {
+	for _, k := range ix.KeySchema {
+		if v, ok := it[k.AttributeName]; ok && KeyValueViolation(v, k.KeyType == "HASH") {
+			return true
+		}
+	}
+	return false
 }
 
 // Project returns the image index ix stores for it: everything for ALL;

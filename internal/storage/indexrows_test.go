@@ -164,3 +164,35 @@ func TestItemKey(t *testing.T) {
 		t.Fatal("KeyNames / AttributeType / Index")
 	}
 }
+
+// TestIndexKeyViolations: an item whose index key value is empty or too
+// long is left out of the index, as a backfill leaves out DynamoDB's index
+// key violations
+// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/GSI.OnlineOps.ViolationDetection.html);
+// the limits themselves are allowed.
+func TestIndexKeyViolations(t *testing.T) {
+	tb := testTable()
+	long := func(n int) string { return string(bytes.Repeat([]byte("x"), n)) }
+	for _, c := range []struct {
+		index string
+		it    item.Item
+		in    bool
+	}{
+		{"gsi", with(base(), "g", item.S(long(2048))), true},
+		{"gsi", with(base(), "g", item.S(long(2049))), false},
+		{"gsi", with(base(), "g", item.S("")), false},
+		{"gsi", with(base(), "g", item.N("1")), false},
+		{"all", with(base(), "h", item.B(bytes.Repeat([]byte{1}, 2048))), true},
+		{"all", with(base(), "h", item.B(bytes.Repeat([]byte{1}, 2049))), false},
+		{"all", with(base(), "h", item.B([]byte{})), false},
+		{"lsi", with(base(), "l", item.S(long(1024))), true},
+		{"lsi", with(base(), "l", item.S(long(1025))), false},
+	} {
+		if got := IndexRowFor(tb, tb.Index(c.index), c.it) != nil; got != c.in {
+			t.Errorf("%s: indexed = %v, want %v", c.index, got, c.in)
+		}
+	}
+	if !KeyValueViolation(item.S(""), true) || KeyValueViolation(item.N("0"), false) || !KeyValueViolation(item.S(long(1025)), false) {
+		t.Error("KeyValueViolation")
+	}
+}

@@ -112,6 +112,59 @@ func (w *TTL) RunOnce(ctx context.Context) error {
 	})
 }
 
+// The budget of Settle: about this many items (backfill) or expiry rows
+// (drain), and this much time.
+const (
+	settleItems = 4096
+	settleTime  = 100 * time.Millisecond
+)
+
+// Settle runs the backfill or drain that an accepted UpdateTimeToLive left
+// pending on t (its catalog entry as that call committed it) inline: pages
+// of PageSize items each (after PageDelay), the first always, the next ones
+// while fewer than settleItems items and settleTime have gone. It reports
+// whether the transition finished: then a small
+// table is ENABLED or DISABLED by the time UpdateTimeToLive returns, as
+// DynamoDB's DescribeTimeToLive reports it at once. A larger table stays
+// ENABLING or DISABLING and Run completes it; a page that fails is left to
+// Run as well.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DescribeTimeToLive.html
+func (w *TTL) Settle(ctx context.Context, t *storage.Table) bool {
+	if w == nil {
+		return false
+	}
+	var page func(ctx context.Context, account, name string, gen int64, limit int) (bool, error)
+	switch t.TTL.Status {
+	case storage.TTLEnabling:
+		page = w.store.BackfillTTL
+	case storage.TTLDisabling:
+		page = w.store.DrainTTL
+	default:
+		return true
+	}
+	deadline := time.Now().Add(settleTime)
+	for n := 0; n < settleItems; n += w.cfg.PageSize {
+		if d := w.cfg.PageDelay; d > 0 {
+			if time.Until(deadline) < d {
+				return false
+			}
+			select {
+			case <-ctx.Done():
+				return false
+			case <-time.After(d):
+			}
+		}
+		done, err := page(ctx, t.Account, t.Name, t.TTL.Generation, w.cfg.PageSize)
+		if err != nil || done {
+			return done && err == nil
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+	return false
+}
+
 // pages runs backfill or drain pages of t's current generation until done.
 func (w *TTL) pages(ctx context.Context, t *storage.Table, page func(ctx context.Context, account, name string, gen int64, limit int) (bool, error)) error {
 	start, n := time.Now(), 0

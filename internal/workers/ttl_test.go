@@ -72,3 +72,76 @@ func TestTTLExpiryThroughput(t *testing.T) {
 		t.Fatalf("stream after expiry: %+v %v", bd, err)
 	}
 }
+
+// TestTTLSettleBudget: Settle finishes the backfill of a table within its
+// budget inline (ENABLED at once, as DynamoDB reports an ordinary table),
+// stops after about settleItems items on a larger one (which stays
+// ENABLING for Run) and does nothing when PageDelay alone exceeds the
+// time budget. The drain is settled the same way.
+func TestTTLSettleBudget(t *testing.T) {
+	b, err := sqlite.Open(t.TempDir()+"/db.sqlite", sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ctx := context.Background()
+	mk := func(name string, n int) *storage.Table {
+		tb := &storage.Table{
+			Account: "000000000000", Name: name, ID: uuid.NewString(),
+			KeySchema:            []storage.KeyElement{{AttributeName: "pk", KeyType: "HASH"}},
+			AttributeDefinitions: []storage.AttributeDefinition{{AttributeName: "pk", AttributeType: "S"}},
+			Status:               storage.StatusActive,
+		}
+		if err := b.CreateTable(ctx, tb); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < n; i += 500 {
+			var ms []storage.Mutation
+			for j := i; j < min(i+500, n); j++ {
+				it := item.Item{"pk": item.S(fmt.Sprint("k", j)), "exp": item.N("4000000000")}
+				k, _ := storage.ItemKey(tb, it)
+				ms = append(ms, storage.Mutation{Table: tb, Key: k, Fn: func(item.Item) (item.Item, error) { return it, nil }})
+			}
+			if err := b.TransactWrite(ctx, ms); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return tb
+	}
+	set := func(name, status string) *storage.Table {
+		tb, err := b.UpdateTable(ctx, "000000000000", name, func(tb *storage.Table) error {
+			tb.TTL = storage.TimeToLive{AttributeName: "exp", Status: status, Generation: tb.TTL.Generation + 1}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tb
+	}
+	status := func(name string) string {
+		tb, err := b.GetTable(ctx, "000000000000", name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tb.TTL.Status
+	}
+	w := NewTTL(b, TTLConfig{Interval: time.Hour, PageSize: 100})
+	mk("small", 1000)
+	if !w.Settle(ctx, set("small", storage.TTLEnabling)) || status("small") != storage.TTLEnabled {
+		t.Fatalf("small table: not settled inline, %s", status("small"))
+	}
+	if !w.Settle(ctx, set("small", storage.TTLDisabling)) || status("small") != storage.TTLDisabled {
+		t.Fatalf("small table drain: not settled inline, %s", status("small"))
+	}
+	mk("big", settleItems+500)
+	if w.Settle(ctx, set("big", storage.TTLEnabling)) || status("big") != storage.TTLEnabling {
+		t.Fatalf("big table: settled inline past the budget, %s", status("big"))
+	}
+	if err := w.RunOnce(ctx); err != nil || status("big") != storage.TTLEnabled {
+		t.Fatalf("big table after RunOnce: %s, %v", status("big"), err)
+	}
+	slow := NewTTL(b, TTLConfig{Interval: time.Hour, PageDelay: 2 * settleTime})
+	if slow.Settle(ctx, set("small", storage.TTLEnabling)) || status("small") != storage.TTLEnabling {
+		t.Fatalf("page delay past the budget: %s", status("small"))
+	}
+}

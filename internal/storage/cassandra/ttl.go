@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/extenddb/extenddb/internal/item"
 	"github.com/extenddb/extenddb/internal/storage"
@@ -133,40 +134,8 @@ func (b *Backend) BackfillTTL(ctx context.Context, account, name string, gen int
 	if err != nil {
 		return false, wrap("ttl backfill", err)
 	}
-	k := b.catalog
-	wroteGen := false
-	for _, key := range keys {
-		var c *current
-		err := b.withTable(ctx, t, func() (err error) {
-			return b.retry(ctx, func() (err error) {
-				c, err = b.readItem(ctx, p, key, gocql.Quorum)
-				return err
-			})
-		})
-		if err != nil {
-			return false, wrap("ttl backfill", err)
-		}
-		if c == nil || c.item == nil {
-			continue // deleted since the scan
-		}
-		r := storage.TTLBackfillRow(t, c.item)
-		if r == nil {
-			continue
-		}
-		if !wroteGen {
-			if err := b.retry(ctx, func() error {
-				return b.s.Query(`INSERT INTO `+k+`.ttl_gens (tid, gen) VALUES (?, ?)`, t.ID, gen).WithContext(ctx).Idempotent(true).Exec()
-			}); err != nil {
-				return false, wrap("ttl backfill", err)
-			}
-			wroteGen = true
-		}
-		if err := b.retry(ctx, func() error {
-			return b.s.Query(`INSERT INTO `+k+`.ttl_rows (tid, gen, shard, expire_at, pk, sk) VALUES (?, ?, ?, ?, ?, ?) USING TIMESTAMP ?`,
-				t.ID, gen, ttlShard(r.Key.PK), r.ExpireAt, r.Key.PK, nz(r.Key.SK), c.version).WithContext(ctx).Idempotent(true).Exec()
-		}); err != nil {
-			return false, wrap("ttl backfill", err)
-		}
+	if err := b.backfillRows(ctx, t, gen, keys); err != nil {
+		return false, wrap("ttl backfill", err)
 	}
 	done := len(keys) < limit
 	_, err = b.updateEntryIf(ctx, account, name, func(cur *storage.Table) bool {
@@ -188,6 +157,67 @@ func (b *Backend) BackfillTTL(ctx context.Context, account, name string, gen int
 		return true, err
 	}
 	return done, err
+}
+
+// backfillParallel is how many items of a backfill page are read and
+// registered at once: each is a round trip or two, independent of the
+// others.
+const backfillParallel = 16
+
+// backfillRows writes the expiry rows of the items of t at keys (those that
+// still exist and hold a Number TTL attribute), each stamped with the
+// version of the image read, after recording generation gen in ttl_gens.
+func (b *Backend) backfillRows(ctx context.Context, t *storage.Table, gen int64, keys []storage.Key) error {
+	p := b.phys(t)
+	type reg struct {
+		row     *storage.TTLRow
+		version int64
+	}
+	regs := make([]reg, len(keys))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(backfillParallel)
+	for i, key := range keys {
+		g.Go(func() error {
+			var c *current
+			err := b.withTable(gctx, t, func() error {
+				return b.retry(gctx, func() (err error) {
+					c, err = b.readItem(gctx, p, key, gocql.Quorum)
+					return err
+				})
+			})
+			if err == nil && c != nil && c.item != nil { // nil: deleted since the scan
+				regs[i] = reg{storage.TTLBackfillRow(t, c.item), c.version}
+			}
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	k := b.catalog
+	wroteGen := false
+	g, gctx = errgroup.WithContext(ctx)
+	g.SetLimit(backfillParallel)
+	for _, r := range regs {
+		if r.row == nil {
+			continue
+		}
+		if !wroteGen {
+			if err := b.retry(ctx, func() error {
+				return b.s.Query(`INSERT INTO `+k+`.ttl_gens (tid, gen) VALUES (?, ?)`, t.ID, gen).WithContext(ctx).Idempotent(true).Exec()
+			}); err != nil {
+				return err
+			}
+			wroteGen = true
+		}
+		g.Go(func() error {
+			return b.retry(gctx, func() error {
+				return b.s.Query(`INSERT INTO `+k+`.ttl_rows (tid, gen, shard, expire_at, pk, sk) VALUES (?, ?, ?, ?, ?, ?) USING TIMESTAMP ?`,
+					t.ID, gen, ttlShard(r.row.Key.PK), r.row.ExpireAt, r.row.Key.PK, nz(r.row.Key.SK), r.version).WithContext(gctx).Idempotent(true).Exec()
+			})
+		})
+	}
+	return g.Wait()
 }
 
 // DrainTTL removes up to limit expiry rows of a DISABLING table, of every

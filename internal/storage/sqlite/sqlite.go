@@ -49,6 +49,14 @@ type Options struct {
 	// CacheSizeKiB is each connection's page cache in KiB; 0 keeps SQLite's
 	// default (2 MiB).
 	CacheSizeKiB int
+	// MaxReadConns bounds the read-only connections open at once (each
+	// holds three file descriptors); a read past it waits for one.
+	// Default max(16, 4*ReadConns).
+	MaxReadConns int
+	// QuickCheckMaxBytes: at start, a database file of at most this size
+	// is checked with SQLite's PRAGMA quick_check, and a damaged one is
+	// refused. Default 1 GiB; negative never checks.
+	QuickCheckMaxBytes int64
 	// OnCommit, when set, is called by the writer after every group commit
 	// with the number of write requests it applied and the time its COMMIT
 	// took (the WAL fsync, with Synchronous FULL). It must not block.
@@ -59,7 +67,8 @@ type Options struct {
 // concurrent use.
 type Backend struct {
 	path    string
-	tempDir string // removed by Close for an in-memory backend
+	tempDir string   // removed by Close for an in-memory backend
+	lock    *os.File // holds the database's exclusive lock until Close
 
 	wdb   *sql.DB
 	wconn *sql.Conn // the writer's connection, closed last
@@ -98,13 +107,20 @@ func Open(path string, opts Options) (*Backend, error) {
 	if opts.ReadConns <= 0 {
 		opts.ReadConns = max(4, runtime.GOMAXPROCS(0))
 	}
+	if opts.MaxReadConns <= 0 {
+		opts.MaxReadConns = max(16, 4*opts.ReadConns)
+	}
+	if opts.QuickCheckMaxBytes == 0 {
+		opts.QuickCheckMaxBytes = 1 << 30
+	}
 	b := &Backend{path: path, rstmts: map[string]*sql.Stmt{}}
 	if path == "" || path == ":memory:" {
 		base := os.TempDir()
 		if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
 			base = "/dev/shm"
 		}
-		dir, err := os.MkdirTemp(base, "extenddb-")
+		sweepMemoryDirs(base)
+		dir, err := os.MkdirTemp(base, memoryDirPrefix)
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: in-memory database: %w", err)
 		}
@@ -112,6 +128,14 @@ func Open(path string, opts Options) (*Backend, error) {
 		b.path = filepath.Join(dir, "extenddb.db")
 		syncMode = "OFF"
 	}
+	lock, err := lockDatabase(b.path)
+	if err != nil {
+		if b.tempDir != "" {
+			os.RemoveAll(b.tempDir)
+		}
+		return nil, err
+	}
+	b.lock = lock
 	if err := b.open(syncMode, opts); err != nil {
 		b.closeDBs()
 		return nil, err
@@ -148,6 +172,9 @@ func (b *Backend) open(syncMode string, opts Options) error {
 			return fmt.Errorf("sqlite: %s: %w", p, err)
 		}
 	}
+	if err := quickCheck(ctx, conn, b.path, opts.QuickCheckMaxBytes); err != nil {
+		return err
+	}
 	var mode string
 	if err := conn.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil || !strings.EqualFold(mode, "wal") {
 		return fmt.Errorf("sqlite: cannot enable WAL on %s (mode %q): %v", b.path, mode, err)
@@ -167,7 +194,9 @@ func (b *Backend) open(syncMode string, opts Options) error {
 	if err != nil {
 		return err
 	}
+	b.rdb.SetMaxOpenConns(opts.MaxReadConns)
 	b.rdb.SetMaxIdleConns(opts.ReadConns)
+	b.rdb.SetConnMaxIdleTime(time.Minute)
 	b.rdb.SetConnMaxLifetime(0)
 	if err := b.rdb.PingContext(ctx); err != nil {
 		return fmt.Errorf("sqlite: open reader %s: %w", b.path, err)
@@ -218,6 +247,10 @@ func (b *Backend) closeDBs() error {
 	}
 	if b.tempDir != "" {
 		errs = append(errs, os.RemoveAll(b.tempDir))
+	}
+	if b.lock != nil {
+		errs = append(errs, b.lock.Close())
+		b.lock = nil
 	}
 	return errors.Join(errs...)
 }
@@ -274,6 +307,14 @@ func mapErr(err error) error {
 	var se sqlite3.Error
 	if errors.As(err, &se) && strings.Contains(se.Error(), "no such table") {
 		return fmt.Errorf("%w: %v", storage.ErrTableNotFound, err)
+	}
+	if errors.As(err, &se) {
+		switch se.Code {
+		case sqlite3.ErrFull:
+			return fmt.Errorf("%w: %v", storage.ErrStorageFull, err)
+		case sqlite3.ErrCorrupt, sqlite3.ErrNotADB:
+			return fmt.Errorf("%w: %v", storage.ErrCorrupt, err)
+		}
 	}
 	if strings.Contains(err.Error(), "no such table") {
 		return fmt.Errorf("%w: %v", storage.ErrTableNotFound, err)

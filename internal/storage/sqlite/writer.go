@@ -178,7 +178,7 @@ func (w *writer) call(r *writeReq) (err error) {
 			err = fmt.Errorf("sqlite: write function panicked: %v", p)
 		}
 	}()
-	return r.apply(w)
+	return mapErr(r.apply(w))
 }
 
 // abort rolls the whole batch back after a failure of the transaction

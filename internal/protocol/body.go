@@ -1,0 +1,164 @@
+package protocol
+
+import (
+	"bufio"
+	"compress/gzip"
+	"compress/zlib"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/extenddb/extenddb/internal/admission"
+	"github.com/extenddb/extenddb/internal/ddberr"
+)
+
+// MaxBodyBytes bounds a request body, as sent and after decompression:
+// 16 MB, DynamoDB's limit on a request (BatchWriteItem "can transmit up to
+// 16MB of data over the network").
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchWriteItem.html
+const MaxBodyBytes = 16 << 20
+
+// overheadFactor is how many bytes of memory a request is assumed to hold
+// per byte of body while it is decoded and served (the body itself, its
+// decoded items and the response built from them).
+const overheadFactor = 3
+
+// baseReservation is the memory every request reserves before its body
+// arrives: its buffers, headers and a small response.
+const baseReservation = 64 << 10
+
+// errBodyRead marks a body that could not be read from the connection
+// (the client went away or was too slow); nobody is left to answer.
+var errBodyRead = ddberr.Serialization("")
+
+// readBody reads and decodes r's body, reserving memory from res as bytes
+// arrive; it never reserves or allocates from a declared Content-Length.
+// Errors: RequestTooLarge (413) past MaxBodyBytes, sent or decoded;
+// InternalFailure (500) for a body that does not decompress or an unknown
+// Content-Encoding, as DynamoDB answers; ThrottlingException when the memory
+// budget stays full.
+func readBody(ctx context.Context, w http.ResponseWriter, r *http.Request, res *admission.Reservation) ([]byte, error) {
+	if r.ContentLength > MaxBodyBytes {
+		return nil, tooLarge()
+	}
+	raw := &rawReader{r: http.MaxBytesReader(w, r.Body, MaxBodyBytes)}
+	src, closeSrc, err := decoder(r.Header.Get("Content-Encoding"), raw)
+	if err != nil {
+		return nil, classify(err, raw)
+	}
+	defer closeSrc()
+	buf := make([]byte, 0, 4<<10)
+	for {
+		if len(buf) == cap(buf) {
+			if len(buf) > MaxBodyBytes {
+				return nil, tooLarge()
+			}
+			next := min(2*cap(buf), MaxBodyBytes+1)
+			if err := res.Grow(ctx, baseReservation+overheadFactor*int64(next)); err != nil {
+				return nil, err
+			}
+			buf = append(buf, make([]byte, next-len(buf))...)[:len(buf)]
+		}
+		n, err := src.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, classify(err, raw)
+		}
+	}
+	if len(buf) > MaxBodyBytes {
+		return nil, tooLarge()
+	}
+	return buf, nil
+}
+
+func tooLarge() *ddberr.Error {
+	return ddberr.RequestTooLarge("Request size exceeded %d bytes", MaxBodyBytes)
+}
+
+// classify turns a read error into the client's answer: a body over the
+// limit, a connection that failed, or a body that failed to decompress.
+func classify(err error, raw *rawReader) error {
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) || errors.As(raw.err, &tooBig) {
+		return tooLarge()
+	}
+	if raw.err != nil && !errors.Is(raw.err, io.EOF) {
+		return errBodyRead
+	}
+	return ddberr.InternalFailure()
+}
+
+// rawReader remembers the error of the connection's body, to tell it from
+// a decompression error.
+type rawReader struct {
+	r   io.Reader
+	err error
+}
+
+func (r *rawReader) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if err != nil && r.err == nil {
+		r.err = err
+	}
+	return n, err
+}
+
+// decoder returns a reader of the decoded body for the Content-Encoding
+// header value: none or identity, gzip (one or more members, as RFC 1952
+// allows) or deflate (the zlib format, RFC 9110 section 8.4.1.2).
+func decoder(encoding string, raw *rawReader) (io.Reader, func(), error) {
+	switch strings.ToLower(strings.TrimSpace(encoding)) {
+	case "", "identity":
+		return raw, func() {}, nil
+	case "gzip":
+		br := bufio.NewReader(raw)
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, nil, err
+		}
+		return &gzipMembers{zr: zr, src: br, raw: raw}, func() { zr.Close() }, nil
+	case "deflate":
+		zr, err := zlib.NewReader(raw)
+		if err != nil {
+			return nil, nil, err
+		}
+		return zr, func() { zr.Close() }, nil
+	}
+	return nil, nil, errUnknownEncoding
+}
+
+var errUnknownEncoding = errors.New("unknown Content-Encoding")
+
+// gzipMembers reads concatenated gzip members and, as DynamoDB does,
+// ignores bytes after the last member that are not another member.
+type gzipMembers struct {
+	zr  *gzip.Reader
+	src *bufio.Reader
+	raw *rawReader
+}
+
+func (g *gzipMembers) Read(p []byte) (int, error) {
+	for {
+		g.zr.Multistream(false)
+		n, err := g.zr.Read(p)
+		if !errors.Is(err, io.EOF) {
+			return n, err
+		}
+		if n > 0 {
+			return n, nil
+		}
+		rerr := g.zr.Reset(g.src)
+		if rerr == nil {
+			continue
+		}
+		if g.raw.err != nil && !errors.Is(g.raw.err, io.EOF) {
+			return 0, rerr // the connection failed, not the encoding
+		}
+		return 0, io.EOF // the end, or trailing bytes that are not a member
+	}
+}

@@ -1,0 +1,25 @@
+package storage
+
+import (
+	"context"
+
+	"github.com/extenddb/extenddb/internal/item"
+)
+
+// ItemRef names one item: a table and a primary key.
+type ItemRef struct {
+	Table *Table
+	Key   Key
+}
+
+// SnapshotGetter is implemented by backends that can read several items as
+// of one instant without taking write locks (SQLite: one read transaction
+// on a reader connection, which WAL mode gives a consistent snapshot).
+// TransactGetItems uses it when the backend has it, and otherwise reads
+// through Items.TransactWrite with functions that change nothing.
+type SnapshotGetter interface {
+	// GetItemsSnapshot returns the items of refs (nil for a missing one),
+	// in order, all as of the same committed state. Errors: wrapped
+	// ErrTableNotFound for a vanished table, the backend's errors.
+	GetItemsSnapshot(ctx context.Context, refs []ItemRef) ([]item.Item, error)
+}

@@ -1,0 +1,125 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/extenddb/extenddb/internal/storage"
+)
+
+// lockSuffix names the lock file beside a database file.
+const lockSuffix = ".lock"
+
+// lockDatabase takes an exclusive lock on path+".lock" for as long as the
+// returned file stays open, so that a second process cannot open the same
+// database (two writers would each keep caches the other's writes make
+// stale). The lock is the kernel's (flock): it goes away with the process,
+// however the process ends. Errors: the database is in use (with the pid
+// of its holder when known), or the lock file cannot be created.
+func lockDatabase(path string) (*os.File, error) {
+	lp := path + lockSuffix
+	f, err := os.OpenFile(lp, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: lock %s: %w", lp, err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		holder, _ := os.ReadFile(lp)
+		f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			pid := strings.TrimSpace(string(holder))
+			if pid == "" {
+				pid = "unknown"
+			}
+			return nil, fmt.Errorf("sqlite: %s is in use by another extenddb process (pid %s); "+
+				"stop it, or give this one another --data-dir", filepath.Dir(path), pid)
+		}
+		return nil, fmt.Errorf("sqlite: lock %s: %w", lp, err)
+	}
+	_ = f.Truncate(0)
+	_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	return f, nil
+}
+
+// memoryDirPrefix starts the names of in-memory databases' directories.
+const memoryDirPrefix = "extenddb-"
+
+// sweepMemoryDirs removes the directories of in-memory databases under base
+// that no live process holds: what servers that crashed left behind. A
+// directory is held by the lock on its database; one younger than a minute
+// without a lock file may be starting up and is left alone.
+func sweepMemoryDirs(base string) {
+	entries, err := os.ReadDir(base)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), memoryDirPrefix) {
+			continue
+		}
+		dir := filepath.Join(base, e.Name())
+		f, err := os.OpenFile(filepath.Join(dir, "extenddb.db"+lockSuffix), os.O_RDWR, 0)
+		if err != nil {
+			if info, serr := e.Info(); serr == nil && time.Since(info.ModTime()) > time.Minute {
+				os.RemoveAll(dir)
+			}
+			continue
+		}
+		if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil {
+			os.RemoveAll(dir)
+		}
+		f.Close()
+	}
+}
+
+// quickCheck runs SQLite's PRAGMA quick_check on conn when the database
+// file is at most maxBytes (0: always; negative: never). A damaged file is
+// reported with what to do; the server then does not start.
+func quickCheck(ctx context.Context, conn *sql.Conn, path string, maxBytes int64) error {
+	if maxBytes < 0 {
+		return nil
+	}
+	if st, err := os.Stat(path); err == nil && maxBytes > 0 && st.Size() > maxBytes {
+		return nil
+	}
+	problems, err := quickCheckLines(ctx, conn)
+	if errors.Is(err, storage.ErrCorrupt) {
+		problems, err = append(problems, err.Error()), nil
+	}
+	if err != nil {
+		return fmt.Errorf("sqlite: check %s: %w", path, err)
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%w: %s fails SQLite's integrity check (%s); restore the data directory from a backup, "+
+			"or recover what is readable with the sqlite3 shell's .recover command", storage.ErrCorrupt, path, strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// quickCheckLines returns the first problems PRAGMA quick_check reports.
+func quickCheckLines(ctx context.Context, conn *sql.Conn) ([]string, error) {
+	rows, err := conn.QueryContext(ctx, "PRAGMA quick_check")
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	var problems []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return problems, mapErr(err)
+		}
+		if line != "ok" && len(problems) < 5 {
+			problems = append(problems, line)
+		}
+	}
+	return problems, mapErr(rows.Err())
+}

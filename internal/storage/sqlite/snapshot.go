@@ -1,0 +1,47 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/extenddb/extenddb/internal/item"
+	"github.com/extenddb/extenddb/internal/storage"
+)
+
+var _ storage.SnapshotGetter = (*Backend)(nil)
+
+// GetItemsSnapshot implements storage.SnapshotGetter: every item is read in
+// one read transaction on a reader connection, so the writer is never
+// waited for and the reads see one committed state (WAL mode fixes a read
+// transaction's snapshot at its first read).
+func (b *Backend) GetItemsSnapshot(ctx context.Context, refs []storage.ItemRef) ([]item.Item, error) {
+	if b.isClosed() {
+		return nil, storage.ErrClosed
+	}
+	tx, err := b.rdb.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer tx.Rollback()
+	out := make([]item.Item, len(refs))
+	for i, ref := range refs {
+		name, err := itemsName(ref.Table.ID)
+		if err != nil {
+			return nil, err
+		}
+		var blob []byte
+		err = tx.QueryRowContext(ctx, "SELECT item FROM "+name+" WHERE h = ? AND pk = ? AND sk = ?",
+			int64(item.PartitionHash(ref.Key.PK)), ref.Key.PK, nz(ref.Key.SK)).Scan(&blob)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return nil, mapErr(err)
+		}
+		if out[i], err = decodeItem(blob); err != nil {
+			return nil, err
+		}
+	}
+	return out, mapErr(tx.Commit())
+}
