@@ -390,3 +390,30 @@ func TestMetricsBackgroundWork(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 }
+
+// DynamoDB Local's -cors lists the origins a browser may call from: a
+// listed origin is echoed back, any other gets no CORS header (so the
+// browser refuses the answer), and a preflight from it is not granted.
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/DynamoDBLocal.UsageNotes.html
+func TestLocalCORSAllowList(t *testing.T) {
+	s := startServer(t, "-cors", "https://app.example, https://admin.example")
+	from := func(origin string) func(*http.Request) {
+		return func(r *http.Request) {
+			r.Header.Set("Origin", origin)
+			r.Header.Set("Access-Control-Request-Method", "POST")
+		}
+	}
+	r := doRaw(t, rawRequest(t, s.Endpoint, "DynamoDB_20120810.ListTables", []byte(`{}`), true, from("https://admin.example")))
+	if r.Status != 200 || r.Header.Get("Access-Control-Allow-Origin") != "https://admin.example" || r.Header.Get("Vary") != "Origin" {
+		t.Errorf("listed origin: %d %v", r.Status, r.Header)
+	}
+	r = doRaw(t, rawRequest(t, s.Endpoint, "DynamoDB_20120810.ListTables", []byte(`{}`), true, from("https://evil.example")))
+	if r.Status != 200 || r.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("unlisted origin: %d %v", r.Status, r.Header)
+	}
+	pre := rawRequest(t, s.Endpoint, "", nil, false, from("https://evil.example"))
+	pre.Method = http.MethodOptions
+	if r := doRaw(t, pre); r.Status == 200 || r.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("preflight of an unlisted origin granted: %d %v", r.Status, r.Header)
+	}
+}

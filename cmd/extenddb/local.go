@@ -40,7 +40,7 @@ func localFlags(f *pflag.FlagSet) {
 	f.String("db-path", "", "DynamoDB Local's -dbPath: the SQLite data directory (same as --data-dir)")
 	f.Bool("shared-db", false, "DynamoDB Local's -sharedDb: one database for every access key and region (extenddb's behaviour in any case)")
 	f.Bool("delay-transient-statuses", false, "DynamoDB Local's -delayTransientStatuses: tables stay CREATING/UPDATING/DELETING for 2s unless --status-delay says otherwise")
-	f.String("cors", "", "DynamoDB Local's -cors: comma-separated origins allowed to call from a browser (* = any)")
+	f.String("cors", "", "DynamoDB Local's -cors: comma-separated origins browsers may call from (default any, as DynamoDB)")
 	f.Bool("disable-telemetry", false, "DynamoDB Local's -disableTelemetry: accepted; extenddb sends no telemetry")
 	f.Bool("optimize-db-before-startup", false, "DynamoDB Local's -optimizeDbBeforeStartup: needs -dbPath; extenddb's SQLite needs no optimizing and starts as is")
 }

@@ -67,6 +67,9 @@ type Server struct {
 	DefaultRegion string
 	// Budget bounds the memory of requests in flight; nil admits all.
 	Budget *admission.Budget
+	// CORSOrigins are the origins browsers may call from; empty or "*"
+	// allows any (setCORS).
+	CORSOrigins []string
 	// Observe, when set, is called once per POST request after its response
 	// is written, with the operation ("" when none was recognized or the
 	// request was refused before its operation ran), the HTTP status, the
@@ -120,7 +123,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("x-amzn-RequestId", reqID)
 	h.Set("Server", serverHeader)
-	if setCORS(h, r) {
+	if setCORS(h, r, s.CORSOrigins) {
 		writeBody(w, "", http.StatusOK, nil)
 		return
 	}

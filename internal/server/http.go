@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"strings"
 	"time"
 
 	"github.com/extenddb/extenddb/internal/admission"
@@ -106,6 +107,7 @@ func (s *Server) newHTTP(engine protocol.Handler, limits HTTPLimits) *http.Serve
 		DefaultRegion: s.cfg.Region,
 		Budget:        admission.New(limits.MemoryBudget, limits.AdmissionWait),
 		Observe:       observer(s.metrics, access),
+		CORSOrigins:   corsOrigins(s.cfg.CORS),
 	}
 	return &http.Server{
 		Handler:           s.routes(api),
@@ -115,6 +117,17 @@ func (s *Server) newHTTP(engine protocol.Handler, limits HTTPLimits) *http.Serve
 		IdleTimeout:       limits.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(s.cfg.Log.Handler(), slog.LevelWarn),
 	}
+}
+
+// corsOrigins splits -cors' comma-separated list.
+func corsOrigins(list string) []string {
+	var out []string
+	for _, o := range strings.Split(list, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // startPprof serves net/http/pprof on its own address, never on the API's.
