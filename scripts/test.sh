@@ -159,6 +159,11 @@ for hook in scripts/test.d/*.sh; do
 done
 
 # ------------------------------------------------------------------ static checks
+# The first build compiles SQLite (minutes on two cores): list the packages
+# as they compile rather than stay silent.
+step "go build ./... (each package is listed as it compiles)"
+go build -v ./... 2>&1 | sed -u 's/^/  compiling /' || note_failure "go build"
+
 step "go vet ./..."
 go vet ./... || note_failure "go vet"
 
