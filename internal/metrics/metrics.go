@@ -51,7 +51,7 @@ type Metrics struct {
 	streamTrimmed  prometheus.Counter     // stream records trimmed after 24 h
 	storageBatch   prometheus.Histogram   // SQLite group-commit batch sizes
 	storageFsync   prometheus.Histogram   // SQLite fsync latency, seconds
-	storageRetries *prometheus.CounterVec // reason: Cassandra LWT retries and contention
+	storageRetries *prometheus.CounterVec // reason: Cassandra retries (LWT contention, timeouts)
 }
 
 // New makes a registry holding extenddb's metrics, the Go runtime's and the
@@ -120,8 +120,8 @@ func New() *Metrics {
 		Buckets: prometheus.ExponentialBuckets(0.0001, 2.5, 12),
 	})
 	m.storageRetries = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "extenddb_cassandra_lwt_retries_total",
-		Help: "Cassandra lightweight transactions retried, by reason (contention, timeout).",
+		Name: "extenddb_cassandra_retries_total",
+		Help: "Cassandra requests sent again, by reason: contention (a lightweight transaction lost its race), timeout (uncertain outcome), unavailable.",
 	}, []string{"reason"})
 	r.MustRegister(m.requests, m.latency, m.errors, m.capacity, m.items, m.bytes,
 		m.ttlDeleted, m.ttlLag, m.backfillPages, m.jobs, m.streamWritten, m.streamTrimmed,
@@ -279,9 +279,10 @@ func (m *Metrics) SQLiteCommit(size int, elapsed time.Duration) {
 	m.storageFsync.Observe(elapsed.Seconds())
 }
 
-// CassandraLWTRetry records one retried Cassandra lightweight transaction;
-// reason is "contention" or "timeout".
-func (m *Metrics) CassandraLWTRetry(reason string) {
+// CassandraRetry records one Cassandra request sent again; reason is
+// "contention" (a lightweight transaction lost its race), "timeout" or
+// "unavailable". It fits cassandra.Options.OnRetry.
+func (m *Metrics) CassandraRetry(reason string) {
 	if m == nil {
 		return
 	}

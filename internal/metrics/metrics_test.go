@@ -34,7 +34,7 @@ func TestObserve(t *testing.T) {
 	m.StreamRecordsWritten(4)
 	m.StreamRecordsTrimmed(2)
 	m.SQLiteCommit(8, time.Millisecond)
-	m.CassandraLWTRetry("contention")
+	m.CassandraRetry("contention")
 	text := scrape(t, m)
 	for _, want := range []string{
 		`extenddb_requests_total{operation="PutItem",outcome="success"} 1`,
@@ -53,7 +53,7 @@ func TestObserve(t *testing.T) {
 		`extenddb_stream_records_written_total 4`,
 		`extenddb_stream_records_trimmed_total 2`,
 		`extenddb_sqlite_commit_batch_size_count 1`,
-		`extenddb_cassandra_lwt_retries_total{reason="contention"} 1`,
+		`extenddb_cassandra_retries_total{reason="contention"} 1`,
 		`go_goroutines `,
 	} {
 		if !strings.Contains(text, want) {

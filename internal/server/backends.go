@@ -102,6 +102,7 @@ func openCassandra(ctx context.Context, cfg Config) (storage.Backend, error) {
 		KeyspacePrefix:    cfg.CassandraKeyspacePrefix,
 		ReplicationFactor: cfg.CassandraReplicationFactor,
 		Datacenter:        cfg.CassandraDatacenter,
+		OnRetry:           cfg.registry.CassandraRetry,
 	})
 }
 
