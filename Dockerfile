@@ -26,8 +26,12 @@ COPY --from=build /out/extenddb /usr/local/bin/extenddb
 COPY --from=build --chown=65532:65532 /out/home /home/dynamodblocal
 WORKDIR /home/dynamodblocal
 USER 65532:65532
+# Like DynamoDB Local, the image serves without authentication
+# (EXTENDDB_INSECURE allows it on 0.0.0.0); set EXTENDDB_ROOT_ACCESS_KEY_ID
+# and EXTENDDB_ROOT_SECRET_ACCESS_KEY to turn it on (docs/security.md).
 ENV EXTENDDB_LISTEN=0.0.0.0:8000 \
-    EXTENDDB_DATA_DIR=/home/dynamodblocal/data
+    EXTENDDB_DATA_DIR=/home/dynamodblocal/data \
+    EXTENDDB_INSECURE=true
 VOLUME /home/dynamodblocal/data
 EXPOSE 8000
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \

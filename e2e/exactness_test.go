@@ -342,9 +342,42 @@ func TestControlPlaneValidation(t *testing.T) {
 		"One or more parameter values were invalid: One of GlobalSecondaryIndexUpdate.Update, GlobalSecondaryIndexUpdate.Create, GlobalSecondaryIndexUpdate.Delete must not be null")
 	wantRawError(t, callRaw(t, s.Endpoint, "UpdateTable", `{`+tn+`,"GlobalSecondaryIndexUpdates":[{"Delete":{"IndexName":"byG"},"Update":{"IndexName":"byG","ProvisionedThroughput":{"ReadCapacityUnits":1,"WriteCapacityUnits":1}}}]}`), "ValidationException",
 		"One or more parameter values were invalid: Only one global secondary index action is allowed per GlobalSecondaryIndexUpdate object")
+	// The ack-api-quirks DynamoDB lab findings DDB-TABLE-160 and
+	// DDB-TABLE-359: with another change, an empty list is an error of its
+	// own; two updates of one index are refused.
+	wantRawError(t, callRaw(t, s.Endpoint, "UpdateTable", `{`+tn+`,"GlobalSecondaryIndexUpdates":[],"DeletionProtectionEnabled":true}`), "ValidationException",
+		"One or more parameter values were invalid: List of GlobalSecondaryIndexUpdates is empty")
+	wantRawError(t, callRaw(t, s.Endpoint, "UpdateTable", `{`+tn+`,"AttributeDefinitions":[{"AttributeName":"g","AttributeType":"S"}],"GlobalSecondaryIndexUpdates":[{"Delete":{"IndexName":"byG"}},{"Create":{"IndexName":"byG","KeySchema":[{"AttributeName":"g","KeyType":"HASH"}],"Projection":{"ProjectionType":"ALL"}}}]}`), "ValidationException",
+		"One or more parameter values were invalid: Only one global secondary index update per index is allowed simultaneously. Index: byG")
 	if d := describeIndex(t, c, name, "byG"); d == nil || d.IndexStatus != types.IndexStatusActive {
 		t.Fatalf("index after refused updates: %+v", d)
 	}
+	if describe(t, c, name).DeletionProtectionEnabled != nil && *describe(t, c, name).DeletionProtectionEnabled {
+		t.Fatal("a refused UpdateTable enabled deletion protection")
+	}
+	// DDB-TABLE-162: a conflicting definition of an attribute the new index
+	// does not use is ignored; the table keeps its type.
+	if _, err := c.UpdateTable(ctxT(t), &dynamodb.UpdateTableInput{TableName: aws.String(name),
+		AttributeDefinitions:        attrDefs("pk", "N", "h", "S"),
+		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{createGSIUpdate("byH", "h")}}); err != nil {
+		t.Fatalf("GSI create with a conflicting table key definition: %v", err)
+	}
+	for _, def := range describe(t, c, name).AttributeDefinitions {
+		if aws.ToString(def.AttributeName) == "pk" && def.AttributeType != types.ScalarAttributeTypeS {
+			t.Fatalf("pk redefined as %s", def.AttributeType)
+		}
+	}
+
+	// Name lengths are member constraints, reported before the definitions
+	// are checked against the key schemas.
+	// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_AttributeDefinition.html
+	long := strings.Repeat("a", 256)
+	wantRawError(t, callRaw(t, s.Endpoint, "CreateTable", `{"TableName":"abc","AttributeDefinitions":[{"AttributeName":"`+long+`","AttributeType":"S"}],"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"BillingMode":"PAY_PER_REQUEST"}`),
+		"ValidationException", "1 validation error detected: Value '"+long+"' at 'attributeDefinitions.1.member.attributeName' failed to satisfy constraint: Member must have length less than or equal to 255")
+	wantRawError(t, callRaw(t, s.Endpoint, "CreateTable", `{"TableName":"abc","AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"BillingMode":"PAY_PER_REQUEST","GlobalSecondaryIndexes":[{"IndexName":"gsi","KeySchema":[{"AttributeName":"g","KeyType":"HASH"}],"Projection":{"ProjectionType":"INCLUDE","NonKeyAttributes":["`+long+`"]}}]}`),
+		"ValidationException", "1 validation error detected: Value '"+long+"' at 'globalSecondaryIndexes.1.member.projection.nonKeyAttributes.1.member' failed to satisfy constraint: Member must have length less than or equal to 255")
+	wantRawError(t, callRaw(t, s.Endpoint, "UpdateTable", `{`+tn+`,"AttributeDefinitions":[{"AttributeName":"`+long+`","AttributeType":"S"}],"GlobalSecondaryIndexUpdates":[{"Create":{"IndexName":"gsi","KeySchema":[{"AttributeName":"g","KeyType":"HASH"}],"Projection":{"ProjectionType":"ALL"}}}]}`),
+		"ValidationException", "1 validation error detected: Value '"+long+"' at 'attributeDefinitions.1.member.attributeName' failed to satisfy constraint: Member must have length less than or equal to 255")
 
 	d := describe(t, c, name)
 	arn := aws.ToString(d.TableArn)

@@ -62,7 +62,16 @@ func TestAccountIDAndRegion(t *testing.T) {
 	if got, want := aws.ToString(out.TableDescription.TableArn), "arn:aws:dynamodb:us-east-1:123456789012:table/"+name; got != want {
 		t.Fatalf("TableArn: want %s, got %s", want, got)
 	}
-	// A request whose credential names no region gets --region.
+	// A request whose credential names no region gets --region: its
+	// namespace and its ARNs (regions are separate namespaces, so the table
+	// is created there too).
+	home := dynamodb.New(c.Options(), func(o *dynamodb.Options) { o.Region = "eu-west-3" })
+	if _, err := home.CreateTable(ctxT(t), &dynamodb.CreateTableInput{
+		TableName: aws.String(name), AttributeDefinitions: attrDefs("pk", "S"), KeySchema: keySchema("pk"),
+		BillingMode: types.BillingModePayPerRequest,
+	}); err != nil {
+		t.Fatal(err)
+	}
 	r := doRaw(t, rawRequest(t, s.Endpoint, "DynamoDB_20120810.DescribeTable", []byte(`{"TableName":"`+name+`"}`), false, func(r *http.Request) {
 		r.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential="+testAccessKey+", SignedHeaders=host, Signature=0")
 		r.Header.Set("X-Amz-Date", "20240101T000000Z")

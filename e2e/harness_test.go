@@ -20,6 +20,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
@@ -172,7 +173,7 @@ func (b *lockedBuffer) String() string {
 	return b.buf.String()
 }
 
-var endpointRE = regexp.MustCompile(`msg="extenddb serving DynamoDB API" endpoint=(http://\S+)`)
+var endpointRE = regexp.MustCompile(`msg="extenddb serving DynamoDB API" endpoint=(https?://\S+)`)
 
 // startServer starts `extenddb serve --listen 127.0.0.1:0` on the suite's
 // backend (EXTENDDB_E2E_STORAGE), waits until it answers, and stops it with
@@ -335,12 +336,16 @@ func startServerOn(t testing.TB, backend string, args ...string) *server {
 	return s
 }
 
+var readyClient = &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+
 // waitReady polls the endpoint until the HTTP server answers.
 func (s *server) waitReady() {
 	s.t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		resp, err := http.Get(s.Endpoint + "/")
+		// Readiness only: an HTTPS server's certificate is checked by the
+		// tests themselves.
+		resp, err := readyClient.Get(s.Endpoint + "/")
 		if err == nil {
 			resp.Body.Close()
 			return

@@ -13,7 +13,10 @@ import (
 //   https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchExecuteStatement.html
 //   https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ql-reference.multiplestatements.batching.html
 //     (1 to 25 statements, all reads or all writes; a failed statement is an
-//     Error in its entry, Code "ValidationError" for a ValidationException)
+//     Error in its entry, Code "ValidationError" for a ValidationException;
+//     an entry with an Error has no TableName, and an UPDATE whose MODIFIED
+//     projection is empty has no Item, as recorded against DynamoDB by
+//     https://github.com/nubo-db/dynoxide's tests)
 //   https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ExecuteTransaction.html
 //   https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ql-reference.multiplestatements.transactions.html
 //     (all reads or all writes, EXISTS as a condition check)
@@ -38,27 +41,34 @@ func TestPartiQLBatchExecuteStatement(t *testing.T) {
 		stmt(q(`UPDATE "%s" SET n = 2 WHERE pk = 'old' AND n = 5`)),
 		stmt(q(`SELECT * FROM "%s" WHERE`)),
 		stmt(`DELETE FROM "nope-table" WHERE pk = 'x'`),
+		stmt(q(`UPDATE "%s" REMOVE zz WHERE pk = 'old' RETURNING MODIFIED NEW *`)),
+		stmt(q(`UPDATE "%s" SET n = 3 WHERE pk = 'old' RETURNING MODIFIED NEW *`)),
 	}, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []string{
 		tb + "|",
-		tb + "|DuplicateItem:Duplicate primary key exists in table",
-		tb + "|ConditionalCheckFailed:The conditional request failed",
+		"|DuplicateItem:Duplicate primary key exists in table",
+		"|ConditionalCheckFailed:The conditional request failed",
 		"|ValidationError:Statement wasn't well formed, can't be processed: Unexpected term",
-		"nope-table|ResourceNotFound:Requested resource not found",
+		"|ResourceNotFound:Requested resource not found",
+		tb + "|",
+		tb + `|{"n":{"N":"3"}}`,
 	}
 	for i, r := range out.Responses {
 		got := aws.ToString(r.TableName) + "|"
 		if r.Error != nil {
 			got += string(r.Error.Code) + ":" + aws.ToString(r.Error.Message)
 		}
+		if r.Item != nil {
+			got += itemText(r.Item)
+		}
 		if got != want[i] {
 			t.Errorf("Responses[%d]: got %q, want %q", i, got, want[i])
 		}
 	}
-	if len(out.ConsumedCapacity) != 1 || aws.ToFloat64(out.ConsumedCapacity[0].CapacityUnits) != 1 {
+	if len(out.ConsumedCapacity) != 1 || aws.ToFloat64(out.ConsumedCapacity[0].CapacityUnits) != 3 {
 		t.Errorf("ConsumedCapacity: %+v", out.ConsumedCapacity)
 	}
 
@@ -157,9 +167,14 @@ func TestPartiQLExecuteTransaction(t *testing.T) {
 	// Reads.
 	out, err := c.ExecuteTransaction(ctxT(t), &dynamodb.ExecuteTransactionInput{TransactStatements: tx(
 		q(`SELECT n FROM "%s" WHERE pk = 'a'`), q(`SELECT * FROM "%s" WHERE pk = 'zz'`),
-	)})
+	), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Transactional reads cost 2 units per item read, absent ones included.
+	// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html#transaction-capacity-handling
+	if len(out.ConsumedCapacity) != 1 || aws.ToString(out.ConsumedCapacity[0].TableName) != tb || aws.ToFloat64(out.ConsumedCapacity[0].CapacityUnits) != 4 {
+		t.Errorf("ConsumedCapacity: %+v", out.ConsumedCapacity)
 	}
 	if len(out.Responses) != 2 || itemText(out.Responses[0].Item) != `{"n":{"N":"2"}}` || out.Responses[1].Item != nil {
 		t.Errorf("Responses: %+v", out.Responses)

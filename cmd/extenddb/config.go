@@ -28,6 +28,7 @@ func serveFlags(f *pflag.FlagSet) {
 	f.String("listen", "127.0.0.1:8000", "address to listen on (host:port; port 0 picks a free one)")
 	f.String("storage", "sqlite", "storage backend: sqlite, postgres or cassandra")
 	f.String("data-dir", "./extenddb-data", "SQLite: directory for the database")
+	f.String("backup-root", "", "directory of on-demand backups; several servers sharing a backend must share it (default: <data-dir>/backups)")
 	f.Bool("in-memory", false, "SQLite: keep all data in memory; nothing survives exit")
 	f.String("postgres-dsn", "", "PostgreSQL: connection string, e.g. postgres://user@host:5432/db")
 	f.String("postgres-schema", "", "PostgreSQL: schema for extenddb's tables (default: the connection's search_path)")
@@ -48,11 +49,13 @@ func serveFlags(f *pflag.FlagSet) {
 	f.Bool("metrics", true, "serve Prometheus metrics on GET /metrics")
 	f.String("pprof-listen", "", "serve Go's pprof on this host:port (off when empty); never on the API's address")
 	addLimitFlags(f)
+	authFlags(f)
 	localFlags(f)
 }
 
 // secretKeys are the settings --print-config masks.
-var secretKeys = map[string]bool{"postgres-dsn": true}
+// The DSN's password is masked in place; the others are masked whole.
+var secretKeys = map[string]bool{"postgres-dsn": true, "root-secret-access-key": true, "server-key": true}
 
 // reader reads typed settings from viper, collecting every error so that a
 // bad configuration is reported at once, and keeps the values it read for
@@ -140,6 +143,12 @@ func loadConfig(v *viper.Viper, flags *pflag.FlagSet) (loaded, error) {
 	cfg := readSettings(r)
 	applyLocal(r, &cfg)
 	validate(r, cfg)
+	// Settings read elsewhere (authConfig) are shown as given.
+	flags.VisitAll(func(f *pflag.Flag) {
+		if _, ok := r.values[f.Name]; !ok && f.Name != "config" && f.Name != "print-config" {
+			r.values[f.Name] = v.Get(f.Name)
+		}
+	})
 	if len(r.errs) > 0 {
 		return loaded{}, fmt.Errorf("invalid configuration:\n  %s", strings.Join(r.errs, "\n  "))
 	}
@@ -152,6 +161,7 @@ func readSettings(r *reader) server.Config {
 		Storage:        r.str("storage"),
 		DataDir:        r.str("data-dir"),
 		InMemory:       r.boolean("in-memory"),
+		BackupRoot:     r.str("backup-root"),
 		PostgresDSN:    r.str("postgres-dsn"),
 		PostgresSchema: r.str("postgres-schema"),
 
@@ -181,7 +191,7 @@ func readSettings(r *reader) server.Config {
 		Metrics:     r.boolean("metrics"),
 		PprofListen: r.str("pprof-listen"),
 
-		SharedDB:                r.boolean("shared-db"),
+		Auth:                    authConfig(r.v, r.boolean),
 		CORS:                    r.str("cors"),
 		DisableTelemetry:        r.boolean("disable-telemetry"),
 		OptimizeDBBeforeStartup: r.boolean("optimize-db-before-startup"),
@@ -287,7 +297,11 @@ func printConfig(w io.Writer, flags *pflag.FlagSet, values map[string]any) {
 			return
 		}
 		if secretKeys[f.Name] {
-			val = maskSecret(fmt.Sprint(val))
+			if f.Name == "postgres-dsn" {
+				val = maskSecret(fmt.Sprint(val))
+			} else if val != "" {
+				val = "xxxxx"
+			}
 		}
 		switch x := val.(type) {
 		case string:

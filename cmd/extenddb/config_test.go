@@ -68,6 +68,16 @@ var envValues = map[string][2]string{
 	"cors":                         {"https://example.com", `"https://example.com"`},
 	"disable-telemetry":            {"true", "true"},
 	"optimize-db-before-startup":   {"", "false"},
+	"backup-root":                  {"/var/backups/x", `"/var/backups/x"`},
+	"root-access-key-id":           {"AKIDROOT", `"AKIDROOT"`},
+	"root-secret-access-key":       {"topsecret", `"xxxxx"`},
+	"root-credentials-file":        {"/etc/creds.json", `"/etc/creds.json"`},
+	"server-key":                   {"00ff", `"xxxxx"`},
+	"server-key-file":              {"/etc/key", `"/etc/key"`},
+	"insecure":                     {"true", "true"},
+	"per-access-key":               {"true", "true"},
+	"tls-cert":                     {"/etc/c.pem", `"/etc/c.pem"`},
+	"tls-key":                      {"/etc/k.pem", `"/etc/k.pem"`},
 }
 
 // Every setting can be given in the environment as EXTENDDB_<NAME>, and
@@ -106,10 +116,10 @@ func TestEveryEnvironmentOverride(t *testing.T) {
 			t.Errorf("print-config %s = %s, want %s", k, got[k], want[1])
 		}
 	}
-	if strings.Contains(out.String(), "hunter2") {
+	if strings.Contains(out.String(), "hunter2") || strings.Contains(out.String(), "topsecret") || strings.Contains(out.String(), "00ff") {
 		t.Errorf("print-config shows the password:\n%s", out.String())
 	}
-	if l.cfg.Listen != "0.0.0.0:9001" || !l.cfg.SharedDB || l.cfg.StatusDelay != 2*time.Second || l.cfg.Metrics {
+	if l.cfg.Listen != "0.0.0.0:9001" || !l.cfg.Auth.SharedDB || l.cfg.StatusDelay != 2*time.Second || l.cfg.Metrics {
 		t.Errorf("config = %+v", l.cfg)
 	}
 }
@@ -139,7 +149,7 @@ func TestDynamoDBLocalOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := l.cfg
-	if c.Listen != "127.0.0.1:8001" || !c.SharedDB || c.DataDir != "/data" || c.StatusDelay != localStatusDelay ||
+	if c.Listen != "127.0.0.1:8001" || !c.Auth.SharedDB || c.DataDir != "/data" || c.StatusDelay != localStatusDelay ||
 		c.CORS != "*" || !c.DisableTelemetry || !c.OptimizeDBBeforeStartup || c.InMemory {
 		t.Errorf("config = %+v", c)
 	}

@@ -18,7 +18,7 @@ import (
 // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/DynamoDBLocal.UsageNotes.html
 // Each maps to a flag of its own (so also to an environment variable and a
 // configuration-file key); -dbPath and -inMemory map to --data-dir and
-// --in-memory.
+// --in-memory, -sharedDb to --shared-db (internal/auth's namespaces).
 var localOptions = map[string]string{
 	"-port":                    "--port",
 	"-inMemory":                "--in-memory",
@@ -38,7 +38,6 @@ const localStatusDelay = 2 * time.Second
 func localFlags(f *pflag.FlagSet) {
 	f.Int("port", 0, "DynamoDB Local's -port: the port to listen on, on --listen's host (0 = --listen's port)")
 	f.String("db-path", "", "DynamoDB Local's -dbPath: the SQLite data directory (same as --data-dir)")
-	f.Bool("shared-db", false, "DynamoDB Local's -sharedDb: one database for every access key and region (extenddb's behaviour in any case)")
 	f.Bool("delay-transient-statuses", false, "DynamoDB Local's -delayTransientStatuses: tables stay CREATING/UPDATING/DELETING for 2s unless --status-delay says otherwise")
 	f.String("cors", "", "DynamoDB Local's -cors: comma-separated origins browsers may call from (default any, as DynamoDB)")
 	f.Bool("disable-telemetry", false, "DynamoDB Local's -disableTelemetry: accepted; extenddb sends no telemetry")
@@ -110,5 +109,5 @@ func printLocalBanner(w io.Writer, cfg server.Config, endpoint, version string) 
 	fmt.Fprintf(w, "Initializing DynamoDB Local with the following configuration:\n"+
 		"Port:\t%s\nInMemory:\t%t\nVersion:\t%s\nDbPath:\t%s\nSharedDb:\t%t\n"+
 		"shouldDelayTransientStatuses:\t%t\nCorsParams:\t%s\n\n",
-		port, cfg.InMemory, version, dbPath, cfg.SharedDB, cfg.StatusDelay > 0, cors)
+		port, cfg.InMemory, version, dbPath, cfg.Auth.SharedDB, cfg.StatusDelay > 0, cors)
 }

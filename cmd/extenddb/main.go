@@ -52,6 +52,8 @@ func rootCmd() *cobra.Command {
 	}
 	root.AddCommand(serveCmd())
 	root.AddCommand(loadCmd())
+	root.AddCommand(authCmd())
+	root.AddCommand(certCmd())
 	root.AddCommand(versionCmd())
 	root.AddCommand(healthCmd())
 	return root
@@ -81,6 +83,7 @@ by --config. DynamoDB Local's options (-port, -inMemory, -sharedDb, -dbPath,
 			}
 			cfg := l.cfg
 			cfg.Log = newLogger(cmd.ErrOrStderr(), cfg.LogFormat, cfg.LogLevel)
+			ownerOnlyFiles()
 			for _, msg := range unusedSettings(v, cmd.Flags(), cfg.Storage) {
 				cfg.Log.Warn(msg)
 			}
@@ -104,7 +107,7 @@ func serve(cmd *cobra.Command, cfg server.Config) error {
 	}
 	printLocalBanner(cmd.OutOrStdout(), cfg, s.Endpoint(), buildVersion())
 	log.Info("extenddb serving DynamoDB API", "endpoint", s.Endpoint(), "storage", storageName(cfg),
-		"data", dataDesc(cfg), "region", cfg.Region, "account", cfg.AccountID, "version", buildVersion())
+		"data", dataDesc(cfg), "auth", s.AuthMode(), "region", cfg.Region, "account", cfg.AccountID, "version", buildVersion())
 	if p := s.PprofEndpoint(); p != "" {
 		log.Info("pprof serving", "endpoint", p)
 	}

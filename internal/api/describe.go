@@ -86,6 +86,7 @@ type tableDescription struct {
 	LatestStreamArn           string                 `json:"LatestStreamArn,omitempty"`
 	TableClassSummary         *tableClassSummary     `json:"TableClassSummary,omitempty"`
 	DeletionProtectionEnabled bool                   `json:"DeletionProtectionEnabled"`
+	RestoreSummary            *restoreSummary        `json:"RestoreSummary,omitempty"` // backups_restore.go
 }
 
 type streamSpecDescription struct {
@@ -106,8 +107,14 @@ func (t epochSeconds) MarshalJSON() ([]byte, error) {
 	return []byte(fmt.Sprintf("%d.%03d", ms/1000, ms%1000)), nil
 }
 
+// tableArn is the table's ARN: the region of the request and the account
+// of the table's namespace.
 func (e *Engine) tableArn(region string, t *storage.Table) string {
-	return fmt.Sprintf("arn:aws:dynamodb:%s:%s:table/%s", region, e.cfg.AccountID, t.Name)
+	account := storage.NamespaceAccount(t.Account)
+	if account == "" {
+		account = e.cfg.AccountID
+	}
+	return fmt.Sprintf("arn:aws:dynamodb:%s:%s:table/%s", region, account, t.Name)
 }
 
 func keySchemaOut(ks []storage.KeyElement) []keySchemaElement {
@@ -162,6 +169,7 @@ func (e *Engine) describe(ctx context.Context, region string, t *storage.Table, 
 		d.LatestStreamLabel = t.LatestStreamLabel
 		d.LatestStreamArn = d.TableArn + "/stream/" + t.LatestStreamLabel
 	}
+	d.RestoreSummary = restoreSummaryOf(t)
 	if t.TableClass != "" && t.TableClass != "STANDARD" {
 		d.TableClassSummary = &tableClassSummary{TableClass: t.TableClass}
 	}

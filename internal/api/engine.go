@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/extenddb/extenddb/internal/backup"
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/protocol"
 	"github.com/extenddb/extenddb/internal/storage"
@@ -44,6 +45,8 @@ type Engine struct {
 	indexKick, ttlKick atomic.Pointer[func()]
 	// The inline TTL transition (SetTTLSettler).
 	ttlSettle atomic.Pointer[func(context.Context, *storage.Table) bool]
+	// backups serves the backup operations (SetBackups, backups.go).
+	backups *backup.Service
 }
 
 type opFunc func(e *Engine, ctx context.Context, r *protocol.Request) (any, error)
@@ -111,9 +114,15 @@ func (e *Engine) Serve(ctx context.Context, r *protocol.Request) (any, error) {
 	return out, storageFault(e.cfg.Log, r.Operation, err)
 }
 
-// account returns the storage account of a caller. Until authentication maps
-// access keys to accounts, every caller shares the configured account.
-func (e *Engine) account(r *protocol.Request) string { return e.cfg.AccountID }
+// account returns the storage namespace of a caller (storage.Namespace: its
+// account and region), or the configured account when the protocol layer
+// named none.
+func (e *Engine) account(r *protocol.Request) string {
+	if r.Caller.Namespace != "" {
+		return r.Caller.Namespace
+	}
+	return e.cfg.AccountID
+}
 
 // table returns the catalog entry of an account's table, from the cache when fresh.
 // A missing table is ResourceNotFoundException.

@@ -29,5 +29,13 @@ func operations() map[string]opFunc {
 		"ExecuteTransaction":    executeTransaction,
 		"UpdateTimeToLive":      updateTimeToLive,
 		"DescribeTimeToLive":    describeTimeToLive,
+		// Backups (backups*.go).
+		"CreateBackup":              createBackup,
+		"DescribeBackup":            describeBackup,
+		"ListBackups":               listBackups,
+		"DeleteBackup":              deleteBackup,
+		"RestoreTableFromBackup":    restoreTableFromBackup,
+		"UpdateContinuousBackups":   updateContinuousBackups,
+		"DescribeContinuousBackups": describeContinuousBackups,
 	}
 }

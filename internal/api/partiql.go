@@ -13,7 +13,8 @@ import (
 )
 
 // PartiQL operations: ExecuteStatement here, BatchExecuteStatement and
-// ExecuteTransaction in partiql_multi.go. A statement is parsed and planned
+// ExecuteTransaction in partiql_batch.go and partiql_tx.go, the running of
+// plans in partiql_run.go. A statement is parsed and planned
 // by internal/partiql into one of the engine's own operations (GetItem,
 // Query, Scan, PutItem, UpdateItem, DeleteItem, TransactGetItems,
 // TransactWriteItems), which then runs through its ordinary handler, so
@@ -137,10 +138,15 @@ func schemaForPlan(t *storage.Table) partiql.Schema {
 	keys := func(ks []storage.KeyElement) partiql.KeyNames {
 		var k partiql.KeyNames
 		for _, el := range ks {
-			if el.KeyType == "HASH" {
+			switch {
+			case el.KeyType == "HASH" && k.Hash == "":
 				k.Hash = el.AttributeName
-			} else {
+			case el.KeyType == "HASH":
+				k.MoreHash = append(k.MoreHash, el.AttributeName)
+			case k.Range == "":
 				k.Range = el.AttributeName
+			default:
+				k.MoreRange = append(k.MoreRange, el.AttributeName)
 			}
 		}
 		return k

@@ -99,13 +99,13 @@ func batchExecuteStatement(e *Engine, ctx context.Context, r *protocol.Request) 
 }
 
 // batchStatement runs one statement of a batch. Client errors become the
-// entry's Error; other errors fail the request.
+// entry's Error (with no TableName, as DynamoDB answers); other errors fail
+// the request.
 func (e *Engine) batchStatement(ctx context.Context, r *protocol.Request, st *partiql.Statement, perr error, s batchStatementRequest, capacity *string) (batchStatementResponse, json.RawMessage, error) {
 	var resp batchStatementResponse
 	if perr != nil {
 		return statementFailure(resp, perr)
 	}
-	resp.TableName = st.Table
 	if st.Kind == partiql.Exists {
 		return statementFailure(resp, ddberr.Validation("EXISTS can only be used in ExecuteTransaction write requests."))
 	}
@@ -120,7 +120,7 @@ func (e *Engine) batchStatement(ctx context.Context, r *protocol.Request, st *pa
 	if err != nil {
 		return statementFailure(resp, err)
 	}
-	resp.Item = res.single
+	resp.TableName, resp.Item = st.Table, res.single
 	return resp, res.consumed, nil
 }
 

@@ -55,7 +55,7 @@ func (e *Engine) callNative(ctx context.Context, r *protocol.Request, op string,
 		return nil, err
 	}
 	for _, m := range []*json.RawMessage{&out.Item, &out.Items, &out.Attributes, &out.LastEvaluatedKey, &out.ConsumedCapacity} {
-		if string(*m) == "null" {
+		if s := string(*m); s == "null" || s == "{}" {
 			*m = nil
 		}
 	}

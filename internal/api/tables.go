@@ -92,13 +92,7 @@ func (e *Engine) validateCreateTable(in *createTableInput) (*storage.Table, erro
 	if c.notNull(in.KeySchema != nil, "keySchema") {
 		c.listLen(len(in.KeySchema), true, "keySchema", 1, 2, func() string { return renderKeySchema(in.KeySchema) })
 	}
-	for i, a := range in.AttributeDefinitions {
-		p := "attributeDefinitions." + itoa(i+1) + ".member."
-		c.notNull(a.AttributeName != nil, p+"attributeName")
-		if c.notNull(a.AttributeType != nil, p+"attributeType") {
-			c.enum(a.AttributeType, p+"attributeType", "B", "N", "S")
-		}
-	}
+	attributeDefinitionConstraints(&c, in.AttributeDefinitions)
 	keySchemaConstraints(&c, in.KeySchema, "keySchema")
 	if in.ProvisionedThroughput != nil {
 		throughputConstraints(&c, in.ProvisionedThroughput, "provisionedThroughput")
@@ -299,6 +293,23 @@ func throughputBounds(tp *provisionedThroughput) error {
 	return nil
 }
 
+// attributeDefinitionConstraints checks the members of AttributeDefinitions
+// (CreateTable, UpdateTable): a name of 1 to 255 characters and a type. The
+// lengths are member constraints, reported before any check of the
+// definitions against the key schemas.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_AttributeDefinition.html
+func attributeDefinitionConstraints(c *constraints, defs []attributeDefinition) {
+	for i, a := range defs {
+		p := "attributeDefinitions." + itoa(i+1) + ".member."
+		if c.notNull(a.AttributeName != nil, p+"attributeName") {
+			c.lenRange(a.AttributeName, p+"attributeName", 1, 255)
+		}
+		if c.notNull(a.AttributeType != nil, p+"attributeType") {
+			c.enum(a.AttributeType, p+"attributeType", "B", "N", "S")
+		}
+	}
+}
+
 // indexConstraints checks the members of an index definition; maxKeys is
 // the longest KeySchema allowed (2, or 8 for a global secondary index with
 // multi-attribute keys).
@@ -314,6 +325,10 @@ func indexConstraints(c *constraints, ix *secondaryIndexInput, p string, maxKeys
 		c.enum(ix.Projection.ProjectionType, p+"projection.projectionType", "ALL", "INCLUDE", "KEYS_ONLY")
 		if ix.Projection.NonKeyAttributes != nil {
 			c.listLen(len(ix.Projection.NonKeyAttributes), true, p+"projection.nonKeyAttributes", 1, 20, func() string { return "[" + strings.Join(ix.Projection.NonKeyAttributes, ", ") + "]" })
+			// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Projection.html
+			for i := range ix.Projection.NonKeyAttributes {
+				c.lenRange(&ix.Projection.NonKeyAttributes[i], p+"projection.nonKeyAttributes."+itoa(i+1)+".member", 1, 255)
+			}
 		}
 	}
 	if ix.ProvisionedThroughput != nil {

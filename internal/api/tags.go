@@ -110,7 +110,7 @@ func (e *Engine) resolveArn(ctx context.Context, r *protocol.Request, arn string
 		// https://github.com/scylladb/scylladb/blob/master/test/alternator/test_tag.py
 		return nil, invalid("Invalid resource arn provided, only table or stream is accepted. Provided resource %s", arn)
 	}
-	if name == "" || strings.Contains(name, "/") || parts[4] != e.cfg.AccountID {
+	if name == "" || strings.Contains(name, "/") || parts[4] != storage.NamespaceAccount(e.account(r)) {
 		return nil, ddberr.ResourceNotFound("Requested resource not found: ResourcArn: %s not found", arn)
 	}
 	t, err := e.table(ctx, e.account(r), name)

@@ -44,6 +44,7 @@ func updateTable(e *Engine, ctx context.Context, r *protocol.Request) (any, erro
 		c.notNull(in.StreamSpecification.StreamEnabled != nil, "streamSpecification.streamEnabled")
 		c.enum(in.StreamSpecification.StreamViewType, "streamSpecification.streamViewType", "NEW_IMAGE", "OLD_IMAGE", "NEW_AND_OLD_IMAGES", "KEYS_ONLY")
 	}
+	attributeDefinitionConstraints(&c, in.AttributeDefinitions)
 	gsiUpdateConstraints(&c, in.GlobalSecondaryIndexUpdates)
 	if err := c.err(); err != nil {
 		return nil, err
@@ -52,6 +53,10 @@ func updateTable(e *Engine, ctx context.Context, r *protocol.Request) (any, erro
 		in.DeletionProtectionEnabled == nil && in.TableClass == nil && len(in.GlobalSecondaryIndexUpdates) == 0 &&
 		in.SSESpecification == nil && in.ReplicaUpdates == nil {
 		return nil, ddberr.Validation("At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required")
+	}
+	if in.GlobalSecondaryIndexUpdates != nil && len(in.GlobalSecondaryIndexUpdates) == 0 {
+		// With another change an empty list is an error of its own.
+		return nil, invalid("List of GlobalSecondaryIndexUpdates is empty")
 	}
 	if err := checkGSIUpdateActions(in.GlobalSecondaryIndexUpdates); err != nil {
 		return nil, err

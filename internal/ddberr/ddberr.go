@@ -135,17 +135,19 @@ func IdempotentParameterMismatch(format string, args ...any) *Error {
 
 // AccessDenied is AccessDeniedException.
 func AccessDenied(format string, args ...any) *Error {
-	return newf(nsDynamoDB, "AccessDeniedException", http.StatusBadRequest, format, args)
+	return newf(nsCoral, "AccessDeniedException", http.StatusBadRequest, format, args)
 }
 
-// UnrecognizedClient is UnrecognizedClientException (unknown access key).
+// UnrecognizedClient is UnrecognizedClientException (unknown access key),
+// in the com.amazon.coral.service namespace as DynamoDB sends it
+// (https://github.com/baopham/laravel-dynamodb/issues/228 quotes the body).
 func UnrecognizedClient(format string, args ...any) *Error {
-	return newf(nsDynamoDB, "UnrecognizedClientException", http.StatusBadRequest, format, args)
+	return newf(nsCoral, "UnrecognizedClientException", http.StatusBadRequest, format, args)
 }
 
 // InvalidSignature is InvalidSignatureException.
 func InvalidSignature(format string, args ...any) *Error {
-	return newf(nsDynamoDB, "InvalidSignatureException", http.StatusBadRequest, format, args)
+	return newf(nsCoral, "InvalidSignatureException", http.StatusBadRequest, format, args)
 }
 
 // ProvisionedThroughputExceeded is ProvisionedThroughputExceededException.

@@ -168,18 +168,11 @@ func (p *parser) parseCmp() (*node, error) {
 		if err := p.expect(tkLParen); err != nil {
 			return nil, err
 		}
-		n := &node{kind: nIn, args: []*node{left}}
-		for {
-			a, err := p.parseCondOperand()
-			if err != nil {
-				return nil, err
-			}
-			n.args = append(n.args, a)
-			if p.peek().kind != tkComma {
-				break
-			}
-			p.next()
+		list, err := commaList(p, p.parseCondOperand)
+		if err != nil {
+			return nil, err
 		}
+		n := &node{kind: nIn, args: append([]*node{left}, list...)}
 		if err := p.expect(tkRParen); err != nil {
 			return nil, err
 		}

@@ -67,17 +67,11 @@ func parseUpdateSyntax(src string) (*syntax, error) {
 			s.dupClause = actionNames[kind]
 		}
 		seen[kind] = true
-		for {
-			a, err := p.parseAction(actionKind(kind))
-			if err != nil {
-				return nil, err
-			}
-			s.actions = append(s.actions, a)
-			if p.peek().kind != tkComma {
-				break
-			}
-			p.next()
+		actions, err := commaList(p, func() (action, error) { return p.parseAction(actionKind(kind)) })
+		if err != nil {
+			return nil, err
 		}
+		s.actions = append(s.actions, actions...)
 		if t := p.peek(); t.kind != tkEOF && !p.keywordAt(t, "") {
 			return nil, p.syntaxErr()
 		}
@@ -168,18 +162,11 @@ func parseProjectionSyntax(src string) (*syntax, error) {
 		return nil, err
 	}
 	p := newParser(src, KindProjection)
-	s := &syntax{}
-	for {
-		n, err := p.parsePath()
-		if err != nil {
-			return nil, err
-		}
-		s.paths = append(s.paths, n)
-		if p.peek().kind != tkComma {
-			break
-		}
-		p.next()
+	paths, err := commaList(p, p.parsePath)
+	if err != nil {
+		return nil, err
 	}
+	s := &syntax{paths: paths}
 	if p.peek().kind != tkEOF {
 		return nil, p.syntaxErr()
 	}

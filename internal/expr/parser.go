@@ -177,22 +177,14 @@ func (p *parser) parseCall(name string, arg func() (*node, error)) (*node, error
 	if err := p.countOp(); err != nil {
 		return nil, err
 	}
-	n := &node{kind: nFunc, fn: name}
-	for {
-		a, err := arg()
-		if err != nil {
-			return nil, err
-		}
-		n.args = append(n.args, a)
-		if p.peek().kind != tkComma {
-			break
-		}
-		p.next()
+	args, err := commaList(p, arg)
+	if err != nil {
+		return nil, err
 	}
 	if err := p.expect(tkRParen); err != nil {
 		return nil, err
 	}
-	return n, nil
+	return &node{kind: nFunc, fn: name, args: args}, nil
 }
 
 // parseOperand parses a :value, a function call or a document path.
@@ -224,4 +216,20 @@ func (p *parser) markParens(n *node) {
 		p.redundant = true
 	}
 	n.parens = true
+}
+
+// commaList parses one or more elements, separated by commas, with elem.
+func commaList[T any](p *parser, elem func() (T, error)) ([]T, error) {
+	var out []T
+	for {
+		e, err := elem()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+		if p.peek().kind != tkComma {
+			return out, nil
+		}
+		p.next()
+	}
 }

@@ -8,8 +8,32 @@ import (
 )
 
 // KeyNames are the key attribute names of a table or index; Range is empty
-// for a partition key alone.
-type KeyNames struct{ Hash, Range string }
+// for a partition key alone. MoreHash and MoreRange hold the further
+// attributes of a multi-attribute partition or sort key (global secondary
+// indexes), in key schema order.
+type KeyNames struct {
+	Hash, Range         string
+	MoreHash, MoreRange []string
+}
+
+// multi reports whether the key has several partition or sort key attributes.
+func (k KeyNames) multi() bool { return len(k.MoreHash) > 0 || len(k.MoreRange) > 0 }
+
+// isKey reports whether name is one of the key's attributes.
+func (k KeyNames) isKey(name string) bool {
+	if name == "" {
+		return false
+	}
+	if name == k.Hash || name == k.Range {
+		return true
+	}
+	for _, n := range append(append([]string{}, k.MoreHash...), k.MoreRange...) {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
 
 // Schema is what the planner needs of a table: its key and its indexes' keys.
 type Schema struct {

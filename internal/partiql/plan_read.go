@@ -50,6 +50,9 @@ func planSelect(st *Statement, sch Schema, r *renderer, pl *Plan) error {
 // planQuery plans a GetItem or Query when the WHERE has an equality on the
 // partition key; ok is false when it has none.
 func planQuery(st *Statement, keys KeyNames, conj []Expr, r *renderer, pl *Plan) (bool, error) {
+	if keys.multi() {
+		return planMultiQuery(st, keys, conj, r, pl)
+	}
 	hashAt, rangeAt := -1, -1
 	var hashV item.AttributeValue
 	for i, c := range conj {
@@ -138,7 +141,7 @@ func isRangeCondition(x Expr, name string) bool {
 // direction of the Query.
 func planOrder(st *Statement, keys KeyNames, pl *Plan) error {
 	for _, o := range st.OrderBy {
-		if o.Name != keys.Hash && o.Name != keys.Range {
+		if !keys.isKey(o.Name) {
 			return ddberr.Validation("Variable reference " + o.Name + " in ORDER BY clause must be part of the primary key")
 		}
 		if o.Name == keys.Range || keys.Range == "" || len(st.OrderBy) == 1 {
@@ -146,4 +149,53 @@ func planOrder(st *Statement, keys KeyNames, pl *Plan) error {
 		}
 	}
 	return nil
+}
+
+// planMultiQuery plans a Query of an index with a multi-attribute key: it
+// needs an equality on every partition key attribute; the other conditions
+// become its filter, unless they name a key attribute (then it is a Scan).
+func planMultiQuery(st *Statement, keys KeyNames, conj []Expr, r *renderer, pl *Plan) (bool, error) {
+	hashes := append([]string{keys.Hash}, keys.MoreHash...)
+	vals := make([]item.AttributeValue, len(hashes))
+	used := make([]bool, len(conj))
+	for i, h := range hashes {
+		found := false
+		for j, c := range conj {
+			v, ok, err := keyEquality(c, h, r.params)
+			if err != nil {
+				return false, err
+			}
+			if ok && !used[j] {
+				vals[i], used[j], found = v, true, true
+				break
+			}
+		}
+		if !found {
+			return false, nil
+		}
+	}
+	keyAttrs := append(append(append([]string{}, hashes...), keys.Range), keys.MoreRange...)
+	var rest []Expr
+	for j, c := range conj {
+		if used[j] {
+			continue
+		}
+		for _, k := range keyAttrs {
+			if mentions(c, k) {
+				return false, nil
+			}
+		}
+		rest = append(rest, c)
+	}
+	if err := planOrder(st, keys, pl); err != nil {
+		return false, err
+	}
+	parts := make([]string, len(hashes))
+	for i, h := range hashes {
+		parts[i] = r.name(h) + " = " + r.value(vals[i])
+	}
+	pl.Operation, pl.KeyCondition = OpQuery, strings.Join(parts, " AND ")
+	var err error
+	pl.Filter, err = andAll(r, rest)
+	return true, err
 }

@@ -18,7 +18,7 @@ import (
 
 var testSchema = Schema{
 	KeyNames: KeyNames{Hash: "pk", Range: "sk"},
-	Indexes:  map[string]KeyNames{"byG": {Hash: "g", Range: "sk"}},
+	Indexes:  map[string]KeyNames{"byG": {Hash: "g", Range: "sk"}, "multi": {Hash: "a", Range: "b", MoreHash: []string{"a2"}, MoreRange: []string{"b2"}}},
 	Types:    map[string]string{"pk": "S", "sk": "N", "g": "S"},
 }
 

@@ -16,8 +16,11 @@ package protocol
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/json"
+	"hash"
 	"hash/crc32"
+	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -29,10 +32,25 @@ import (
 	"github.com/extenddb/extenddb/internal/ddberr"
 )
 
-// Caller identifies who sent a request, parsed from its SigV4 Authorization header.
+// Caller identifies who sent a request, parsed from its SigV4 Authorization
+// header (and verified by the Authenticator, when the server has one).
 type Caller struct {
 	AccessKeyID string
 	Region      string
+	Account     string // 12-digit account ID; "" = the engine's default
+	Namespace   string // storage namespace (storage.Namespace); "" = Account
+	Principal   string // ARN of the user or role; "" in local mode
+}
+
+// Authenticator verifies a request's signature and names its caller
+// (internal/auth). Verifies reports whether it needs the SHA-256 of the raw
+// request body; Authenticate gets it as payloadSHA256 (nil otherwise).
+// Authorize decides whether the caller may perform the operation on what
+// the body names (AccessDeniedException otherwise).
+type Authenticator interface {
+	Verifies() bool
+	Authenticate(r *http.Request, payloadSHA256 []byte) (Caller, error)
+	Authorize(r *http.Request, c Caller, service, operation string, body []byte) error
 }
 
 // Request is one decoded API call handed to an Operation.
@@ -75,6 +93,8 @@ type Server struct {
 	// request was refused before its operation ran), the HTTP status, the
 	// short error type ("" on success) and the time taken.
 	Observe func(operation string, status int, errType string, elapsed time.Duration)
+	// Auth authenticates requests; nil accepts any well-formed signature.
+	Auth Authenticator
 }
 
 // observed wraps a ResponseWriter to carry what Observe reports.
@@ -144,6 +164,11 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	var bodyHash hash.Hash
+	if s.Auth != nil && s.Auth.Verifies() {
+		bodyHash = sha256.New()
+		r.Body = hashingBody{r.Body, bodyHash}
+	}
 	body, err := readBody(r.Context(), w, r, res)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -155,7 +180,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		writeUnknownOperation404(w)
 		return
 	}
-	req, err := s.decodeRequest(r, body)
+	req, err := s.decodeRequest(r, body, bodyHash)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -185,7 +210,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 // decodeRequest names the operation of an HTTP request with a readable body
 // and checks what DynamoDB's front end checks before any operation runs:
 // the target, the Authorization header and the body's JSON.
-func (s *Server) decodeRequest(r *http.Request, body []byte) (*Request, error) {
+func (s *Server) decodeRequest(r *http.Request, body []byte, bodyHash hash.Hash) (*Request, error) {
 	target := r.Header.Get("X-Amz-Target")
 	var service, op string
 	switch {
@@ -201,7 +226,7 @@ func (s *Server) decodeRequest(r *http.Request, body []byte) (*Request, error) {
 		}
 		return nil, ddberr.UnknownOperation()
 	}
-	caller, authErr := parseAuthorization(r.Header.Get("Authorization"), r.Header.Get("X-Amz-Date") != "" || r.Header.Get("Date") != "")
+	caller, authErr := s.authenticate(r, bodyHash)
 	if authErr != nil {
 		return nil, authErr
 	}
@@ -211,7 +236,38 @@ func (s *Server) decodeRequest(r *http.Request, body []byte) (*Request, error) {
 	if err := checkJSONBody(body); err != nil {
 		return nil, err
 	}
+	if s.Auth != nil {
+		if err := s.Auth.Authorize(r, caller, service, op, body); err != nil {
+			return nil, err
+		}
+	}
 	return &Request{Service: service, Operation: op, Caller: caller, Host: r.Host, Body: body}, nil
+}
+
+// authenticate names the caller of r, verifying its signature when the
+// server has an Authenticator.
+func (s *Server) authenticate(r *http.Request, bodyHash hash.Hash) (Caller, error) {
+	if s.Auth == nil {
+		return parseAuthorization(r.Header.Get("Authorization"), r.Header.Get("X-Amz-Date") != "" || r.Header.Get("Date") != "")
+	}
+	var sum []byte
+	if bodyHash != nil {
+		sum = bodyHash.Sum(nil)
+	}
+	return s.Auth.Authenticate(r, sum)
+}
+
+// hashingBody hashes the raw (still compressed) body as it is read: SigV4
+// signs the bytes on the wire.
+type hashingBody struct {
+	io.ReadCloser
+	h hash.Hash
+}
+
+func (b hashingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.h.Write(p[:n])
+	return n, err
 }
 
 // serve calls the handler, turning a panic into InternalServerError so that

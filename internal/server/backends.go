@@ -67,7 +67,7 @@ func openSQLite(_ context.Context, cfg Config) (storage.Backend, error) {
 	if cfg.InMemory {
 		return sqlite.Open("", opts)
 	}
-	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
 	if err := checkWritable(cfg.DataDir); err != nil {

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -92,8 +93,9 @@ func observer(m *metrics.Metrics, accessLog *slog.Logger) func(string, int, stri
 }
 
 // newHTTP builds the HTTP server: the operational endpoints in front of
-// the API handler, with the configured limits and hooks.
-func (s *Server) newHTTP(engine protocol.Handler, limits HTTPLimits) *http.Server {
+// the API handler, with the configured limits, authentication and hooks;
+// guard is the authentication mode's wrapper (setupAuth).
+func (s *Server) newHTTP(engine protocol.Handler, authn protocol.Authenticator, guard func(http.Handler) http.Handler, limits HTTPLimits) *http.Server {
 	var access *slog.Logger
 	if s.cfg.AccessLog {
 		access = s.cfg.Log.With("log", "access")
@@ -106,11 +108,12 @@ func (s *Server) newHTTP(engine protocol.Handler, limits HTTPLimits) *http.Serve
 		Log:           s.cfg.Log,
 		DefaultRegion: s.cfg.Region,
 		Budget:        admission.New(limits.MemoryBudget, limits.AdmissionWait),
+		Auth:          authn,
 		Observe:       observer(s.metrics, access),
 		CORSOrigins:   corsOrigins(s.cfg.CORS),
 	}
 	return &http.Server{
-		Handler:           s.routes(api),
+		Handler:           guard(s.routes(api)),
 		ReadHeaderTimeout: limits.ReadHeaderTimeout,
 		ReadTimeout:       limits.ReadTimeout,
 		WriteTimeout:      limits.WriteTimeout,
@@ -130,11 +133,19 @@ func corsOrigins(list string) []string {
 	return out
 }
 
-// startPprof serves net/http/pprof on its own address, never on the API's.
-func startPprof(addr string, log *slog.Logger) (*http.Server, net.Listener, error) {
-	ln, err := net.Listen("tcp", addr)
+// startPprof serves net/http/pprof on its own address when one is
+// configured, never on the API's. On failure it stops what Start started.
+func (s *Server) startPprof() error {
+	if s.cfg.PprofListen == "" {
+		return nil
+	}
+	ln, err := net.Listen("tcp", s.cfg.PprofListen)
 	if err != nil {
-		return nil, nil, err
+		s.stopWorkers()
+		<-s.workersDone
+		s.listener.Close()
+		s.store.Close()
+		return fmt.Errorf("pprof: listen on %s: %w", s.cfg.PprofListen, err)
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
@@ -142,11 +153,12 @@ func startPprof(addr string, log *slog.Logger) (*http.Server, net.Listener, erro
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	s.pprof = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	s.pprofListener = ln
 	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Error("pprof server stopped", "error", err)
+		if err := s.pprof.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.cfg.Log.Error("pprof server stopped", "error", err)
 		}
 	}()
-	return srv, ln, nil
+	return nil
 }

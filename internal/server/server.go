@@ -9,12 +9,14 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"golang.org/x/net/netutil"
 
 	"github.com/extenddb/extenddb/internal/api"
+	"github.com/extenddb/extenddb/internal/auth"
 	"github.com/extenddb/extenddb/internal/metrics"
 	"github.com/extenddb/extenddb/internal/storage"
 	"github.com/extenddb/extenddb/internal/workers"
@@ -38,12 +40,18 @@ type Config struct {
 	AccountID   string        // 12-digit account id used in ARNs
 	StatusDelay time.Duration // CREATING/UPDATING/DELETING duration; 0 = immediate
 	TTLInterval time.Duration // how often expired items are deleted; 0 = 30 s
+	Auth        AuthConfig    // authentication, namespaces and TLS (auth.go)
 
 	// Pacing of the background workers' pages, for tests and demos that
 	// watch a table in ENABLING, DISABLING or an index in CREATING.
 	TTLPageSize    int           // items per TTL backfill or drain page; 0 = 256
 	TTLPageDelay   time.Duration // pause before every TTL page; 0 = none
 	IndexPageDelay time.Duration // pause between online index build pages; 0 = none
+
+	// BackupRoot is the directory of on-demand backups (docs/backups.md);
+	// "" = <DataDir>/backups, or a directory under the system's temporary
+	// directory when there is no DataDir.
+	BackupRoot string
 
 	// Operations (docs/operations.md).
 	LogFormat   string // "text" (default) or "json"; cmd/extenddb builds Log from it
@@ -52,9 +60,9 @@ type Config struct {
 	Metrics     bool   // serve GET /metrics (Prometheus)
 	PprofListen string // host:port for net/http/pprof; "" = off
 
-	// DynamoDB Local's options without a storage meaning of their own here
-	// (docs/configuration.md, "Coming from DynamoDB Local").
-	SharedDB                bool   // -sharedDb: one database for every access key and region
+	// DynamoDB Local's options without a meaning of their own elsewhere
+	// (docs/configuration.md, "Coming from DynamoDB Local"); -sharedDb is
+	// Auth.SharedDB.
 	CORS                    string // -cors: comma-separated allowed origins ("*" = any)
 	DisableTelemetry        bool   // -disableTelemetry: extenddb sends no telemetry in any case
 	OptimizeDBBeforeStartup bool   // -optimizeDbBeforeStartup
@@ -72,6 +80,7 @@ type Server struct {
 	store    storage.Backend
 	http     *http.Server
 	listener net.Listener
+	auth     *auth.Authenticator
 	serving  net.Listener // listener, at most MaxConnections connections at once
 
 	metrics        *metrics.Metrics // nil when metrics are off
@@ -104,6 +113,14 @@ func Start(cfg Config) (*Server, error) {
 		store.Close()
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
+	actx, cancel := context.WithTimeout(context.Background(), authTimeout)
+	authn, guard, err := setupAuth(actx, cfg, store, ln)
+	cancel()
+	if err != nil {
+		ln.Close()
+		store.Close()
+		return nil, err
+	}
 	engine := api.New(store, api.Config{AccountID: cfg.AccountID, StatusDelay: cfg.StatusDelay, Log: cfg.Log})
 	account := cfg.AccountID
 	if account == "" {
@@ -121,34 +138,33 @@ func Start(cfg Config) (*Server, error) {
 	engine.SetIndexWorker(pool.Indexes.Kick)
 	engine.SetTTLWorker(pool.TTL.Kick)
 	engine.SetTTLSettler(pool.TTL.Settle)
+	runner := startBackups(cfg, store, engine)
 	wctx, stopWorkers := context.WithCancel(context.Background())
 	workersDone := make(chan struct{})
 	go func() {
 		defer close(workersDone)
+		var wg sync.WaitGroup
+		wg.Go(func() { runner.Run(wctx) })
 		pool.Run(wctx)
+		wg.Wait()
 	}()
 	limits := cfg.HTTP.withDefaults()
 	s := &Server{
 		cfg:         cfg,
 		store:       store,
 		listener:    ln,
+		auth:        authn,
 		serving:     netutil.LimitListener(ln, limits.MaxConnections),
 		stopWorkers: stopWorkers,
 		workersDone: workersDone,
 		metrics:     cfg.registry,
 	}
-	s.http = s.newHTTP(engine, limits)
-	if cfg.PprofListen != "" {
-		if s.pprof, s.pprofListener, err = startPprof(cfg.PprofListen, cfg.Log); err != nil {
-			s.stopWorkers()
-			<-s.workersDone
-			ln.Close()
-			store.Close()
-			return nil, fmt.Errorf("pprof: listen on %s: %w", cfg.PprofListen, err)
-		}
+	s.http = s.newHTTP(engine, authn, guard, limits)
+	if err := s.startPprof(); err != nil {
+		return nil, err
 	}
 	go func() {
-		if err := s.http.Serve(s.serving); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := s.serve(); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			cfg.Log.Error("http server stopped", "error", err)
 		}
 	}()
@@ -156,7 +172,21 @@ func Start(cfg Config) (*Server, error) {
 }
 
 // Endpoint is the URL clients use, e.g. http://127.0.0.1:8000.
-func (s *Server) Endpoint() string { return "http://" + s.listener.Addr().String() }
+func (s *Server) Endpoint() string {
+	if s.cfg.Auth.TLSCert != "" {
+		return "https://" + s.listener.Addr().String()
+	}
+	return "http://" + s.listener.Addr().String()
+}
+
+// serve serves HTTP, or HTTPS (HTTP/1.1 and HTTP/2) when a certificate is
+// configured.
+func (s *Server) serve() error {
+	if s.cfg.Auth.TLSCert != "" {
+		return s.http.ServeTLS(s.serving, s.cfg.Auth.TLSCert, s.cfg.Auth.TLSKey)
+	}
+	return s.http.Serve(s.serving)
+}
 
 // Shutdown stops accepting requests, lets in-flight requests finish (until
 // ctx ends), then closes storage cleanly.

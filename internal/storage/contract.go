@@ -15,7 +15,11 @@ import (
 // Leaser (a backend that several processes share) and Recoverer (a
 // backend whose writes commit the item before its derived rows). The
 // contract suite, internal/storage/storagetest, checks all of it; a new
-// backend runs it from its package tests (see docs/adr/0000).
+// backend runs it from its package tests (see docs/adr/0000). One more
+// optional interface is an optimization, not a capability: SnapshotGetter
+// (snapshot.go) reads several items in one snapshot where a backend can do
+// so without locks; without it the engine reads through TransactWrite,
+// with the same result.
 
 // Backend is a complete storage backend.
 type Backend interface {
@@ -27,6 +31,7 @@ type Backend interface {
 	StreamStore
 	TTLStore
 	TokenStore
+	JobStore
 	// Close flushes and releases everything; pending writes finish first.
 	// Every method called afterwards returns ErrClosed.
 	Close() error

@@ -27,3 +27,53 @@ func PhysicalName(prefix, id string) (string, error) {
 	}
 	return sb.String(), nil
 }
+
+// ItemsTableName and IndexTableName are the physical table names of a
+// table and of an index of the SQL backends (PhysicalName with the
+// prefixes "t_" and "i_").
+func ItemsTableName(id string) (string, error) { return PhysicalName("t_", id) }
+
+// IndexTableName: see ItemsTableName.
+func IndexTableName(id string) (string, error) { return PhysicalName("i_", id) }
+
+// StoredSK is how a backend stores a missing sort key: the empty, non-nil
+// slice (a nil []byte binds as NULL, and a key column cannot be null).
+func StoredSK(sk []byte) []byte {
+	if sk == nil {
+		return []byte{}
+	}
+	return sk
+}
+
+// LoadedSK maps a stored empty sort key back to a missing one (nil).
+func LoadedSK(sk []byte) []byte {
+	if len(sk) == 0 {
+		return nil
+	}
+	return sk
+}
+
+// SQLSource is the physical table of the SQL backends that a read of a
+// table, or of one of its indexes, goes to: its name and columns.
+type SQLSource struct {
+	Name  string
+	Index bool   // an index table: rows carry the index key before the table key
+	PKCol string // the partition key column
+	Cols  string // the columns a row is read from, in Row order
+}
+
+// SQLSourceOf returns the source of a read of t, or of its index named
+// index when that is not "". Errors: ErrTableNotFound (wrapped) when t has
+// no such index, and PhysicalName's.
+func SQLSourceOf(t *Table, index string) (SQLSource, error) {
+	if index == "" {
+		name, err := ItemsTableName(t.ID)
+		return SQLSource{Name: name, PKCol: "pk", Cols: "pk, sk, item, size"}, err
+	}
+	ix := t.Index(index)
+	if ix == nil {
+		return SQLSource{}, fmt.Errorf("%w: table %s has no index %s", ErrTableNotFound, t.Name, index)
+	}
+	name, err := IndexTableName(ix.ID)
+	return SQLSource{Name: name, Index: true, PKCol: "ipk", Cols: "ipk, isk, pk, sk, item, size"}, err
+}

@@ -133,6 +133,11 @@ type Table struct {
 	ActiveAt time.Time
 	// Version increases on every catalog change.
 	Version int64
+	// PointInTimeRecovery is the table's continuous backups setting
+	// (UpdateContinuousBackups); nil means disabled.
+	PointInTimeRecovery *PointInTimeRecovery `json:",omitempty"`
+	// Restore is set on a table created by a restore (RestoreSummary).
+	Restore *RestoreSummary `json:",omitempty"`
 	// LoadedAt is when this copy was read from the catalog: a backend that
 	// sets it takes the time before issuing the read, so the copy reflects
 	// every catalog change committed before LoadedAt. Zero if unknown. It
@@ -140,6 +145,22 @@ type Table struct {
 	// the Cassandra backend uses it to tell how stale a caller's cached
 	// entry may be (docs/adr/0003, Online index builds).
 	LoadedAt time.Time `json:"-"`
+}
+
+// PointInTimeRecovery is an enabled continuous backups setting.
+type PointInTimeRecovery struct {
+	RecoveryPeriodInDays int
+	// EnabledAt is when it was last enabled: the earliest restorable time.
+	EnabledAt time.Time
+}
+
+// RestoreSummary records where a restored table came from. The table stays
+// CREATING while InProgress.
+type RestoreSummary struct {
+	SourceBackupArn string `json:",omitempty"`
+	SourceTableArn  string `json:",omitempty"`
+	RestoreDateTime time.Time
+	InProgress      bool
 }
 
 // Key is an item's primary key, encoded with item.EncodeKey. SK is nil for a

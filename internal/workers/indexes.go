@@ -45,18 +45,9 @@ type Indexes struct {
 
 // NewIndexes returns a worker over store.
 func NewIndexes(store storage.Backend, cfg IndexConfig) *Indexes {
-	if len(cfg.Accounts) == 0 {
-		cfg.Accounts = []string{storage.DefaultAccount}
-	}
-	if cfg.PageSize <= 0 {
-		cfg.PageSize = 256
-	}
-	if cfg.Sweep <= 0 {
-		cfg.Sweep = 5 * time.Second
-	}
-	if cfg.Log == nil {
-		cfg.Log = slog.Default()
-	}
+	cfg.Accounts, cfg.Log = accountsOrDefault(cfg.Accounts), logOrDefault(cfg.Log)
+	cfg.PageSize = orDefault(cfg.PageSize, 256)
+	cfg.Sweep = orDefault(cfg.Sweep, 5*time.Second)
 	return &Indexes{store: store, cfg: cfg, kick: newKicker()}
 }
 

@@ -51,6 +51,12 @@ func loop(ctx context.Context, name string, every time.Duration, kick kicker, lo
 // stops the pass.
 func eachTable(ctx context.Context, store storage.Catalog, accounts []string, visit func(t *storage.Table) error) error {
 	var first error
+	// Every namespace (account and region) that has tables, when the
+	// backend can list them (storage.NamespaceLister).
+	accounts, err := storage.Namespaces(ctx, store, accounts)
+	if err != nil {
+		return err
+	}
 	for _, account := range accounts {
 		names, err := store.ListTables(ctx, account)
 		if err != nil {
@@ -70,4 +76,26 @@ func eachTable(ctx context.Context, store storage.Catalog, accounts []string, vi
 		}
 	}
 	return first
+}
+
+// orDefault is v, or d when v is not positive.
+func orDefault[T int | time.Duration](v, d T) T {
+	if v <= 0 {
+		return d
+	}
+	return v
+}
+
+func logOrDefault(log *slog.Logger) *slog.Logger {
+	if log == nil {
+		return slog.Default()
+	}
+	return log
+}
+
+func accountsOrDefault(accounts []string) []string {
+	if len(accounts) == 0 {
+		return []string{storage.DefaultAccount}
+	}
+	return accounts
 }

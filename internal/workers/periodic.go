@@ -20,13 +20,7 @@ type Periodic struct {
 }
 
 func newPeriodic(name string, every, dflt time.Duration, log *slog.Logger, pass func(ctx context.Context) error) *Periodic {
-	if every <= 0 {
-		every = dflt
-	}
-	if log == nil {
-		log = slog.Default()
-	}
-	return &Periodic{name: name, every: every, log: log, pass: pass}
+	return &Periodic{name: name, every: orDefault(every, dflt), log: logOrDefault(log), pass: pass}
 }
 
 // Run passes until ctx ends or the backend is closed. A nil Periodic (a

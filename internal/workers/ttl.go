@@ -54,25 +54,14 @@ type TTL struct {
 
 // NewTTL returns a worker over store.
 func NewTTL(store storage.Backend, cfg TTLConfig) *TTL {
-	if len(cfg.Accounts) == 0 {
-		cfg.Accounts = []string{storage.DefaultAccount}
-	}
-	if cfg.Interval <= 0 {
-		cfg.Interval = 30 * time.Second
-	}
-	if cfg.PageSize <= 0 {
-		cfg.PageSize = 256
-	}
-	if cfg.Batch <= 0 {
-		cfg.Batch = 256
-	}
+	cfg.Accounts, cfg.Log = accountsOrDefault(cfg.Accounts), logOrDefault(cfg.Log)
+	cfg.Interval = orDefault(cfg.Interval, 30*time.Second)
+	cfg.PageSize = orDefault(cfg.PageSize, 256)
+	cfg.Batch = orDefault(cfg.Batch, 256)
 	if cfg.Owner == "" {
 		var b [8]byte
 		_, _ = rand.Read(b[:])
 		cfg.Owner = hex.EncodeToString(b[:])
-	}
-	if cfg.Log == nil {
-		cfg.Log = slog.Default()
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now

@@ -282,6 +282,7 @@ func (b *Backend) migrations() []migration {
 		intentsMigration(k), // intents.go: write intents, frontends
 		txMigration(k),      // tx.go: transaction ledger, ClientRequestTokens
 		tokenClaimMigration(k),
+		jobsMigration(k), // jobs.go: records of long-running jobs
 	}
 }
 

@@ -222,6 +222,16 @@ func (b *Backend) ListTables(ctx context.Context, account string) ([]string, err
 	return names, nil
 }
 
+// currentTable reads the catalog entry of (account, name) at SERIAL.
+// Errors: storage.ErrTableNotFound, cluster failures.
+func (b *Backend) currentTable(ctx context.Context, account, name string) (*storage.Table, error) {
+	t, err := b.readTable(ctx, account, name, gocql.Serial)
+	if err == nil && t == nil {
+		err = storage.ErrTableNotFound
+	}
+	return t, err
+}
+
 // UpdateTable reads the entry at SERIAL, applies fn to a copy and stores it
 // with an update fenced on the catalog version (IF version = ?); a lost
 // race retries from a fresh read. Indexes fn added get their tables;
@@ -231,12 +241,9 @@ func (b *Backend) UpdateTable(ctx context.Context, account, name string, fn func
 		return nil, storage.ErrClosed
 	}
 	for attempt := 1; ; attempt++ {
-		cur, err := b.readTable(ctx, account, name, gocql.Serial)
+		cur, err := b.currentTable(ctx, account, name)
 		if err != nil {
 			return nil, err
-		}
-		if cur == nil {
-			return nil, storage.ErrTableNotFound
 		}
 		nw, err := copyTable(cur)
 		if err != nil {
@@ -308,12 +315,9 @@ func (b *Backend) DeleteTable(ctx context.Context, account, name string) error {
 		return storage.ErrClosed
 	}
 	for attempt := 1; ; attempt++ {
-		cur, err := b.readTable(ctx, account, name, gocql.Serial)
+		cur, err := b.currentTable(ctx, account, name)
 		if err != nil {
 			return err
-		}
-		if cur == nil {
-			return storage.ErrTableNotFound
 		}
 		applied, err := b.cas(ctx, b.s.Query(`DELETE FROM `+b.catalog+`.tables WHERE account = ? AND name = ? IF id = ?`,
 			account, name, cur.ID),
@@ -391,4 +395,22 @@ func (b *Backend) checkTable(ctx context.Context, t *storage.Table) error {
 		return storage.ErrTableNotFound
 	}
 	return b.ensurePhysical(ctx, cur)
+}
+
+// ListNamespaces returns the distinct accounts (namespaces) of the catalog:
+// the partition keys of the catalog table.
+func (b *Backend) ListNamespaces(ctx context.Context) ([]string, error) {
+	if b.closed.Load() {
+		return nil, storage.ErrClosed
+	}
+	iter := b.s.Query(`SELECT DISTINCT account FROM ` + b.catalog + `.tables`).WithContext(ctx).Iter()
+	var out []string
+	var n string
+	for iter.Scan(&n) {
+		out = append(out, n)
+	}
+	if err := iter.Close(); err != nil {
+		return nil, fmt.Errorf("cassandra: list namespaces: %w", err)
+	}
+	return out, nil
 }

@@ -16,7 +16,7 @@ import (
 )
 
 // Online index builds and per-index counts (storage.IndexBuilder,
-// storage.IndexStatser, storage.CollectionSizer); docs/adr/0003 (Online
+// storage.Statistics); docs/adr/0003 (Online
 // index builds) has the reasons.
 //
 // A new index is in the catalog CREATING and Backfilling from the
@@ -171,12 +171,9 @@ func (b *Backend) BackfillIndex(ctx context.Context, account, name, indexID stri
 		return false, storage.ErrClosed
 	}
 	limit = max(limit, 1)
-	t, err := b.readTable(ctx, account, name, gocql.Serial)
+	t, err := b.currentTable(ctx, account, name)
 	if err != nil {
 		return false, err
-	}
-	if t == nil {
-		return false, storage.ErrTableNotFound
 	}
 	ix := indexByID(t, indexID)
 	if !building(ix) {
@@ -224,6 +221,15 @@ func (b *Backend) BackfillIndex(ctx context.Context, account, name, indexID stri
 	if hook := beforeCursorUpdate.Load(); hook != nil {
 		(*hook)()
 	}
+	return b.storeBackfillCursor(ctx, t, indexID, start, last)
+}
+
+// storeBackfillCursor stores the cursor of a backfill page of the index
+// indexID of t that started after start and copied up to last (nil: to
+// the end of the table, which makes the index ACTIVE), fenced on the
+// catalog version; done is true when the index is built.
+func (b *Backend) storeBackfillCursor(ctx context.Context, t *storage.Table, indexID string, start, last *storage.Key) (done bool, err error) {
+	account, name := t.Account, t.Name
 	for attempt := 1; ; attempt++ {
 		nw, err := copyTable(t)
 		if err != nil {
@@ -347,14 +353,14 @@ func (b *Backend) readItemPage(ctx context.Context, p phys, cursor *storage.Key,
 				}
 			}
 			out = append(out, pageItem{it: it, version: ver})
-			last = storage.Key{PK: pk, SK: nilIfEmpty(sk)}
+			last = storage.Key{PK: pk, SK: storage.LoadedSK(sk)}
 		}
 		return iter.Close()
 	}
 	firstBucket := uint64(0)
 	var startH uint64
 	if cursor != nil {
-		if err := readPart(cursor.PK, nz(cursor.SK)); err != nil {
+		if err := readPart(cursor.PK, storage.StoredSK(cursor.SK)); err != nil {
 			return nil, nil, err
 		}
 		startH = uint64(item.PartitionHash(cursor.PK))
@@ -418,7 +424,7 @@ func (b *Backend) copyIndexRows(ctx context.Context, t *storage.Table, p phys, i
 		r := rows[i].r
 		return b.retry(ctx, func() error {
 			return b.s.Query(`INSERT INTO `+tbl+` (ipk, isk, pk, sk, item, size) VALUES (?, ?, ?, ?, ?, ?) USING TIMESTAMP ?`,
-				r.IndexKey.PK, nz(r.IndexKey.SK), r.TableKey.PK, nz(r.TableKey.SK), item.MarshalItem(r.Item), item.Size(r.Item), rows[i].ver).
+				r.IndexKey.PK, storage.StoredSK(r.IndexKey.SK), r.TableKey.PK, storage.StoredSK(r.TableKey.SK), item.MarshalItem(r.Item), item.Size(r.Item), rows[i].ver).
 				WithContext(ctx).Idempotent(true).Exec()
 		})
 	})
@@ -489,16 +495,10 @@ func (b *Backend) DropIndex(ctx context.Context, account, name, indexID string) 
 		return err
 	}
 	_, err = b.UpdateTable(ctx, account, name, func(cur *storage.Table) error {
-		if cur.ID != t.ID {
+		if cur.ID != t.ID || !storage.DropDeletingIndex(cur, indexID) {
 			return errNothingToDrop
 		}
-		for i, ix := range cur.Indexes {
-			if ix.ID == indexID && ix.Status == storage.StatusDeleting {
-				cur.Indexes = append(cur.Indexes[:i:i], cur.Indexes[i+1:]...)
-				return nil
-			}
-		}
-		return errNothingToDrop
+		return nil
 	})
 	if errors.Is(err, errNothingToDrop) || errors.Is(err, storage.ErrTableNotFound) {
 		return nil

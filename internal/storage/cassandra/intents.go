@@ -127,7 +127,7 @@ func (b *Backend) writeIntent(ctx context.Context, t *storage.Table, key storage
 	err = b.retry(ctx, func() error {
 		return b.s.Query(`INSERT INTO `+b.catalog+`.intents (owner, minute, id, tid, account, tname, def, pk, sk, old, new, version,
 			ident_type, ident_principal) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) USING TTL ?`,
-			fid.owner, minute, int64(id), t.ID, t.Account, t.Name, def, key.PK, nz(key.SK), ob, nb, ver,
+			fid.owner, minute, int64(id), t.ID, t.Account, t.Name, def, key.PK, storage.StoredSK(key.SK), ob, nb, ver,
 			itype, iprincipal, intentTTL).WithContext(ctx).Idempotent(true).Exec()
 	})
 	if err != nil {
@@ -440,7 +440,7 @@ func (r *recovery) apply(ctx context.Context, in *intent) (bool, error) {
 	if err != nil || t.ID != in.tid {
 		return false, err
 	}
-	key := storage.Key{PK: in.pk, SK: nilIfEmpty(in.sk)}
+	key := storage.Key{PK: in.pk, SK: storage.LoadedSK(in.sk)}
 	p := b.phys(t)
 	var row *current
 	err = b.retry(ctx, func() (err error) {

@@ -97,10 +97,10 @@ func commitWithoutEffects(t *testing.T, ctx context.Context, b *Backend, tb *sto
 			t.Fatal(err)
 		}
 		q = b.s.Query(`INSERT INTO `+p.items+` (pk, sk, item, version, size, writes) VALUES (?, ?, ?, ?, ?, ?) IF NOT EXISTS`,
-			key.PK, nz(key.SK), blob, ver, size, writes)
+			key.PK, storage.StoredSK(key.SK), blob, ver, size, writes)
 	} else {
 		q = b.s.Query(`UPDATE `+p.items+` SET item = ?, version = ?, size = ?, writes = ? WHERE pk = ? AND sk = ? IF version = ? AND txn = null`,
-			blob, ver, size, writes, key.PK, nz(key.SK), prev)
+			blob, ver, size, writes, key.PK, storage.StoredSK(key.SK), prev)
 	}
 	applied, err := q.WithContext(ctx).MapScanCAS(map[string]any{})
 	if err != nil || !applied {

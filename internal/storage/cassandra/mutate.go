@@ -91,7 +91,7 @@ func (b *Backend) readItem(ctx context.Context, p phys, key storage.Key, cl gocq
 	var txn *string
 	var txVer *int64
 	var txOp *int
-	err := b.s.Query(`SELECT item, version, writes, txn, tx_new, tx_ver, tx_op FROM `+p.items+` WHERE pk = ? AND sk = ?`, key.PK, nz(key.SK)).
+	err := b.s.Query(`SELECT item, version, writes, txn, tx_new, tx_ver, tx_op FROM `+p.items+` WHERE pk = ? AND sk = ?`, key.PK, storage.StoredSK(key.SK)).
 		WithContext(ctx).Consistency(cl).Scan(&c.blob, &c.version, &c.writes, &txn, &c.txNew, &txVer, &txOp)
 	if errors.Is(err, gocql.ErrNotFound) {
 		return nil, nil
@@ -217,16 +217,9 @@ func (b *Backend) mutate(ctx context.Context, t *storage.Table, p phys, key stor
 		if (old == nil && nw == nil) || storage.SameImage(old, nw) {
 			return nil, nil
 		}
-		var blob []byte
-		if nw != nil {
-			nk, err := storage.ItemKey(t, nw)
-			if err != nil {
-				return nil, err
-			}
-			if !bytes.Equal(nk.PK, key.PK) || !bytes.Equal(nk.SK, key.SK) {
-				return nil, errors.New("cassandra: new image's key differs from the mutated key")
-			}
-			blob = item.MarshalItem(nw)
+		blob, err := encodeNewImage(t, key, nw)
+		if err != nil {
+			return nil, err
 		}
 		ver := b.nextVersion(prev)
 		id := rand.Uint64()
@@ -238,22 +231,7 @@ func (b *Backend) mutate(ctx context.Context, t *storage.Table, p phys, key stor
 				return nil, err
 			}
 		}
-		var q *gocql.Query
-		if cur == nil {
-			q = b.s.Query(`INSERT INTO `+p.items+` (pk, sk, item, version, size, writes) VALUES (?, ?, ?, ?, ?, ?) IF NOT EXISTS`,
-				key.PK, nz(key.SK), blob, ver, item.Size(nw), writes)
-		} else {
-			// A delete keeps the row as a tombstone (item null) with its
-			// version and history; an update, a delete and the
-			// re-creation of a deleted item are fenced on the version read
-			// and on no transaction holding the item.
-			size := 0
-			if nw != nil {
-				size = item.Size(nw)
-			}
-			q = b.s.Query(`UPDATE `+p.items+` SET item = ?, version = ?, size = ?, writes = ? WHERE pk = ? AND sk = ? IF version = ? AND txn = null`,
-				blob, ver, size, writes, key.PK, nz(key.SK), prev)
-		}
+		q := b.itemWriteQuery(p, key, cur, nw, blob, ver, writes)
 		existed := cur != nil
 		// The intent first (intents.go): should this process stop after
 		// the LWT applied, another one writes the effects.
@@ -291,6 +269,42 @@ func (b *Backend) mutate(ctx context.Context, t *storage.Table, p phys, key stor
 			return nil, err
 		}
 	}
+}
+
+// encodeNewImage checks that nw, the image a MutateFunc returned for key
+// of t, has that key, and encodes it; nil (a delete) encodes as nil.
+func encodeNewImage(t *storage.Table, key storage.Key, nw item.Item) ([]byte, error) {
+	if nw == nil {
+		return nil, nil
+	}
+	nk, err := storage.ItemKey(t, nw)
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.Equal(nk.PK, key.PK) || !bytes.Equal(nk.SK, key.SK) {
+		return nil, errors.New("cassandra: new image's key differs from the mutated key")
+	}
+	return item.MarshalItem(nw), nil
+}
+
+// itemWriteQuery is the LWT of a single-item write of key from cur (nil:
+// never written) to nw (nil: a delete), encoded as blob, at version ver,
+// with the row's write history writes.
+func (b *Backend) itemWriteQuery(p phys, key storage.Key, cur *current, nw item.Item, blob []byte, ver int64, writes []byte) *gocql.Query {
+	if cur == nil {
+		return b.s.Query(`INSERT INTO `+p.items+` (pk, sk, item, version, size, writes) VALUES (?, ?, ?, ?, ?, ?) IF NOT EXISTS`,
+			key.PK, storage.StoredSK(key.SK), blob, ver, item.Size(nw), writes)
+	}
+	// A delete keeps the row as a tombstone (item null) with its version
+	// and history; an update, a delete and the re-creation of a deleted
+	// item are fenced on the version read and on no transaction holding
+	// the item.
+	size := 0
+	if nw != nil {
+		size = item.Size(nw)
+	}
+	return b.s.Query(`UPDATE `+p.items+` SET item = ?, version = ?, size = ?, writes = ? WHERE pk = ? AND sk = ? IF version = ? AND txn = null`,
+		blob, ver, size, writes, key.PK, storage.StoredSK(key.SK), cur.version)
 }
 
 // writeEffects writes what follows from a committed write of key (old ->
@@ -368,12 +382,12 @@ func (b *Backend) writeIndexes(ctx context.Context, t *storage.Table, p phys, ol
 		if c.Delete != nil {
 			r := c.Delete
 			batch.Query(`DELETE FROM `+tbl+` USING TIMESTAMP ? WHERE ipk = ? AND isk = ? AND pk = ? AND sk = ?`,
-				ver, r.IndexKey.PK, nz(r.IndexKey.SK), r.TableKey.PK, nz(r.TableKey.SK))
+				ver, r.IndexKey.PK, storage.StoredSK(r.IndexKey.SK), r.TableKey.PK, storage.StoredSK(r.TableKey.SK))
 		}
 		if c.Put != nil {
 			r := c.Put
 			batch.Query(`INSERT INTO `+tbl+` (ipk, isk, pk, sk, item, size) VALUES (?, ?, ?, ?, ?, ?) USING TIMESTAMP ?`,
-				r.IndexKey.PK, nz(r.IndexKey.SK), r.TableKey.PK, nz(r.TableKey.SK), item.MarshalItem(r.Item), item.Size(r.Item), ver)
+				r.IndexKey.PK, storage.StoredSK(r.IndexKey.SK), r.TableKey.PK, storage.StoredSK(r.TableKey.SK), item.MarshalItem(r.Item), item.Size(r.Item), ver)
 			h := item.PartitionHash(r.IndexKey.PK)
 			batch.Query(`INSERT INTO `+p.dir+` (ix, b, h, pk) VALUES (?, ?, ?, ?) USING TIMESTAMP ?`,
 				physID(c.Index.ID), int(h>>bucketShift), int64(h), r.IndexKey.PK, ver)
@@ -402,23 +416,6 @@ func (b *Backend) retry(ctx context.Context, f func() error) error {
 		err = f()
 	}
 	return err
-}
-
-// nz stores a missing sort key as the empty blob (a clustering value
-// cannot be null).
-func nz(b []byte) []byte {
-	if b == nil {
-		return []byte{}
-	}
-	return b
-}
-
-// nilIfEmpty maps the stored empty blob back to a missing (nil) key.
-func nilIfEmpty(b []byte) []byte {
-	if len(b) == 0 {
-		return nil
-	}
-	return b
 }
 
 // wrap keeps the contract's errors as they are and names the operation on

@@ -185,9 +185,9 @@ func (s source) clustering() []string {
 // startBound is the clustering position of an exclusive start.
 func (s source) startBound(pos *storage.Position) *bound {
 	if s.ix == nil {
-		return &bound{vals: [][]byte{nz(pos.Key.SK)}}
+		return &bound{vals: [][]byte{storage.StoredSK(pos.Key.SK)}}
 	}
-	return &bound{vals: [][]byte{nz(pos.IndexKey.SK), pos.Key.PK, nz(pos.Key.SK)}}
+	return &bound{vals: [][]byte{storage.StoredSK(pos.IndexKey.SK), pos.Key.PK, storage.StoredSK(pos.Key.SK)}}
 }
 
 // readPartition visits the rows of partition pk of s between lo and hi;
@@ -222,10 +222,10 @@ func (b *Backend) readPartition(ctx context.Context, s source, pk []byte, lo, hi
 		}
 		r := storage.Row{Item: it, Size: size}
 		if s.ix == nil {
-			r.Pos.Key = storage.Key{PK: pk, SK: nilIfEmpty(rsk)}
+			r.Pos.Key = storage.Key{PK: pk, SK: storage.LoadedSK(rsk)}
 		} else {
-			r.Pos.Key = storage.Key{PK: rpk, SK: nilIfEmpty(rsk)}
-			r.Pos.IndexKey = storage.Key{PK: pk, SK: nilIfEmpty(isk)}
+			r.Pos.Key = storage.Key{PK: rpk, SK: storage.LoadedSK(rsk)}
+			r.Pos.IndexKey = storage.Key{PK: pk, SK: storage.LoadedSK(isk)}
 		}
 		if !visit(r) {
 			return false, iter.Close()

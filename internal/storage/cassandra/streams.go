@@ -82,7 +82,7 @@ func (b *Backend) writeDerived(ctx context.Context, t *storage.Table, key storag
 	if err == nil {
 		err = b.retry(ctx, func() error {
 			return b.s.Query(`INSERT INTO `+k+`.stream_records (tid, label, bucket, version, h, pk, sk, rec) VALUES (?, ?, ?, ?, ?, ?, ?, ?) USING TIMESTAMP ?`,
-				t.ID, t.LatestStreamLabel, bucket, ver, keyHash(key), key.PK, nz(key.SK), storage.EncodeStreamRecord(r), ver).
+				t.ID, t.LatestStreamLabel, bucket, ver, keyHash(key), key.PK, storage.StoredSK(key.SK), storage.EncodeStreamRecord(r), ver).
 				WithContext(ctx).Idempotent(true).Exec()
 		})
 	}

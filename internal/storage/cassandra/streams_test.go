@@ -326,7 +326,7 @@ func TestExpiryPastStaleRows(t *testing.T) {
 		k := strKey(t, cur, fmt.Sprint("gone", i))
 		shard := ttlShard(k.PK)
 		if err := b.s.Query(`INSERT INTO `+b.catalog+`.ttl_rows (tid, gen, shard, expire_at, pk, sk) VALUES (?, ?, ?, ?, ?, ?)`,
-			cur.ID, int64(1), shard, int64(100+i), k.PK, nz(k.SK)).WithContext(ctx).Exec(); err != nil {
+			cur.ID, int64(1), shard, int64(100+i), k.PK, storage.StoredSK(k.SK)).WithContext(ctx).Exec(); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -45,12 +45,12 @@ func (b *Backend) writeTTLChanges(ctx context.Context, t *storage.Table, old, nw
 	batch := b.s.Batch(gocql.LoggedBatch)
 	if del != nil {
 		batch.Query(`DELETE FROM `+k+`.ttl_rows USING TIMESTAMP ? WHERE tid = ? AND gen = ? AND shard = ? AND expire_at = ? AND pk = ? AND sk = ?`,
-			ver, t.ID, gen, ttlShard(del.Key.PK), del.ExpireAt, del.Key.PK, nz(del.Key.SK))
+			ver, t.ID, gen, ttlShard(del.Key.PK), del.ExpireAt, del.Key.PK, storage.StoredSK(del.Key.SK))
 	}
 	if put != nil {
 		batch.Query(`INSERT INTO `+k+`.ttl_gens (tid, gen) VALUES (?, ?) USING TIMESTAMP ?`, t.ID, gen, ver)
 		batch.Query(`INSERT INTO `+k+`.ttl_rows (tid, gen, shard, expire_at, pk, sk) VALUES (?, ?, ?, ?, ?, ?) USING TIMESTAMP ?`,
-			t.ID, gen, ttlShard(put.Key.PK), put.ExpireAt, put.Key.PK, nz(put.Key.SK), ver)
+			t.ID, gen, ttlShard(put.Key.PK), put.ExpireAt, put.Key.PK, storage.StoredSK(put.Key.SK), ver)
 	}
 	return b.retry(ctx, func() error { return batch.WithContext(ctx).Exec() })
 }
@@ -71,7 +71,7 @@ func (b *Backend) ExpiredRows(ctx context.Context, t *storage.Table, from, to in
 		var r storage.TTLRow
 		var pk, sk []byte
 		for ; iter.Scan(&r.ExpireAt, &pk, &sk); pk, sk = nil, nil {
-			r.Key = storage.Key{PK: pk, SK: nilIfEmpty(sk)}
+			r.Key = storage.Key{PK: pk, SK: storage.LoadedSK(sk)}
 			out = append(out, r)
 		}
 		if err := iter.Close(); err != nil {
@@ -96,6 +96,27 @@ func (b *Backend) ExpiredRows(ctx context.Context, t *storage.Table, from, to in
 	return out, nil
 }
 
+// ttlLive reports whether a TTL page for status and generation gen is
+// still to run on a table.
+func ttlLive(status string, gen int64) func(t *storage.Table) bool {
+	return func(t *storage.Table) bool { return t.TTL.Status == status && t.TTL.Generation == gen }
+}
+
+// ttlPageTable reads the entry of table (account, name) for a backfill or
+// drain page: nil and no error when the page is not live (the job is
+// done). Errors: storage.ErrClosed, storage.ErrTableNotFound, cluster
+// failures.
+func (b *Backend) ttlPageTable(ctx context.Context, account, name string, live func(t *storage.Table) bool) (*storage.Table, error) {
+	if b.closed.Load() {
+		return nil, storage.ErrClosed
+	}
+	t, err := b.currentTable(ctx, account, name)
+	if err != nil || !live(t) {
+		return nil, err
+	}
+	return t, nil
+}
+
 // BackfillTTL registers the next page of items of an ENABLING table (see
 // storage.TTLStore): it reads up to limit keys in scan order after the
 // cursor, reads each item's image and version, writes its row stamped with
@@ -103,19 +124,11 @@ func (b *Backend) ExpiredRows(ctx context.Context, t *storage.Table, from, to in
 // update fenced on the catalog entry it read, so on the live generation:
 // a page racing DeleteTable or a newer UpdateTimeToLive stores nothing.
 func (b *Backend) BackfillTTL(ctx context.Context, account, name string, gen int64, limit int) (bool, error) {
-	if b.closed.Load() {
-		return false, storage.ErrClosed
-	}
 	limit = max(limit, 1)
-	live := func(t *storage.Table) bool { return t.TTL.Status == storage.TTLEnabling && t.TTL.Generation == gen }
-	t, err := b.readTable(ctx, account, name, gocql.Serial)
-	switch {
-	case err != nil:
-		return false, err
-	case t == nil:
-		return false, storage.ErrTableNotFound
-	case !live(t):
-		return true, nil
+	live := ttlLive(storage.TTLEnabling, gen)
+	t, err := b.ttlPageTable(ctx, account, name, live)
+	if t == nil {
+		return err == nil, err
 	}
 	start := t.TTL.BackfillCursor
 	p := b.phys(t)
@@ -213,7 +226,7 @@ func (b *Backend) backfillRows(ctx context.Context, t *storage.Table, gen int64,
 		g.Go(func() error {
 			return b.retry(gctx, func() error {
 				return b.s.Query(`INSERT INTO `+k+`.ttl_rows (tid, gen, shard, expire_at, pk, sk) VALUES (?, ?, ?, ?, ?, ?) USING TIMESTAMP ?`,
-					t.ID, gen, ttlShard(r.row.Key.PK), r.row.ExpireAt, r.row.Key.PK, nz(r.row.Key.SK), r.version).WithContext(gctx).Idempotent(true).Exec()
+					t.ID, gen, ttlShard(r.row.Key.PK), r.row.ExpireAt, r.row.Key.PK, storage.StoredSK(r.row.Key.SK), r.version).WithContext(gctx).Idempotent(true).Exec()
 			})
 		})
 	}
@@ -224,19 +237,11 @@ func (b *Backend) backfillRows(ctx context.Context, t *storage.Table, gen int64,
 // generation, and when fewer remained makes the TTL DISABLED with an
 // update fenced on the catalog entry (see storage.TTLStore).
 func (b *Backend) DrainTTL(ctx context.Context, account, name string, gen int64, limit int) (bool, error) {
-	if b.closed.Load() {
-		return false, storage.ErrClosed
-	}
 	limit = max(limit, 1)
-	live := func(t *storage.Table) bool { return t.TTL.Status == storage.TTLDisabling && t.TTL.Generation == gen }
-	t, err := b.readTable(ctx, account, name, gocql.Serial)
-	switch {
-	case err != nil:
-		return false, err
-	case t == nil:
-		return false, storage.ErrTableNotFound
-	case !live(t):
-		return true, nil
+	live := ttlLive(storage.TTLDisabling, gen)
+	t, err := b.ttlPageTable(ctx, account, name, live)
+	if t == nil {
+		return err == nil, err
 	}
 	k := b.catalog
 	var gens []int64
@@ -258,7 +263,7 @@ func (b *Backend) DrainTTL(ctx context.Context, account, name string, gen int64,
 			var pk, sk []byte
 			for ; iter.Scan(&at, &pk, &sk); pk, sk = nil, nil {
 				batch.Query(`DELETE FROM `+k+`.ttl_rows WHERE tid = ? AND gen = ? AND shard = ? AND expire_at = ? AND pk = ? AND sk = ?`,
-					t.ID, g, sh, at, pk, nz(sk))
+					t.ID, g, sh, at, pk, storage.StoredSK(sk))
 			}
 			if err := iter.Close(); err != nil {
 				return false, wrap("ttl drain", err)
@@ -293,12 +298,9 @@ func (b *Backend) DrainTTL(ctx context.Context, account, name string, gen int64,
 // read. Unlike UpdateTable it creates and drops no Cassandra tables.
 func (b *Backend) updateEntryIf(ctx context.Context, account, name string, fn func(t *storage.Table) bool) (bool, error) {
 	for attempt := 1; ; attempt++ {
-		cur, err := b.readTable(ctx, account, name, gocql.Serial)
+		cur, err := b.currentTable(ctx, account, name)
 		if err != nil {
 			return false, err
-		}
-		if cur == nil {
-			return false, storage.ErrTableNotFound
 		}
 		nw, err := copyTable(cur)
 		if err != nil {

@@ -184,7 +184,7 @@ func TestOrphanMarkIsRemoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	ok, err := b.cas(ctx, b.s.Query(`UPDATE `+b.phys(tb).items+` SET txn = ?, tx_op = ? WHERE pk = ? AND sk = ? IF version = ?`,
-		"x/gone@gone", txCheck, k.PK, nz(k.SK), c.version), func() (bool, error) { return false, nil })
+		"x/gone@gone", txCheck, k.PK, storage.StoredSK(k.SK), c.version), func() (bool, error) { return false, nil })
 	if err != nil || !ok {
 		t.Fatalf("planting a mark: %v %v", ok, err)
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -22,17 +21,7 @@ import (
 // with a new UUID and a zero t.Version set to 1, on t itself. Errors:
 // storage.ErrTableExists, storage.ErrClosed, SQL errors.
 func (b *Backend) CreateTable(ctx context.Context, t *storage.Table) error {
-	if t.ID == "" {
-		t.ID = uuid.NewString()
-	}
-	for i := range t.Indexes {
-		if t.Indexes[i].ID == "" {
-			t.Indexes[i].ID = uuid.NewString()
-		}
-	}
-	if t.Version == 0 {
-		t.Version = 1
-	}
+	storage.PrepareCreate(t)
 	def, err := json.Marshal(t)
 	if err != nil {
 		return fmt.Errorf("postgres: encode table: %w", err)
@@ -127,31 +116,17 @@ func (b *Backend) UpdateTable(ctx context.Context, account, name string, fn func
 		}
 		defer tx.Rollback(context.Background())
 		var def []byte
-		var version int64
-		err = tx.QueryRow(ctx, "SELECT def, version FROM catalog WHERE account = $1 AND name = $2 FOR UPDATE", account, name).Scan(&def, &version)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return &fnError{storage.ErrTableNotFound}
-		}
+		before, err := entryRow(tx.QueryRow(ctx, "SELECT def, version FROM catalog WHERE account = $1 AND name = $2 FOR UPDATE", account, name), &def)
 		if err != nil {
 			return err
 		}
-		before, err := decodeTable(def, version)
-		if err != nil {
-			return err
-		}
-		cur, _ := decodeTable(def, version)
+		cur, _ := decodeTable(def, before.Version)
 		if err := fn(cur); err != nil {
 			return &fnError{err}
 		}
-		if cur.Account != before.Account || cur.Name != before.Name || cur.ID != before.ID {
-			return &fnError{fmt.Errorf("postgres: UpdateTable may not change a table's account, name or ID")}
+		if err := storage.PrepareUpdate(before, cur); err != nil {
+			return &fnError{err}
 		}
-		for i := range cur.Indexes {
-			if cur.Indexes[i].ID == "" {
-				cur.Indexes[i].ID = uuid.NewString()
-			}
-		}
-		cur.Version = before.Version + 1
 		newDef, err := json.Marshal(cur)
 		if err != nil {
 			return &fnError{fmt.Errorf("postgres: encode table: %w", err)}
@@ -201,7 +176,7 @@ func reshapeIndexes(ctx context.Context, tx pgx.Tx, before, cur *storage.Table) 
 	var dropped []string
 	for _, ix := range before.Indexes {
 		if !has[ix.ID] {
-			n, err := indexName(ix.ID)
+			n, err := storage.IndexTableName(ix.ID)
 			if err != nil {
 				return err
 			}
@@ -291,20 +266,11 @@ func (b *Backend) DeleteTable(ctx context.Context, account, name string) error {
 			return err
 		}
 		defer tx.Rollback(context.Background())
-		var def []byte
-		var version int64
-		err = tx.QueryRow(ctx, "DELETE FROM catalog WHERE account = $1 AND name = $2 RETURNING def, version", account, name).Scan(&def, &version)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return &fnError{storage.ErrTableNotFound}
-		}
+		t, err := entryRow(tx.QueryRow(ctx, "DELETE FROM catalog WHERE account = $1 AND name = $2 RETURNING def, version", account, name), nil)
 		if err != nil {
 			return err
 		}
-		t, err := decodeTable(def, version)
-		if err != nil {
-			return err
-		}
-		pt, err := newPhysTable(t, version)
+		pt, err := newPhysTable(t, t.Version)
 		if err != nil {
 			return err
 		}
@@ -327,6 +293,25 @@ func (b *Backend) DeleteTable(ctx context.Context, account, name string) error {
 		b.dmu.Unlock()
 	}
 	return err
+}
+
+// entryRow reads a catalog row (def, version) inside a catalog change: a
+// missing row is storage.ErrTableNotFound, reported as the change's
+// outcome. With def non-nil the raw definition is kept there too.
+func entryRow(row pgx.Row, def *[]byte) (*storage.Table, error) {
+	var raw []byte
+	var version int64
+	err := row.Scan(&raw, &version)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, &fnError{storage.ErrTableNotFound}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if def != nil {
+		*def = raw
+	}
+	return decodeTable(raw, version)
 }
 
 func decodeTable(def []byte, version int64) (*storage.Table, error) {
@@ -357,7 +342,7 @@ type physIndex struct {
 }
 
 func newPhysTable(def *storage.Table, version int64) (*physTable, error) {
-	name, err := itemsName(def.ID)
+	name, err := storage.ItemsTableName(def.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -372,7 +357,7 @@ func newPhysTable(def *storage.Table, version int64) (*physTable, error) {
 		indexes: map[string]*physIndex{},
 	}
 	for _, ix := range def.Indexes {
-		iname, err := indexName(ix.ID)
+		iname, err := storage.IndexTableName(ix.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -424,4 +409,16 @@ func (b *Backend) resolve(id string, cached *physTable, version int64, def []byt
 	}
 	b.dmu.Unlock()
 	return p, nil
+}
+
+// ListNamespaces returns the distinct accounts (namespaces) of the catalog.
+func (b *Backend) ListNamespaces(ctx context.Context) ([]string, error) {
+	if b.closed.Load() {
+		return nil, storage.ErrClosed
+	}
+	rows, err := b.pool.Query(ctx, "SELECT DISTINCT account FROM catalog")
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
 }

@@ -27,17 +27,8 @@ import (
 // storage.ErrClosed, SQL errors.
 func (b *Backend) BackfillIndex(ctx context.Context, account, name, indexID string, limit int) (done bool, err error) {
 	limit = max(limit, 1)
-	err = b.withConn(ctx, func(c *pgxpool.Conn) error {
+	err = b.inEntryTx(ctx, account, name, func(tx pgx.Tx, t *storage.Table) error {
 		done = false
-		tx, err := c.Begin(ctx)
-		if err != nil {
-			return err
-		}
-		defer tx.Rollback(context.Background())
-		t, err := lockEntry(ctx, tx, account, name)
-		if err != nil {
-			return err
-		}
 		var ix *storage.Index
 		for i := range t.Indexes {
 			if t.Indexes[i].ID == indexID {
@@ -83,13 +74,10 @@ var errNothingToDrop = errors.New("postgres: nothing to drop")
 // storage.ErrClosed, SQL errors.
 func (b *Backend) DropIndex(ctx context.Context, account, name, indexID string) error {
 	_, err := b.UpdateTable(ctx, account, name, func(t *storage.Table) error {
-		for i, ix := range t.Indexes {
-			if ix.ID == indexID && ix.Status == storage.StatusDeleting {
-				t.Indexes = append(t.Indexes[:i:i], t.Indexes[i+1:]...)
-				return nil
-			}
+		if !storage.DropDeletingIndex(t, indexID) {
+			return errNothingToDrop
 		}
-		return errNothingToDrop
+		return nil
 	})
 	if errors.Is(err, errNothingToDrop) || errors.Is(err, storage.ErrTableNotFound) {
 		return nil
@@ -116,7 +104,7 @@ func (b *Backend) IndexStats(ctx context.Context, t *storage.Table) (map[string]
 		if ix.Status == storage.StatusDeleting {
 			continue
 		}
-		name, err := indexName(ix.ID)
+		name, err := storage.IndexTableName(ix.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -163,7 +151,7 @@ func (b *Backend) CollectionSize(ctx context.Context, t *storage.Table, pk []byt
 	if b.closed.Load() {
 		return 0, storage.ErrClosed
 	}
-	name, err := itemsName(t.ID)
+	name, err := storage.ItemsTableName(t.ID)
 	if err != nil {
 		return 0, err
 	}
@@ -172,7 +160,7 @@ func (b *Backend) CollectionSize(ctx context.Context, t *storage.Table, pk []byt
 		if ix.Global {
 			continue
 		}
-		iname, err := indexName(ix.ID)
+		iname, err := storage.IndexTableName(ix.ID)
 		if err != nil {
 			return 0, err
 		}
@@ -187,16 +175,26 @@ func (b *Backend) CollectionSize(ctx context.Context, t *storage.Table, pk []byt
 // lockEntry reads and locks (FOR UPDATE) a table's catalog entry inside
 // tx. Errors: storage.ErrTableNotFound (as a *fnError), SQL errors.
 func lockEntry(ctx context.Context, tx pgx.Tx, account, name string) (*storage.Table, error) {
-	var def []byte
-	var version int64
-	err := tx.QueryRow(ctx, "SELECT def, version FROM catalog WHERE account = $1 AND name = $2 FOR UPDATE", account, name).Scan(&def, &version)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, &fnError{storage.ErrTableNotFound}
-	}
-	if err != nil {
-		return nil, err
-	}
-	return decodeTable(def, version)
+	return entryRow(tx.QueryRow(ctx, "SELECT def, version FROM catalog WHERE account = $1 AND name = $2 FOR UPDATE", account, name), nil)
+}
+
+// inEntryTx runs fn in a transaction that holds the lock (FOR UPDATE) of
+// the catalog entry t of table (account, name); fn commits tx when it
+// changed anything, and the transaction is rolled back otherwise. Errors:
+// those of lockEntry and fn.
+func (b *Backend) inEntryTx(ctx context.Context, account, name string, fn func(tx pgx.Tx, t *storage.Table) error) error {
+	return b.withConn(ctx, func(c *pgxpool.Conn) error {
+		tx, err := c.Begin(ctx)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback(context.Background())
+		t, err := lockEntry(ctx, tx, account, name)
+		if err != nil {
+			return err
+		}
+		return fn(tx, t)
+	})
 }
 
 // storeEntry writes t as its catalog entry with Version+1 (set on t).
@@ -219,7 +217,7 @@ func backfillPage(ctx context.Context, tx pgx.Tx, pt *physTable, cursor *storage
 	var h int64 = -1
 	pk, sk := []byte{}, []byte{}
 	if cursor != nil {
-		h, pk, sk = int64(item.PartitionHash(cursor.PK)), nz(cursor.PK), nz(cursor.SK)
+		h, pk, sk = int64(item.PartitionHash(cursor.PK)), storage.StoredSK(cursor.PK), storage.StoredSK(cursor.SK)
 	}
 	rows, err := tx.Query(ctx, "SELECT pk, sk, item FROM "+pt.name+
 		" WHERE (h, pk, sk) > ($1, $2, $3) ORDER BY h, pk, sk LIMIT $4 FOR SHARE", h, pk, sk, limit)
@@ -255,6 +253,6 @@ func backfillPage(ctx context.Context, tx pgx.Tx, pt *physTable, cursor *storage
 	if n < limit {
 		return nil, nil
 	}
-	last.SK = nilIfEmpty(last.SK)
+	last.SK = storage.LoadedSK(last.SK)
 	return &last, nil
 }

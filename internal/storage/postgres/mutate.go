@@ -40,12 +40,12 @@ const maxCreateRaces = 8
 // no longer exists; storage.ErrClosed; an error when fn's image has another
 // key; ctx's error; SQL errors.
 func (b *Backend) Mutate(ctx context.Context, t *storage.Table, key storage.Key, fn storage.MutateFunc) error {
-	name, err := itemsName(t.ID)
+	name, err := storage.ItemsTableName(t.ID)
 	if err != nil {
 		return err
 	}
 	h := int64(item.PartitionHash(key.PK))
-	sk := nz(key.SK)
+	sk := storage.StoredSK(key.SK)
 	lock := "SELECT item, size FROM " + name + " WHERE h = $1 AND pk = $2 AND sk = $3 FOR UPDATE"
 	id := storage.UserIdentityFrom(ctx)
 	return b.withConn(ctx, func(c *pgxpool.Conn) error {
@@ -259,11 +259,11 @@ func (b *Backend) lockTxSlots(ctx context.Context, c *pgxpool.Conn, x *txSlots) 
 	batch := &pgx.Batch{}
 	batch.Queue("BEGIN")
 	for _, s := range x.order {
-		name, err := itemsName(s.tableID)
+		name, err := storage.ItemsTableName(s.tableID)
 		if err != nil {
 			return err
 		}
-		batch.Queue("SELECT item, size FROM "+name+" WHERE h = $1 AND pk = $2 AND sk = $3 FOR UPDATE", s.h, s.key.PK, nz(s.key.SK))
+		batch.Queue("SELECT item, size FROM "+name+" WHERE h = $1 AND pk = $2 AND sk = $3 FOR UPDATE", s.h, s.key.PK, storage.StoredSK(s.key.SK))
 	}
 	pts := map[string]*physTable{}
 	cached := make([]*physTable, len(x.tableIDs))
@@ -335,7 +335,7 @@ func queueTxWrites(order []*slot, id *storage.UserIdentity) (writes *pgx.Batch, 
 		}
 		var blob []byte
 		var size int64
-		sk := nz(s.key.SK)
+		sk := storage.StoredSK(s.key.SK)
 		switch {
 		case s.cur == nil:
 			writes.Queue(s.pt.del, s.h, s.key.PK, sk)
@@ -458,7 +458,7 @@ func queueIndexChanges(batch *pgx.Batch, pt *physTable, old, nw item.Item, blob 
 	for _, c := range storage.IndexChanges(pt.def, old, nw) {
 		pi := pt.indexes[c.Index.ID]
 		if r := c.Delete; r != nil {
-			batch.Queue(pi.del, int64(item.PartitionHash(r.IndexKey.PK)), r.IndexKey.PK, nz(r.IndexKey.SK), r.TableKey.PK, nz(r.TableKey.SK))
+			batch.Queue(pi.del, int64(item.PartitionHash(r.IndexKey.PK)), r.IndexKey.PK, storage.StoredSK(r.IndexKey.SK), r.TableKey.PK, storage.StoredSK(r.TableKey.SK))
 		}
 		if c.Put != nil {
 			queueIndexPut(batch, pi, c.Put, nw, blob, size)
@@ -473,7 +473,7 @@ func queueIndexPut(batch *pgx.Batch, pi *physIndex, r *storage.IndexRow, full it
 		blob = item.MarshalItem(r.Item)
 		size = int64(item.Size(r.Item))
 	}
-	batch.Queue(pi.put, int64(item.PartitionHash(r.IndexKey.PK)), r.IndexKey.PK, nz(r.IndexKey.SK), r.TableKey.PK, nz(r.TableKey.SK), blob, size)
+	batch.Queue(pi.put, int64(item.PartitionHash(r.IndexKey.PK)), r.IndexKey.PK, storage.StoredSK(r.IndexKey.SK), r.TableKey.PK, storage.StoredSK(r.TableKey.SK), blob, size)
 }
 
 func decodeItem(blob []byte) (item.Item, error) {

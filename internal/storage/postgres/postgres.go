@@ -251,25 +251,3 @@ func mapErr(err error) error {
 func quoteIdent(s string) string {
 	return pgx.Identifier{s}.Sanitize()
 }
-
-// itemsName and indexName are the physical table names of a table and of
-// an index: a prefix and the ID's hex digits (lower case, no dashes).
-func itemsName(id string) (string, error) { return storage.PhysicalName("t_", id) }
-func indexName(id string) (string, error) { return storage.PhysicalName("i_", id) }
-
-// nz returns b, or the empty non-nil slice for nil: a nil []byte binds as
-// NULL, and a missing sort key is stored as the empty bytea.
-func nz(b []byte) []byte {
-	if b == nil {
-		return []byte{}
-	}
-	return b
-}
-
-// nilIfEmpty maps the stored empty bytea back to a missing (nil) sort key.
-func nilIfEmpty(b []byte) []byte {
-	if len(b) == 0 {
-		return nil
-	}
-	return b
-}

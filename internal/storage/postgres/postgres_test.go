@@ -332,10 +332,10 @@ func TestClosed(t *testing.T) {
 }
 
 func TestBadIDs(t *testing.T) {
-	if _, err := itemsName("not-a-uuid!"); err == nil {
+	if _, err := storage.ItemsTableName("not-a-uuid!"); err == nil {
 		t.Fatal("itemsName accepted a non-hex ID")
 	}
-	if n, err := indexName(strings.ToUpper(uuid.NewString())); err != nil || strings.ContainsAny(n, "-ABCDEF") {
+	if n, err := storage.IndexTableName(strings.ToUpper(uuid.NewString())); err != nil || strings.ContainsAny(n, "-ABCDEF") {
 		t.Fatalf("indexName = %q, %v", n, err)
 	}
 	if s := storage.Successor([]byte{0x01, 0xFF}); !bytes.Equal(s, []byte{0x02}) {

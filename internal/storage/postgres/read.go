@@ -35,13 +35,13 @@ func (b *Backend) GetItem(ctx context.Context, t *storage.Table, key storage.Key
 	if b.closed.Load() {
 		return nil, storage.ErrClosed
 	}
-	name, err := itemsName(t.ID)
+	name, err := storage.ItemsTableName(t.ID)
 	if err != nil {
 		return nil, err
 	}
 	var blob []byte
 	err = b.pool.QueryRow(ctx, "SELECT item FROM "+name+" WHERE h = $1 AND pk = $2 AND sk = $3",
-		int64(item.PartitionHash(key.PK)), key.PK, nz(key.SK)).Scan(&blob)
+		int64(item.PartitionHash(key.PK)), key.PK, storage.StoredSK(key.SK)).Scan(&blob)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
@@ -73,41 +73,41 @@ func (b *Backend) Query(ctx context.Context, t *storage.Table, q *storage.QueryR
 	build := func(start *storage.Position, limit int) (string, []any) {
 		return src.querySQL(q, lo, hi, start, limit)
 	}
-	return b.visitChunks(ctx, build, q.ExclusiveStart, src.index, visit)
+	return b.visitChunks(ctx, build, q.ExclusiveStart, src.Index, visit)
 }
 
 // querySQL builds one chunk of a Query: at most limit rows after start.
 func (src rowSource) querySQL(q *storage.QueryRequest, lo, hi storage.SortBound, start *storage.Position, limit int) (string, []any) {
 	skCol := "sk"
-	if src.index {
+	if src.Index {
 		skCol = "isk"
 	}
 	var a args
 	var sb strings.Builder
-	sb.WriteString("SELECT " + src.cols + " FROM " + src.name + " WHERE h = " + a.add(int64(item.PartitionHash(q.PK))) +
-		" AND " + src.pkCol + " = " + a.add(q.PK))
+	sb.WriteString("SELECT " + src.Cols + " FROM " + src.Name + " WHERE h = " + a.add(int64(item.PartitionHash(q.PK))) +
+		" AND " + src.PKCol + " = " + a.add(q.PK))
 	// The start position replaces the bound on its side when it is at least
 	// as tight, so each side keeps one range constraint and the index scan
 	// starts at the tighter one.
 	if start != nil {
 		startSK := start.Key.SK
-		if src.index {
+		if src.Index {
 			startSK = start.IndexKey.SK
 		}
 		side := &lo
 		if !q.Forward {
 			side = &hi
 		}
-		if side.SupersededBy(nz(startSK), q.Forward) {
+		if side.SupersededBy(storage.StoredSK(startSK), q.Forward) {
 			*side = storage.SortBound{}
 			cmp := ">"
 			if !q.Forward {
 				cmp = "<"
 			}
-			if src.index {
-				sb.WriteString(" AND (isk, pk, sk) " + cmp + " (" + a.add(nz(start.IndexKey.SK)) + ", " + a.add(nz(start.Key.PK)) + ", " + a.add(nz(start.Key.SK)) + ")")
+			if src.Index {
+				sb.WriteString(" AND (isk, pk, sk) " + cmp + " (" + a.add(storage.StoredSK(start.IndexKey.SK)) + ", " + a.add(storage.StoredSK(start.Key.PK)) + ", " + a.add(storage.StoredSK(start.Key.SK)) + ")")
 			} else {
-				sb.WriteString(" AND sk " + cmp + " " + a.add(nz(start.Key.SK)))
+				sb.WriteString(" AND sk " + cmp + " " + a.add(storage.StoredSK(start.Key.SK)))
 			}
 		}
 	}
@@ -120,7 +120,7 @@ func (src rowSource) querySQL(q *storage.QueryRequest, lo, hi storage.SortBound,
 	if !q.Forward {
 		dir = " DESC"
 	}
-	if src.index {
+	if src.Index {
 		sb.WriteString(" ORDER BY isk" + dir + ", pk" + dir + ", sk" + dir)
 	} else {
 		sb.WriteString(" ORDER BY sk" + dir)
@@ -151,7 +151,7 @@ func (b *Backend) Scan(ctx context.Context, t *storage.Table, s *storage.ScanReq
 	build := func(start *storage.Position, limit int) (string, []any) {
 		return src.scanSQL(lo, hi, start, limit)
 	}
-	return b.visitChunks(ctx, build, s.ExclusiveStart, src.index, visit)
+	return b.visitChunks(ctx, build, s.ExclusiveStart, src.Index, visit)
 }
 
 // scanSQL builds one chunk of a Scan of the hashes [lo, hi): at most limit
@@ -159,26 +159,26 @@ func (b *Backend) Scan(ctx context.Context, t *storage.Table, s *storage.ScanReq
 func (src rowSource) scanSQL(lo, hi int64, start *storage.Position, limit int) (string, []any) {
 	var a args
 	var sb strings.Builder
-	sb.WriteString("SELECT " + src.cols + " FROM " + src.name + " WHERE h < " + a.add(hi))
+	sb.WriteString("SELECT " + src.Cols + " FROM " + src.Name + " WHERE h < " + a.add(hi))
 	// A start inside the segment replaces its lower bound; a start before
 	// the segment is irrelevant.
 	var startPK []byte
 	if start != nil {
 		startPK = start.Key.PK
-		if src.index {
+		if src.Index {
 			startPK = start.IndexKey.PK
 		}
 	}
 	switch sh := int64(item.PartitionHash(startPK)); {
-	case start != nil && sh >= lo && src.index:
-		sb.WriteString(" AND (h, ipk, isk, pk, sk) > (" + a.add(sh) + ", " + a.add(nz(start.IndexKey.PK)) + ", " +
-			a.add(nz(start.IndexKey.SK)) + ", " + a.add(nz(start.Key.PK)) + ", " + a.add(nz(start.Key.SK)) + ")")
+	case start != nil && sh >= lo && src.Index:
+		sb.WriteString(" AND (h, ipk, isk, pk, sk) > (" + a.add(sh) + ", " + a.add(storage.StoredSK(start.IndexKey.PK)) + ", " +
+			a.add(storage.StoredSK(start.IndexKey.SK)) + ", " + a.add(storage.StoredSK(start.Key.PK)) + ", " + a.add(storage.StoredSK(start.Key.SK)) + ")")
 	case start != nil && sh >= lo:
-		sb.WriteString(" AND (h, pk, sk) > (" + a.add(sh) + ", " + a.add(nz(start.Key.PK)) + ", " + a.add(nz(start.Key.SK)) + ")")
+		sb.WriteString(" AND (h, pk, sk) > (" + a.add(sh) + ", " + a.add(storage.StoredSK(start.Key.PK)) + ", " + a.add(storage.StoredSK(start.Key.SK)) + ")")
 	default:
 		sb.WriteString(" AND h >= " + a.add(lo))
 	}
-	if src.index {
+	if src.Index {
 		sb.WriteString(" ORDER BY h, ipk, isk, pk, sk")
 	} else {
 		sb.WriteString(" ORDER BY h, pk, sk")
@@ -195,7 +195,7 @@ func (b *Backend) Stats(ctx context.Context, t *storage.Table) (storage.TableSta
 	if b.closed.Load() {
 		return st, storage.ErrClosed
 	}
-	name, err := itemsName(t.ID)
+	name, err := storage.ItemsTableName(t.ID)
 	if err != nil {
 		return st, err
 	}
@@ -213,24 +213,11 @@ func (a *args) add(v any) string {
 }
 
 // rowSource is the physical table a read goes to.
-type rowSource struct {
-	name  string
-	index bool
-	pkCol string
-	cols  string
-}
+type rowSource storage.SQLSource
 
 func source(t *storage.Table, index string) (rowSource, error) {
-	if index == "" {
-		name, err := itemsName(t.ID)
-		return rowSource{name: name, pkCol: "pk", cols: "pk, sk, item, size"}, err
-	}
-	ix := t.Index(index)
-	if ix == nil {
-		return rowSource{}, fmt.Errorf("%w: table %s has no index %s", storage.ErrTableNotFound, t.Name, index)
-	}
-	name, err := indexName(ix.ID)
-	return rowSource{name: name, index: true, pkCol: "ipk", cols: "ipk, isk, pk, sk, item, size"}, err
+	src, err := storage.SQLSourceOf(t, index)
+	return rowSource(src), err
 }
 
 // visitChunks streams the rows of a read to visit, one chunk (statement)
@@ -253,7 +240,7 @@ func (b *Backend) visitChunks(ctx context.Context, build func(start *storage.Pos
 			var size int64
 			if index {
 				err = rows.Scan(&r.Pos.IndexKey.PK, &r.Pos.IndexKey.SK, &r.Pos.Key.PK, &r.Pos.Key.SK, &blob, &size)
-				r.Pos.IndexKey.SK = nilIfEmpty(r.Pos.IndexKey.SK)
+				r.Pos.IndexKey.SK = storage.LoadedSK(r.Pos.IndexKey.SK)
 			} else {
 				err = rows.Scan(&r.Pos.Key.PK, &r.Pos.Key.SK, &blob, &size)
 			}
@@ -264,7 +251,7 @@ func (b *Backend) visitChunks(ctx context.Context, build func(start *storage.Pos
 				rows.Close()
 				return mapErr(err)
 			}
-			r.Pos.Key.SK = nilIfEmpty(r.Pos.Key.SK)
+			r.Pos.Key.SK = storage.LoadedSK(r.Pos.Key.SK)
 			r.Size = int(size)
 			n++
 			last = r.Pos

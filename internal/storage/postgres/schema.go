@@ -70,6 +70,15 @@ CREATE TABLE IF NOT EXISTS tx_tokens (
 );
 CREATE INDEX IF NOT EXISTS tx_tokens_expires ON tx_tokens (expires_at);
 `,
+	4: `
+CREATE TABLE IF NOT EXISTS jobs (
+	kind    text   COLLATE "C" NOT NULL,
+	id      text   COLLATE "C" NOT NULL,
+	version bigint NOT NULL,
+	body    bytea  NOT NULL,
+	PRIMARY KEY (kind, id)
+);
+`,
 }
 
 // migrationLockClass is the first key of the advisory lock that serialises

@@ -41,10 +41,10 @@ INSERT INTO stream_records (tid, label, seq, created, rec) SELECT $1, $2, s.seq,
 func queueDerived(batch, streams *pgx.Batch, pt *physTable, old, nw item.Item, id *storage.UserIdentity, now time.Time) {
 	del, put := storage.TTLChanges(pt.def, old, nw)
 	if del != nil {
-		batch.Queue("DELETE FROM ttl_rows WHERE tid = $1 AND expire_at = $2 AND pk = $3 AND sk = $4", pt.def.ID, del.ExpireAt, del.Key.PK, nz(del.Key.SK))
+		batch.Queue("DELETE FROM ttl_rows WHERE tid = $1 AND expire_at = $2 AND pk = $3 AND sk = $4", pt.def.ID, del.ExpireAt, del.Key.PK, storage.StoredSK(del.Key.SK))
 	}
 	if put != nil {
-		batch.Queue(putTTLRow, pt.def.ID, put.ExpireAt, put.Key.PK, nz(put.Key.SK))
+		batch.Queue(putTTLRow, pt.def.ID, put.ExpireAt, put.Key.PK, storage.StoredSK(put.Key.SK))
 	}
 	if r := storage.StreamRecordFor(pt.def, old, nw, id, now); r != nil {
 		streams.Queue(appendRecord, pt.def.ID, pt.def.LatestStreamLabel, r.CreatedAt.Unix(), storage.EncodeStreamRecord(r))
@@ -143,17 +143,8 @@ SELECT count(*) FROM d`
 // waits and then maintains its row itself.
 func (b *Backend) BackfillTTL(ctx context.Context, account, name string, gen int64, limit int) (done bool, err error) {
 	limit = max(limit, 1)
-	err = b.withConn(ctx, func(c *pgxpool.Conn) error {
+	err = b.inEntryTx(ctx, account, name, func(tx pgx.Tx, t *storage.Table) error {
 		done = true
-		tx, err := c.Begin(ctx)
-		if err != nil {
-			return err
-		}
-		defer tx.Rollback(context.Background())
-		t, err := lockEntry(ctx, tx, account, name)
-		if err != nil {
-			return err
-		}
 		if t.TTL.Status != storage.TTLEnabling || t.TTL.Generation != gen {
 			return nil
 		}
@@ -163,7 +154,7 @@ func (b *Backend) BackfillTTL(ctx context.Context, account, name string, gen int
 		}
 		last, err := backfillPage(ctx, tx, pt, t.TTL.BackfillCursor, limit, func(batch *pgx.Batch, it item.Item) {
 			if r := storage.TTLBackfillRow(t, it); r != nil {
-				batch.Queue(putTTLRow, t.ID, r.ExpireAt, r.Key.PK, nz(r.Key.SK))
+				batch.Queue(putTTLRow, t.ID, r.ExpireAt, r.Key.PK, storage.StoredSK(r.Key.SK))
 			}
 		})
 		if err != nil {
@@ -187,17 +178,8 @@ func (b *Backend) BackfillTTL(ctx context.Context, account, name string, gen int
 // none remain, makes it DISABLED (see storage.TTLStore).
 func (b *Backend) DrainTTL(ctx context.Context, account, name string, gen int64, limit int) (done bool, err error) {
 	limit = max(limit, 1)
-	err = b.withConn(ctx, func(c *pgxpool.Conn) error {
+	err = b.inEntryTx(ctx, account, name, func(tx pgx.Tx, t *storage.Table) error {
 		done = true
-		tx, err := c.Begin(ctx)
-		if err != nil {
-			return err
-		}
-		defer tx.Rollback(context.Background())
-		t, err := lockEntry(ctx, tx, account, name)
-		if err != nil {
-			return err
-		}
 		if t.TTL.Status != storage.TTLDisabling || t.TTL.Generation != gen {
 			return nil
 		}
@@ -236,7 +218,7 @@ func (b *Backend) ExpiredRows(ctx context.Context, t *storage.Table, from, to in
 			if err := rows.Scan(&r.ExpireAt, &r.Key.PK, &sk); err != nil {
 				return err
 			}
-			r.Key.SK = nilIfEmpty(sk)
+			r.Key.SK = storage.LoadedSK(sk)
 			out = append(out, r)
 		}
 		return rows.Err()

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/google/uuid"
 	sqlite3 "github.com/mattn/go-sqlite3"
 
 	"github.com/extenddb/extenddb/internal/storage"
@@ -18,17 +17,7 @@ import (
 // creates: the loser gets storage.ErrTableExists. An empty t.ID or Index.ID
 // is filled with a new UUID and a zero t.Version set to 1, on t itself.
 func (b *Backend) CreateTable(ctx context.Context, t *storage.Table) error {
-	if t.ID == "" {
-		t.ID = uuid.NewString()
-	}
-	for i := range t.Indexes {
-		if t.Indexes[i].ID == "" {
-			t.Indexes[i].ID = uuid.NewString()
-		}
-	}
-	if t.Version == 0 {
-		t.Version = 1
-	}
+	storage.PrepareCreate(t)
 	def, err := json.Marshal(t)
 	if err != nil {
 		return fmt.Errorf("sqlite: encode table: %w", err)
@@ -131,15 +120,9 @@ func (b *Backend) UpdateTable(ctx context.Context, account, name string, fn func
 		if err := fn(cur); err != nil {
 			return err
 		}
-		if cur.Account != before.Account || cur.Name != before.Name || cur.ID != before.ID {
-			return fmt.Errorf("sqlite: UpdateTable may not change a table's account, name or ID")
+		if err := storage.PrepareUpdate(before, cur); err != nil {
+			return err
 		}
-		for i := range cur.Indexes {
-			if cur.Indexes[i].ID == "" {
-				cur.Indexes[i].ID = uuid.NewString()
-			}
-		}
-		cur.Version = before.Version + 1
 		def, err := json.Marshal(cur)
 		if err != nil {
 			return fmt.Errorf("sqlite: encode table: %w", err)
@@ -198,7 +181,7 @@ func (w *writer) reshapeIndexes(before, cur *storage.Table) ([]string, error) {
 	var dropped []string
 	for _, ix := range before.Indexes {
 		if !has[ix.ID] {
-			n, err := indexName(ix.ID)
+			n, err := storage.IndexTableName(ix.ID)
 			if err != nil {
 				return nil, err
 			}
@@ -277,4 +260,25 @@ func (w *writer) tableByName(account, name string) (*storage.Table, error) {
 		return nil, mapErr(err)
 	}
 	return decodeTable(def, version)
+}
+
+// ListNamespaces returns the distinct accounts (namespaces) of the catalog.
+func (b *Backend) ListNamespaces(ctx context.Context) ([]string, error) {
+	if b.isClosed() {
+		return nil, storage.ErrClosed
+	}
+	rows, err := b.rdb.QueryContext(ctx, "SELECT DISTINCT account FROM catalog")
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, mapErr(err)
+		}
+		out = append(out, n)
+	}
+	return out, mapErr(rows.Err())
 }

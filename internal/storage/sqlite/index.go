@@ -13,7 +13,7 @@ import (
 )
 
 // Online index builds and per-index counts (storage.IndexBuilder,
-// storage.IndexStatser, storage.CollectionSizer). Every index has a
+// storage.Statistics). Every index has a
 // table_stats row keyed by its ID, maintained by the writes that change its
 // rows, exactly like a table's.
 
@@ -26,13 +26,7 @@ func (b *Backend) BackfillIndex(ctx context.Context, account, name, indexID stri
 	if limit <= 0 {
 		limit = 256
 	}
-	done := true
-	err := b.submit(ctx, true, func(w *writer) error {
-		done = true
-		cur, err := w.tableByName(account, name)
-		if err != nil {
-			return err
-		}
+	return b.entryPage(ctx, account, name, func(w *writer, cur *storage.Table, done *bool) error {
 		i := indexPos(cur, indexID)
 		if i < 0 || cur.Indexes[i].Status != storage.StatusCreating || !cur.Indexes[i].Backfilling {
 			return nil
@@ -50,11 +44,10 @@ func (b *Backend) BackfillIndex(ctx context.Context, account, name, indexID stri
 			ix.Status, ix.Backfilling, ix.BackfillCursor = storage.StatusActive, false, nil
 		} else {
 			ix.BackfillCursor = last
-			done = false
+			*done = false
 		}
 		return w.storeTable(cur)
 	})
-	return done, err
 }
 
 // DropIndex drops the physical table and counts of index indexID of table
@@ -74,7 +67,7 @@ func (b *Backend) DropIndex(ctx context.Context, account, name, indexID string) 
 		if i < 0 || cur.Indexes[i].Status != storage.StatusDeleting {
 			return nil
 		}
-		n, err := indexName(indexID)
+		n, err := storage.IndexTableName(indexID)
 		if err != nil {
 			return err
 		}
@@ -123,7 +116,7 @@ func (b *Backend) CollectionSize(ctx context.Context, t *storage.Table, pk []byt
 		return 0, storage.ErrClosed
 	}
 	h := int64(item.PartitionHash(pk))
-	name, err := itemsName(t.ID)
+	name, err := storage.ItemsTableName(t.ID)
 	if err != nil {
 		return 0, err
 	}
@@ -132,7 +125,7 @@ func (b *Backend) CollectionSize(ctx context.Context, t *storage.Table, pk []byt
 		if ix.Global || !ix.Maintained() {
 			continue
 		}
-		n, err := indexName(ix.ID)
+		n, err := storage.IndexTableName(ix.ID)
 		if err != nil {
 			return 0, err
 		}
@@ -188,7 +181,7 @@ func (w *writer) backfillPage(pt *physTable, ix *storage.Index, pi *physIndex, s
 	var h int64 = -1
 	pk, sk := []byte{}, []byte{}
 	if start != nil {
-		h, pk, sk = int64(item.PartitionHash(start.PK)), nz(start.PK), nz(start.SK)
+		h, pk, sk = int64(item.PartitionHash(start.PK)), storage.StoredSK(start.PK), storage.StoredSK(start.SK)
 	}
 	for {
 		s, err := w.stmt(q)
@@ -228,7 +221,7 @@ func (w *writer) backfillPage(pt *physTable, ix *storage.Index, pi *physIndex, s
 			return nil, nil
 		}
 		if limit >= 0 {
-			return &storage.Key{PK: append([]byte(nil), pk...), SK: nilIfEmpty(append([]byte(nil), sk...))}, nil
+			return &storage.Key{PK: append([]byte(nil), pk...), SK: storage.LoadedSK(append([]byte(nil), sk...))}, nil
 		}
 	}
 }
@@ -241,7 +234,7 @@ func (w *writer) backfillRow(ixID string, pi *physIndex, r *storage.IndexRow) er
 	}
 	var old int64
 	size := int64(item.Size(r.Item))
-	switch err := s.QueryRow(int64(item.PartitionHash(r.IndexKey.PK)), r.IndexKey.PK, nz(r.IndexKey.SK), r.TableKey.PK, nz(r.TableKey.SK)).Scan(&old); {
+	switch err := s.QueryRow(int64(item.PartitionHash(r.IndexKey.PK)), r.IndexKey.PK, storage.StoredSK(r.IndexKey.SK), r.TableKey.PK, storage.StoredSK(r.TableKey.SK)).Scan(&old); {
 	case errors.Is(err, sql.ErrNoRows):
 		w.addStats(ixID, 1, size)
 	case err != nil:
@@ -288,7 +281,7 @@ func ensureIndexStats(ctx context.Context, conn *sql.Conn) error {
 			if n > 0 {
 				continue
 			}
-			name, err := indexName(ix.ID)
+			name, err := storage.IndexTableName(ix.ID)
 			if err != nil {
 				return err
 			}
@@ -298,4 +291,21 @@ func ensureIndexStats(ctx context.Context, conn *sql.Conn) error {
 		}
 	}
 	return nil
+}
+
+// entryPage runs one page of a background job on table (account, name)
+// (an index backfill, a TTL backfill or drain) as one writer transaction:
+// page gets the table's current entry and clears done while the job has
+// more pages. Errors: storage.ErrTableNotFound, page's.
+func (b *Backend) entryPage(ctx context.Context, account, name string, page func(w *writer, cur *storage.Table, done *bool) error) (bool, error) {
+	done := true
+	err := b.submit(ctx, true, func(w *writer) error {
+		done = true
+		cur, err := w.tableByName(account, name)
+		if err != nil {
+			return err
+		}
+		return page(w, cur, &done)
+	})
+	return done, err
 }

@@ -69,7 +69,7 @@ func (w *writer) mutate(tableID string, key storage.Key, fn storage.MutateFunc, 
 		return nil, err
 	}
 	h := int64(item.PartitionHash(key.PK))
-	sk := nz(key.SK)
+	sk := storage.StoredSK(key.SK)
 	get, err := w.stmt(pt.get)
 	if err != nil {
 		return nil, err
@@ -134,7 +134,7 @@ func (w *writer) writeIndexes(pt *physTable, old, nw item.Item, blob []byte, siz
 		pi := pt.indexes[c.Index.ID]
 		if c.Delete != nil {
 			r := c.Delete
-			res, err := w.exec(pi.del, int64(item.PartitionHash(r.IndexKey.PK)), r.IndexKey.PK, nz(r.IndexKey.SK), r.TableKey.PK, nz(r.TableKey.SK))
+			res, err := w.exec(pi.del, int64(item.PartitionHash(r.IndexKey.PK)), r.IndexKey.PK, storage.StoredSK(r.IndexKey.SK), r.TableKey.PK, storage.StoredSK(r.TableKey.SK))
 			if err != nil {
 				return err
 			}
@@ -172,6 +172,6 @@ func (w *writer) putIndexRow(pi *physIndex, r *storage.IndexRow, full item.Item,
 		blob = item.MarshalItem(r.Item)
 		size = int64(item.Size(r.Item))
 	}
-	_, err := w.exec(pi.put, int64(item.PartitionHash(r.IndexKey.PK)), r.IndexKey.PK, nz(r.IndexKey.SK), r.TableKey.PK, nz(r.TableKey.SK), blob, size)
+	_, err := w.exec(pi.put, int64(item.PartitionHash(r.IndexKey.PK)), r.IndexKey.PK, storage.StoredSK(r.IndexKey.SK), r.TableKey.PK, storage.StoredSK(r.TableKey.SK), blob, size)
 	return err
 }

@@ -23,7 +23,7 @@ func (b *Backend) GetItem(ctx context.Context, t *storage.Table, key storage.Key
 	if b.isClosed() {
 		return nil, storage.ErrClosed
 	}
-	name, err := itemsName(t.ID)
+	name, err := storage.ItemsTableName(t.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -32,7 +32,7 @@ func (b *Backend) GetItem(ctx context.Context, t *storage.Table, key storage.Key
 		return nil, err
 	}
 	var blob []byte
-	if err := s.QueryRowContext(ctx, int64(item.PartitionHash(key.PK)), key.PK, nz(key.SK)).Scan(&blob); err != nil {
+	if err := s.QueryRowContext(ctx, int64(item.PartitionHash(key.PK)), key.PK, storage.StoredSK(key.SK)).Scan(&blob); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, nil
 		}
@@ -59,12 +59,12 @@ func (b *Backend) Query(ctx context.Context, t *storage.Table, q *storage.QueryR
 	if b.isClosed() {
 		return storage.ErrClosed
 	}
-	src, err := source(t, q.Index)
+	src, err := storage.SQLSourceOf(t, q.Index)
 	if err != nil {
 		return err
 	}
 	skCol := "sk"
-	if src.index {
+	if src.Index {
 		skCol = "isk"
 	}
 	lo, hi, err := storage.SortKeyRange(q.SK)
@@ -81,22 +81,22 @@ func (b *Backend) Query(ctx context.Context, t *storage.Table, q *storage.QueryR
 		if !q.Forward {
 			cmp = "<"
 		}
-		if src.index {
+		if src.Index {
 			startSQL = " AND (isk, pk, sk) " + cmp + " (?, ?, ?)"
-			startArgs = []any{nz(st.IndexKey.SK), nz(st.Key.PK), nz(st.Key.SK)}
+			startArgs = []any{storage.StoredSK(st.IndexKey.SK), storage.StoredSK(st.Key.PK), storage.StoredSK(st.Key.SK)}
 		} else {
 			startSQL = " AND sk " + cmp + " ?"
-			startArgs = []any{nz(st.Key.SK)}
+			startArgs = []any{storage.StoredSK(st.Key.SK)}
 		}
 		startSK := st.Key.SK
-		if src.index {
+		if src.Index {
 			startSK = st.IndexKey.SK
 		}
 		side := &lo
 		if !q.Forward {
 			side = &hi
 		}
-		if side.SupersededBy(nz(startSK), q.Forward) {
+		if side.SupersededBy(storage.StoredSK(startSK), q.Forward) {
 			*side = storage.SortBound{}
 		} else {
 			startSQL, startArgs = "", nil
@@ -104,7 +104,7 @@ func (b *Backend) Query(ctx context.Context, t *storage.Table, q *storage.QueryR
 	}
 	var sb strings.Builder
 	args := []any{int64(item.PartitionHash(q.PK)), q.PK}
-	sb.WriteString("SELECT " + src.cols + " FROM " + src.name + " WHERE h = ? AND " + src.pkCol + " = ?")
+	sb.WriteString("SELECT " + src.Cols + " FROM " + src.Name + " WHERE h = ? AND " + src.PKCol + " = ?")
 	for _, bd := range []storage.SortBound{lo, hi} {
 		if bd.Op != "" {
 			sb.WriteString(" AND " + skCol + " " + bd.Op + " ?")
@@ -117,12 +117,12 @@ func (b *Backend) Query(ctx context.Context, t *storage.Table, q *storage.QueryR
 	if !q.Forward {
 		dir = "DESC"
 	}
-	if src.index {
+	if src.Index {
 		sb.WriteString(" ORDER BY isk " + dir + ", pk " + dir + ", sk " + dir)
 	} else {
 		sb.WriteString(" ORDER BY sk " + dir)
 	}
-	return b.visitRows(ctx, sb.String(), args, src.index, visit)
+	return b.visitRows(ctx, sb.String(), args, src.Index, visit)
 }
 
 // Scan visits the rows of t (or of index s.Index) in partition-hash order:
@@ -134,7 +134,7 @@ func (b *Backend) Scan(ctx context.Context, t *storage.Table, s *storage.ScanReq
 	if b.isClosed() {
 		return storage.ErrClosed
 	}
-	src, err := source(t, s.Index)
+	src, err := storage.SQLSourceOf(t, s.Index)
 	if err != nil {
 		return err
 	}
@@ -145,7 +145,7 @@ func (b *Backend) Scan(ctx context.Context, t *storage.Table, s *storage.ScanReq
 	lo := int64(s.Segment) << 32 / n
 	hi := (int64(s.Segment) + 1) << 32 / n
 	var sb strings.Builder
-	sb.WriteString("SELECT " + src.cols + " FROM " + src.name + " WHERE h < ?")
+	sb.WriteString("SELECT " + src.Cols + " FROM " + src.Name + " WHERE h < ?")
 	args := []any{hi}
 	// A start inside the segment replaces its lower bound, so SQLite seeks
 	// to it; a start before the segment is irrelevant.
@@ -153,27 +153,27 @@ func (b *Backend) Scan(ctx context.Context, t *storage.Table, s *storage.ScanReq
 	var startPK []byte
 	if st != nil {
 		startPK = st.Key.PK
-		if src.index {
+		if src.Index {
 			startPK = st.IndexKey.PK
 		}
 	}
 	switch {
-	case st != nil && int64(item.PartitionHash(startPK)) >= lo && src.index:
+	case st != nil && int64(item.PartitionHash(startPK)) >= lo && src.Index:
 		sb.WriteString(" AND (h, ipk, isk, pk, sk) > (?, ?, ?, ?, ?)")
-		args = append(args, int64(item.PartitionHash(startPK)), nz(st.IndexKey.PK), nz(st.IndexKey.SK), nz(st.Key.PK), nz(st.Key.SK))
+		args = append(args, int64(item.PartitionHash(startPK)), storage.StoredSK(st.IndexKey.PK), storage.StoredSK(st.IndexKey.SK), storage.StoredSK(st.Key.PK), storage.StoredSK(st.Key.SK))
 	case st != nil && int64(item.PartitionHash(startPK)) >= lo:
 		sb.WriteString(" AND (h, pk, sk) > (?, ?, ?)")
-		args = append(args, int64(item.PartitionHash(startPK)), nz(st.Key.PK), nz(st.Key.SK))
+		args = append(args, int64(item.PartitionHash(startPK)), storage.StoredSK(st.Key.PK), storage.StoredSK(st.Key.SK))
 	default:
 		sb.WriteString(" AND h >= ?")
 		args = append(args, lo)
 	}
-	if src.index {
+	if src.Index {
 		sb.WriteString(" ORDER BY h, ipk, isk, pk, sk")
 	} else {
 		sb.WriteString(" ORDER BY h, pk, sk")
 	}
-	return b.visitRows(ctx, sb.String(), args, src.index, visit)
+	return b.visitRows(ctx, sb.String(), args, src.Index, visit)
 }
 
 // Stats returns t's committed item count and total stored size in bytes
@@ -196,27 +196,6 @@ func (b *Backend) Stats(ctx context.Context, t *storage.Table) (storage.TableSta
 	return st, nil
 }
 
-// rowSource is the physical table a read goes to.
-type rowSource struct {
-	name  string
-	index bool
-	pkCol string
-	cols  string
-}
-
-func source(t *storage.Table, index string) (rowSource, error) {
-	if index == "" {
-		name, err := itemsName(t.ID)
-		return rowSource{name: name, pkCol: "pk", cols: "pk, sk, item, size"}, err
-	}
-	ix := t.Index(index)
-	if ix == nil {
-		return rowSource{}, fmt.Errorf("%w: table %s has no index %s", storage.ErrTableNotFound, t.Name, index)
-	}
-	name, err := indexName(ix.ID)
-	return rowSource{name: name, index: true, pkCol: "ipk", cols: "ipk, isk, pk, sk, item, size"}, err
-}
-
 // visitRows runs a read statement and streams its rows to visit.
 func (b *Backend) visitRows(ctx context.Context, query string, args []any, index bool, visit storage.VisitFunc) error {
 	s, err := b.readStmt(ctx, query)
@@ -234,14 +213,14 @@ func (b *Backend) visitRows(ctx context.Context, query string, args []any, index
 		var size int64
 		if index {
 			err = rows.Scan(&r.Pos.IndexKey.PK, &r.Pos.IndexKey.SK, &r.Pos.Key.PK, &r.Pos.Key.SK, &blob, &size)
-			r.Pos.IndexKey.SK = nilIfEmpty(r.Pos.IndexKey.SK)
+			r.Pos.IndexKey.SK = storage.LoadedSK(r.Pos.IndexKey.SK)
 		} else {
 			err = rows.Scan(&r.Pos.Key.PK, &r.Pos.Key.SK, &blob, &size)
 		}
 		if err != nil {
 			return mapErr(err)
 		}
-		r.Pos.Key.SK = nilIfEmpty(r.Pos.Key.SK)
+		r.Pos.Key.SK = storage.LoadedSK(r.Pos.Key.SK)
 		if r.Item, err = decodeItem(blob); err != nil {
 			return err
 		}

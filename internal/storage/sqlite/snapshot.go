@@ -26,13 +26,13 @@ func (b *Backend) GetItemsSnapshot(ctx context.Context, refs []storage.ItemRef) 
 	defer tx.Rollback()
 	out := make([]item.Item, len(refs))
 	for i, ref := range refs {
-		name, err := itemsName(ref.Table.ID)
+		name, err := storage.ItemsTableName(ref.Table.ID)
 		if err != nil {
 			return nil, err
 		}
 		var blob []byte
 		err = tx.QueryRowContext(ctx, "SELECT item FROM "+name+" WHERE h = ? AND pk = ? AND sk = ?",
-			int64(item.PartitionHash(ref.Key.PK)), ref.Key.PK, nz(ref.Key.SK)).Scan(&blob)
+			int64(item.PartitionHash(ref.Key.PK)), ref.Key.PK, storage.StoredSK(ref.Key.SK)).Scan(&blob)
 		if errors.Is(err, sql.ErrNoRows) {
 			continue
 		}

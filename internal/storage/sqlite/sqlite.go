@@ -6,9 +6,12 @@
 //
 //	catalog(account, name, id, version, def)   one row per table, def = JSON of storage.Table
 //	table_stats(id, item_count, size_bytes)    maintained by every committed write
-//	t_<table id hex>(h, pk, sk, item, size)    PRIMARY KEY (h, pk, sk) WITHOUT ROWID
+//	t_<table id hex>(h, pk, sk, item, size)    PRIMARY KEY (h, pk, sk)
 //	i_<index id hex>(h, ipk, isk, pk, sk, item, size)
-//	                                           PRIMARY KEY (h, ipk, isk, pk, sk) WITHOUT ROWID
+//	                                           PRIMARY KEY (h, ipk, isk, pk, sk)
+//
+// Item and index tables are rowid tables (see itemsDDL); those created by
+// earlier versions are WITHOUT ROWID and are read and written the same way.
 //
 // h is item.PartitionHash of the (index) partition key, so one B-tree serves
 // GetItem, Query (h, pk and a sort-key range) and Scan in hash order. A
@@ -323,26 +326,4 @@ func mapErr(err error) error {
 		return storage.ErrClosed
 	}
 	return err
-}
-
-// itemsName and indexName are the physical table names of a table and of
-// an index: a prefix and the ID's hex digits (lower case, no dashes).
-func itemsName(id string) (string, error) { return storage.PhysicalName("t_", id) }
-func indexName(id string) (string, error) { return storage.PhysicalName("i_", id) }
-
-// nz returns b, or the empty non-nil slice for nil: a nil []byte binds as
-// NULL, and a missing sort key is stored as the empty blob.
-func nz(b []byte) []byte {
-	if b == nil {
-		return []byte{}
-	}
-	return b
-}
-
-// nilIfEmpty maps the stored empty blob back to a missing (nil) sort key.
-func nilIfEmpty(b []byte) []byte {
-	if len(b) == 0 {
-		return nil
-	}
-	return b
 }

@@ -25,7 +25,7 @@ import (
 func (w *writer) writeDerived(pt *physTable, old, nw item.Item, id *storage.UserIdentity) error {
 	del, put := storage.TTLChanges(pt.def, old, nw)
 	if del != nil {
-		if _, err := w.exec("DELETE FROM ttl_rows WHERE tid = ? AND expire_at = ? AND pk = ? AND sk = ?", pt.def.ID, del.ExpireAt, del.Key.PK, nz(del.Key.SK)); err != nil {
+		if _, err := w.exec("DELETE FROM ttl_rows WHERE tid = ? AND expire_at = ? AND pk = ? AND sk = ?", pt.def.ID, del.ExpireAt, del.Key.PK, storage.StoredSK(del.Key.SK)); err != nil {
 			return err
 		}
 	}
@@ -44,7 +44,7 @@ func (w *writer) writeDerived(pt *physTable, old, nw item.Item, id *storage.User
 }
 
 func (w *writer) putTTLRow(tid string, r *storage.TTLRow) error {
-	_, err := w.exec("INSERT OR REPLACE INTO ttl_rows (tid, expire_at, pk, sk) VALUES (?, ?, ?, ?)", tid, r.ExpireAt, r.Key.PK, nz(r.Key.SK))
+	_, err := w.exec("INSERT OR REPLACE INTO ttl_rows (tid, expire_at, pk, sk) VALUES (?, ?, ?, ?)", tid, r.ExpireAt, r.Key.PK, storage.StoredSK(r.Key.SK))
 	return err
 }
 
@@ -140,13 +140,7 @@ func (b *Backend) BackfillTTL(ctx context.Context, account, name string, gen int
 	if limit <= 0 {
 		limit = 256
 	}
-	done := true
-	err := b.submit(ctx, true, func(w *writer) error {
-		done = true
-		cur, err := w.tableByName(account, name)
-		if err != nil {
-			return err
-		}
+	return b.entryPage(ctx, account, name, func(w *writer, cur *storage.Table, done *bool) error {
 		if cur.TTL.Status != storage.TTLEnabling || cur.TTL.Generation != gen {
 			return nil
 		}
@@ -157,7 +151,7 @@ func (b *Backend) BackfillTTL(ctx context.Context, account, name string, gen int
 		var h int64 = -1
 		pk, sk := []byte{}, []byte{}
 		if c := cur.TTL.BackfillCursor; c != nil {
-			h, pk, sk = int64(item.PartitionHash(c.PK)), nz(c.PK), nz(c.SK)
+			h, pk, sk = int64(item.PartitionHash(c.PK)), storage.StoredSK(c.PK), storage.StoredSK(c.SK)
 		}
 		s, err := w.stmt("SELECT h, pk, sk, item FROM " + pt.name + " WHERE (h, pk, sk) > (?, ?, ?) ORDER BY h, pk, sk LIMIT ?")
 		if err != nil {
@@ -197,12 +191,11 @@ func (b *Backend) BackfillTTL(ctx context.Context, account, name string, gen int
 		if n < limit {
 			cur.TTL.Status, cur.TTL.BackfillCursor = storage.TTLEnabled, nil
 		} else {
-			cur.TTL.BackfillCursor = &storage.Key{PK: append([]byte(nil), pk...), SK: nilIfEmpty(append([]byte(nil), sk...))}
-			done = false
+			cur.TTL.BackfillCursor = &storage.Key{PK: append([]byte(nil), pk...), SK: storage.LoadedSK(append([]byte(nil), sk...))}
+			*done = false
 		}
 		return w.storeTable(cur)
 	})
-	return done, err
 }
 
 // DrainTTL removes up to limit expiry rows of a DISABLING table and, when
@@ -211,13 +204,7 @@ func (b *Backend) DrainTTL(ctx context.Context, account, name string, gen int64,
 	if limit <= 0 {
 		limit = 256
 	}
-	done := true
-	err := b.submit(ctx, true, func(w *writer) error {
-		done = true
-		cur, err := w.tableByName(account, name)
-		if err != nil {
-			return err
-		}
+	return b.entryPage(ctx, account, name, func(w *writer, cur *storage.Table, done *bool) error {
 		if cur.TTL.Status != storage.TTLDisabling || cur.TTL.Generation != gen {
 			return nil
 		}
@@ -227,13 +214,12 @@ func (b *Backend) DrainTTL(ctx context.Context, account, name string, gen int64,
 			return err
 		}
 		if n, _ := res.RowsAffected(); n >= int64(limit) {
-			done = false
+			*done = false
 			return nil
 		}
 		cur.TTL.Status, cur.TTL.AttributeName, cur.TTL.BackfillCursor = storage.TTLDisabled, "", nil
 		return w.storeTable(cur)
 	})
-	return done, err
 }
 
 // ExpiredRows returns up to limit expiry rows of t with ExpireAt in
@@ -258,7 +244,7 @@ func (b *Backend) ExpiredRows(ctx context.Context, t *storage.Table, from, to in
 		if err := rows.Scan(&r.ExpireAt, &r.Key.PK, &sk); err != nil {
 			return nil, mapErr(err)
 		}
-		r.Key.SK = nilIfEmpty(sk)
+		r.Key.SK = storage.LoadedSK(sk)
 		out = append(out, r)
 	}
 	return out, mapErr(rows.Err())

@@ -283,7 +283,7 @@ type physIndex struct {
 }
 
 func newPhysTable(def *storage.Table) (*physTable, error) {
-	name, err := itemsName(def.ID)
+	name, err := storage.ItemsTableName(def.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -296,7 +296,7 @@ func newPhysTable(def *storage.Table) (*physTable, error) {
 		indexes: map[string]*physIndex{},
 	}
 	for _, ix := range def.Indexes {
-		iname, err := indexName(ix.ID)
+		iname, err := storage.IndexTableName(ix.ID)
 		if err != nil {
 			return nil, err
 		}

@@ -65,6 +65,7 @@ func Run(t *testing.T, open func(t *testing.T) storage.Backend) {
 	}
 	tests = append(tests, streamTTLTests...) // streams_ttl.go
 	tests = append(tests, tokenTests...)     // tokens.go
+	tests = append(tests, jobTests...)       // jobs.go
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

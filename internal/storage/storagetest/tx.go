@@ -81,11 +81,14 @@ func testTransact(t *testing.T, e *env) {
 	if !errors.As(err, &te) || te.Reasons[0] != cond || te.Reasons[1] != nil || te.Reasons[2] != c2 {
 		t.Fatalf("two failures: %v %+v", err, te)
 	}
+	transactRace(t, e, bt)
+}
 
-	// Transactions racing with each other and with single writes keep a
-	// sum invariant: every transfer moves one unit between two accounts,
-	// and read-only transactions (TransactGetItems) running meanwhile see
-	// one snapshot: always the same total.
+// transactRace: transactions racing with each other and with single writes
+// keep a sum invariant: every transfer moves one unit between two accounts
+// of table bt, and read-only transactions (TransactGetItems) running
+// meanwhile see one snapshot: always the same total.
+func transactRace(t *testing.T, e *env, bt *storage.Table) {
 	const accounts, workers, transfers = 4, 8, 25
 	for i := range accounts {
 		e.put(bt, item.Item{"pk": s(fmt.Sprint("acct", i)), "v": n("100")})

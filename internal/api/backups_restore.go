@@ -1,0 +1,183 @@
+package api
+
+import (
+	"context"
+	"errors"
+
+	"github.com/google/uuid"
+
+	"github.com/extenddb/extenddb/internal/backup"
+	"github.com/extenddb/extenddb/internal/ddberr"
+	"github.com/extenddb/extenddb/internal/jobs"
+	"github.com/extenddb/extenddb/internal/protocol"
+	"github.com/extenddb/extenddb/internal/storage"
+)
+
+// RestoreTableFromBackup. See
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_RestoreTableFromBackup.html
+
+type restoreSummary struct {
+	SourceBackupArn   string       `json:"SourceBackupArn,omitempty"`
+	SourceTableArn    string       `json:"SourceTableArn,omitempty"`
+	RestoreDateTime   epochSeconds `json:"RestoreDateTime"`
+	RestoreInProgress bool         `json:"RestoreInProgress"`
+}
+
+func restoreSummaryOf(t *storage.Table) *restoreSummary {
+	if t.Restore == nil {
+		return nil
+	}
+	return &restoreSummary{SourceBackupArn: t.Restore.SourceBackupArn, SourceTableArn: t.Restore.SourceTableArn,
+		RestoreDateTime: epochSeconds(t.Restore.RestoreDateTime), RestoreInProgress: t.Restore.InProgress}
+}
+
+type restoreTableFromBackupInput struct {
+	TargetTableName               *string                `json:"TargetTableName"`
+	BackupArn                     *string                `json:"BackupArn"`
+	BillingModeOverride           *string                `json:"BillingModeOverride"`
+	GlobalSecondaryIndexOverride  []secondaryIndexInput  `json:"GlobalSecondaryIndexOverride"`
+	LocalSecondaryIndexOverride   []secondaryIndexInput  `json:"LocalSecondaryIndexOverride"`
+	ProvisionedThroughputOverride *provisionedThroughput `json:"ProvisionedThroughputOverride"`
+	SSESpecificationOverride      map[string]any         `json:"SSESpecificationOverride"`
+}
+
+func restoreTableFromBackup(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+	var in restoreTableFromBackupInput
+	if err := decode(r.Body, &in); err != nil {
+		return nil, err
+	}
+	var c constraints
+	if c.notNull(in.TargetTableName != nil, "targetTableName") {
+		c.name(in.TargetTableName, "targetTableName")
+	}
+	backupArnConstraint(&c, in.BackupArn)
+	c.enum(in.BillingModeOverride, "billingModeOverride", "PROVISIONED", "PAY_PER_REQUEST")
+	if tp := in.ProvisionedThroughputOverride; tp != nil {
+		throughputConstraints(&c, tp, "provisionedThroughputOverride")
+	}
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	svc, b, err := e.backupByArn(ctx, r, *in.BackupArn)
+	if err != nil {
+		return nil, err
+	}
+	if b.State != jobs.Succeeded {
+		// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_RestoreTableFromBackup.html#API_RestoreTableFromBackup_Errors
+		return nil, ddberr.BackupInUse("Backup is being created: %s", *in.BackupArn)
+	}
+	t, err := e.restoredTable(b, &in)
+	if err != nil {
+		return nil, err
+	}
+	err = svc.Restore(ctx, e.account(r), b, t)
+	if errors.Is(err, storage.ErrTableExists) {
+		// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_RestoreTableFromBackup.html#API_RestoreTableFromBackup_Errors
+		return nil, ddberr.TableAlreadyExists("Table already exists: %s", t.Name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	e.forget(t.Account, t.Name)
+	d, err := e.describe(ctx, r.Caller.Region, t, false)
+	if err != nil {
+		return nil, err
+	}
+	return tableDescriptionOutput{d}, nil
+}
+
+// restoredTable derives the table a restore creates from the backup's
+// source table and the request's overrides. As DynamoDB does, it restores
+// the keys, attribute definitions, indexes, billing mode and throughput,
+// and not the stream, Time to Live, tags, deletion protection or point in
+// time recovery settings.
+func (e *Engine) restoredTable(b *backup.Backup, in *restoreTableFromBackupInput) (*storage.Table, error) {
+	src := &b.Params.Table
+	now := e.now()
+	t := &storage.Table{
+		Name:                 *in.TargetTableName,
+		ID:                   uuid.NewString(),
+		KeySchema:            src.KeySchema,
+		AttributeDefinitions: src.AttributeDefinitions,
+		BillingMode:          src.BillingMode,
+		Throughput:           storage.Throughput{ReadCapacityUnits: src.Throughput.ReadCapacityUnits, WriteCapacityUnits: src.Throughput.WriteCapacityUnits},
+		TableClass:           src.TableClass,
+		CreatedAt:            now,
+		Restore: &storage.RestoreSummary{SourceBackupArn: b.Params.BackupArn, SourceTableArn: b.Params.TableArn,
+			RestoreDateTime: b.Params.CreatedAt, InProgress: true},
+	}
+	if in.BillingModeOverride != nil {
+		t.BillingMode = *in.BillingModeOverride
+	}
+	if tp := in.ProvisionedThroughputOverride; tp != nil && tp.ReadCapacityUnits != nil && tp.WriteCapacityUnits != nil {
+		t.Throughput = storage.Throughput{ReadCapacityUnits: *tp.ReadCapacityUnits, WriteCapacityUnits: *tp.WriteCapacityUnits}
+	}
+	if t.BillingMode == "PAY_PER_REQUEST" {
+		t.Throughput = storage.Throughput{}
+	} else if t.Throughput.ReadCapacityUnits == 0 {
+		return nil, invalid("ProvisionedThroughputOverride is required when restoring an on-demand table with BillingModeOverride PROVISIONED")
+	}
+	for _, ix := range src.Indexes {
+		if ix.Status == storage.StatusDeleting || (ix.Status == storage.StatusCreating && ix.Backfilling) {
+			continue // not part of the table at the backup's instant
+		}
+		override, keep := indexOverride(ix, in)
+		if !keep {
+			continue
+		}
+		ix.ID, ix.Status, ix.Backfilling, ix.BackfillCursor = uuid.NewString(), "", false, nil
+		switch {
+		case !ix.Global || t.BillingMode == "PAY_PER_REQUEST":
+			ix.Throughput = nil
+		case override != nil && override.ProvisionedThroughput != nil && override.ProvisionedThroughput.ReadCapacityUnits != nil && override.ProvisionedThroughput.WriteCapacityUnits != nil:
+			ix.Throughput = &storage.Throughput{ReadCapacityUnits: *override.ProvisionedThroughput.ReadCapacityUnits, WriteCapacityUnits: *override.ProvisionedThroughput.WriteCapacityUnits}
+		case ix.Throughput == nil:
+			ix.Throughput = &storage.Throughput{ReadCapacityUnits: t.Throughput.ReadCapacityUnits, WriteCapacityUnits: t.Throughput.WriteCapacityUnits}
+		}
+		t.Indexes = append(t.Indexes, ix)
+	}
+	if err := overridesExist(src, in); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// indexOverride tells whether index ix of the source is restored: always
+// without an override list of its kind, otherwise when the list names it
+// (whose entry is returned).
+func indexOverride(ix storage.Index, in *restoreTableFromBackupInput) (*secondaryIndexInput, bool) {
+	list := in.LocalSecondaryIndexOverride
+	if ix.Global {
+		list = in.GlobalSecondaryIndexOverride
+	}
+	if list == nil {
+		return nil, true
+	}
+	for i := range list {
+		if list[i].IndexName != nil && *list[i].IndexName == ix.IndexName {
+			return &list[i], true
+		}
+	}
+	return nil, false
+}
+
+// overridesExist refuses an override naming an index the source table did
+// not have: the overrides may only leave indexes out.
+func overridesExist(src *storage.Table, in *restoreTableFromBackupInput) error {
+	has := map[string]bool{}
+	for _, ix := range src.Indexes {
+		has[ix.IndexName] = true
+	}
+	for _, list := range [][]secondaryIndexInput{in.GlobalSecondaryIndexOverride, in.LocalSecondaryIndexOverride} {
+		for _, o := range list {
+			if o.IndexName == nil || !has[*o.IndexName] {
+				name := ""
+				if o.IndexName != nil {
+					name = *o.IndexName
+				}
+				return invalid("Index %s is not an index of the backup's source table", name)
+			}
+		}
+	}
+	return nil
+}

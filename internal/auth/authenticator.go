@@ -1,0 +1,243 @@
+// Package auth authenticates DynamoDB requests: SigV4 verification with
+// AWS's errors, the credential store (accounts, users, access keys with
+// secrets sealed by a server key), the mapping of a caller to its storage
+// namespace, and the loopback guard of the local mode. See docs/security.md
+// and docs/adr/0011-authentication-and-namespaces.md.
+package auth
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/extenddb/extenddb/internal/ddberr"
+	"github.com/extenddb/extenddb/internal/protocol"
+	"github.com/extenddb/extenddb/internal/storage"
+)
+
+// KeyCacheTTL is how long an access key read from the credential store is
+// trusted: a deleted or rotated key stops working within it, in every
+// process sharing the store.
+const KeyCacheTTL = 5 * time.Second
+
+// Config configures an Authenticator.
+type Config struct {
+	// Store holds the credentials to verify against; nil is the local
+	// mode: any well-formed signature is accepted into DefaultAccount.
+	Store *Store
+	// DefaultAccount is the account of the local mode (12 digits).
+	DefaultAccount string
+	// HomeRegion is the region whose namespace is the bare account ID
+	// (the server's --region).
+	HomeRegion string
+	// SharedDB puts every request in one namespace, DefaultAccount's home
+	// region, whatever its key and region (DynamoDB Local's -sharedDb).
+	SharedDB bool
+	// PerAccessKey gives each access key and region a namespace of its own
+	// in the local mode (DynamoDB Local's default without -sharedDb).
+	PerAccessKey bool
+	// Now is the clock; nil is time.Now.
+	Now func() time.Time
+}
+
+// Authenticator implements protocol.Authenticator.
+type Authenticator struct {
+	cfg Config
+
+	mu       sync.RWMutex
+	keys     map[string]cachedKey
+	signing  map[signingScope]signingKey
+	inflight sync.Mutex // serialises store reads of missing keys
+}
+
+type cachedKey struct {
+	key     AccessKey
+	who     principal
+	found   bool
+	fetched time.Time
+}
+
+type signingScope struct{ key, date, region, service string }
+
+type signingKey struct {
+	secret string // the secret it was derived from: a rotated key re-derives
+	key    []byte
+}
+
+// maxCached bounds each cache; past it the cache starts over.
+const maxCached = 100_000
+
+// New returns an Authenticator.
+func New(cfg Config) *Authenticator {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.DefaultAccount == "" {
+		cfg.DefaultAccount = "000000000000"
+	}
+	return &Authenticator{cfg: cfg, keys: map[string]cachedKey{}, signing: map[signingScope]signingKey{}}
+}
+
+// Verifies reports whether signatures are verified (a credential store is
+// configured).
+func (a *Authenticator) Verifies() bool { return a.cfg.Store != nil }
+
+// Authenticate verifies r and returns its caller. payloadSHA256 is the
+// SHA-256 of the raw body (needed when Verifies).
+func (a *Authenticator) Authenticate(r *http.Request, payloadSHA256 []byte) (protocol.Caller, error) {
+	return a.AuthenticateService(r, payloadSHA256, Service)
+}
+
+// AuthenticateService is Authenticate for a request signed for service
+// ("dynamodb", or "sts" for the STS endpoint).
+func (a *Authenticator) AuthenticateService(r *http.Request, payloadSHA256 []byte, service string) (protocol.Caller, error) {
+	h := r.Header
+	az, err := ParseAuthorization(h.Get("Authorization"), h.Get("X-Amz-Date") != "" || h.Get("Date") != "")
+	if err != nil {
+		return protocol.Caller{}, err
+	}
+	if a.cfg.Store == nil {
+		return a.localCaller(az), nil
+	}
+	if err := az.CheckCredential(); err != nil {
+		return protocol.Caller{}, err
+	}
+	t, amzDate, err := RequestTime(h)
+	if err != nil {
+		return protocol.Caller{}, err
+	}
+	if err := az.CheckScope(amzDate, service); err != nil {
+		return protocol.Caller{}, err
+	}
+	if err := CheckSkew(t, a.cfg.Now()); err != nil {
+		return protocol.Caller{}, err
+	}
+	key, err := a.accessKey(r.Context(), az.AccessKeyID)
+	if err != nil {
+		return protocol.Caller{}, err
+	}
+	if err := a.checkSessionToken(key, h.Get("X-Amz-Security-Token")); err != nil {
+		return protocol.Caller{}, err
+	}
+	if !az.Verify(r, amzDate, payloadSHA256, a.signingKey(az, key.Secret)) {
+		return protocol.Caller{}, ErrSignatureMismatch()
+	}
+	c := protocol.Caller{
+		AccessKeyID: az.AccessKeyID,
+		Region:      az.Region,
+		Account:     key.Account,
+		Principal:   key.principal,
+	}
+	c.Namespace = a.namespace(c.Account, c.Region, "")
+	return c, nil
+}
+
+// localCaller is the caller of the local mode.
+func (a *Authenticator) localCaller(az *Authorization) protocol.Caller {
+	c := protocol.Caller{AccessKeyID: az.AccessKeyID, Region: az.Region, Account: a.cfg.DefaultAccount}
+	if c.Region == "" {
+		c.Region = a.cfg.HomeRegion
+	}
+	perKey := ""
+	if a.cfg.PerAccessKey {
+		perKey = az.AccessKeyID
+	}
+	c.Namespace = a.namespace(c.Account, c.Region, perKey)
+	return c
+}
+
+func (a *Authenticator) namespace(account, region, perKey string) string {
+	switch {
+	case a.cfg.SharedDB:
+		return a.cfg.DefaultAccount
+	case perKey != "":
+		return account + "/" + region + "/" + perKey
+	}
+	return storage.Namespace(account, region, a.cfg.HomeRegion)
+}
+
+// errUnrecognized is DynamoDB's answer to an unknown access key
+// (https://github.com/edasque/DynamoDBtoCSV/issues/36 quotes it).
+func errUnrecognized() error {
+	return ddberr.UnrecognizedClient("The security token included in the request is invalid.")
+}
+
+// accessKey returns an active key from the cache or the store.
+func (a *Authenticator) accessKey(ctx context.Context, id string) (AccessKey, error) {
+	now := a.cfg.Now()
+	a.mu.RLock()
+	c, ok := a.keys[id]
+	a.mu.RUnlock()
+	if !ok || now.Sub(c.fetched) >= KeyCacheTTL || now.Before(c.fetched) {
+		a.inflight.Lock()
+		k, err := a.cfg.Store.GetAccessKey(ctx, id)
+		var who principal
+		if err == nil {
+			who, err = a.cfg.Store.loadPrincipal(ctx, k)
+		}
+		a.inflight.Unlock()
+		switch {
+		case errors.Is(err, ErrNotFound):
+			c = cachedKey{fetched: now}
+		case err != nil:
+			return AccessKey{}, ddberr.Internal("Internal server error")
+		default:
+			k.principal = who.arn
+			c = cachedKey{key: k, who: who, found: true, fetched: now}
+		}
+		a.mu.Lock()
+		if len(a.keys) >= maxCached {
+			a.keys = map[string]cachedKey{}
+		}
+		a.keys[id] = c
+		a.mu.Unlock()
+	}
+	if !c.found || c.key.Status != "Active" {
+		return AccessKey{}, errUnrecognized()
+	}
+	return c.key, nil
+}
+
+// signingKey returns the derived key of the scope, from the cache when
+// derived from the same secret.
+func (a *Authenticator) signingKey(az *Authorization, secret string) []byte {
+	sc := signingScope{az.AccessKeyID, az.Date, az.Region, az.Service}
+	a.mu.RLock()
+	k, ok := a.signing[sc]
+	a.mu.RUnlock()
+	if ok && k.secret == secret {
+		return k.key
+	}
+	k = signingKey{secret: secret, key: SigningKey(secret, az.Date, az.Region, az.Service)}
+	a.mu.Lock()
+	if len(a.signing) >= maxCached {
+		a.signing = map[signingScope]signingKey{}
+	}
+	a.signing[sc] = k
+	a.mu.Unlock()
+	return k.key
+}
+
+// checkSessionToken: a temporary key (ASIA...) needs its session token and
+// must not have expired; a long-term key takes no session token (AWS
+// refuses the pair).
+func (a *Authenticator) checkSessionToken(key AccessKey, token string) error {
+	if key.TokenHash == nil {
+		if token != "" {
+			return errUnrecognized()
+		}
+		return nil
+	}
+	sum := sha256.Sum256([]byte(token))
+	if token == "" || subtle.ConstantTimeCompare(sum[:], key.TokenHash) != 1 {
+		return errUnrecognized()
+	}
+	if !a.cfg.Now().Before(key.Expires) {
+		return &ddberr.Error{Type: "com.amazon.coral.service#ExpiredTokenException", Message: "The security token included in the request is expired", Status: http.StatusBadRequest}
+	}
+	return nil
+}

@@ -1,0 +1,163 @@
+package backup
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/extenddb/extenddb/internal/item"
+	"github.com/extenddb/extenddb/internal/jobs"
+	"github.com/extenddb/extenddb/internal/storage"
+)
+
+// restoreParams are the parameters of a restore job.
+type restoreParams struct {
+	BackupAccount string
+	BackupID      string
+	TableName     string
+	TableID       string // the restored table's: a table of that name with another ID is not ours
+}
+
+// restoreCursor is a restore's durable position: the next line to load.
+type restoreCursor struct {
+	File  int
+	Line  int64
+	Items int64
+	Bytes int64
+}
+
+// Restore creates target, CREATING with target.Restore in progress, and
+// starts loading backup b into it; the table becomes ACTIVE when every item
+// is in. target is a complete new table (new IDs) whose definition derives
+// from b's. Errors: storage.ErrTableExists, backend errors.
+func (s *Service) Restore(ctx context.Context, account string, b *Backup, target *storage.Table) error {
+	if _, err := ReadManifest(s.dir(account, b.ID)); err != nil {
+		return fmt.Errorf("backup %s cannot be read: %w", b.ID, err)
+	}
+	target.Account = account
+	target.Status = storage.StatusCreating
+	target.ActiveAt = restoringUntil
+	if err := s.store.CreateTable(ctx, target); err != nil {
+		return err
+	}
+	_, err := s.jobs.Create(ctx, KindRestore, target.ID, account, restoreParams{
+		BackupAccount: account, BackupID: b.ID, TableName: target.Name, TableID: target.ID})
+	if err != nil {
+		// Never leave a table CREATING that nothing will finish.
+		s.store.DeleteTable(context.WithoutCancel(ctx), account, target.Name)
+		return err
+	}
+	s.kick()
+	return nil
+}
+
+// runRestore loads a backup's items into the restored table from the
+// cursor on, then sets the table ACTIVE. A failed or cancelled restore
+// deletes the table, so a half-restored table is never ACTIVE.
+func (s *Service) runRestore(ctx context.Context, run *jobs.Run) error {
+	var p restoreParams
+	if err := run.Job.DecodeParams(&p); err != nil {
+		return err
+	}
+	var c restoreCursor
+	if run.Job.Cursor != nil {
+		if err := json.Unmarshal(run.Job.Cursor, &c); err != nil {
+			return err
+		}
+	}
+	t, err := s.store.GetTable(ctx, run.Job.Account, p.TableName)
+	if errors.Is(err, storage.ErrTableNotFound) || (err == nil && t.ID != p.TableID) {
+		return fmt.Errorf("table %s was deleted during its restore", p.TableName)
+	}
+	if err != nil {
+		return err
+	}
+	err = s.load(ctx, run, t, &p, &c)
+	if err == nil {
+		_, err = s.store.UpdateTable(ctx, t.Account, t.Name, func(cur *storage.Table) error {
+			if cur.ID != p.TableID {
+				return storage.ErrTableNotFound
+			}
+			cur.Status, cur.ActiveAt = storage.StatusActive, cur.CreatedAt
+			if cur.Restore != nil {
+				cur.Restore.InProgress = false
+			}
+			return nil
+		})
+	}
+	if err != nil {
+		if !interrupted(ctx, err) {
+			s.dropRestored(t)
+		}
+		return err
+	}
+	return run.Checkpoint(ctx, c, jobs.Progress{Done: c.Items, Total: c.Items, Bytes: c.Bytes})
+}
+
+// dropRestored deletes the table of a restore that failed.
+func (s *Service) dropRestored(t *storage.Table) {
+	ctx := context.Background()
+	cur, err := s.store.GetTable(ctx, t.Account, t.Name)
+	if err == nil && cur.ID == t.ID {
+		err = s.store.DeleteTable(ctx, t.Account, t.Name)
+	}
+	if err != nil && !errors.Is(err, storage.ErrTableNotFound) {
+		s.log.Error("deleting the table of a failed restore", "table", t.Name, "error", err)
+	}
+}
+
+// load writes every item of the backup from cursor c on into t,
+// checkpointing c as it goes.
+func (s *Service) load(ctx context.Context, run *jobs.Run, t *storage.Table, p *restoreParams, c *restoreCursor) error {
+	dir := s.dir(p.BackupAccount, p.BackupID)
+	m, err := ReadManifest(dir)
+	if err != nil {
+		return err
+	}
+	hash, rng := storage.KeyNames(t.KeySchema)
+	total := jobs.Progress{Total: m.ItemCount}
+	for fi := c.File; fi < len(m.Files); fi++ {
+		skip := int64(0)
+		if fi == c.File {
+			skip = c.Line
+		}
+		err := readFile(dir, m.Files[fi], skip, func(line int64, it item.Item) error {
+			key, err := keyOf(it, hash, rng)
+			if err != nil {
+				return fmt.Errorf("%s line %d: %w", m.Files[fi].Path, line+1, err)
+			}
+			if err := s.store.Mutate(ctx, t, key, func(item.Item) (item.Item, error) { return it, nil }); err != nil {
+				return err
+			}
+			c.File, c.Line, c.Items, c.Bytes = fi, line+1, c.Items+1, c.Bytes+int64(item.Size(it))
+			if c.Items%checkpointEvery == 0 {
+				return run.Checkpoint(ctx, c, jobs.Progress{Done: c.Items, Total: total.Total, Bytes: c.Bytes})
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		c.File, c.Line = fi+1, 0
+	}
+	return nil
+}
+
+// keyOf returns the encoded primary key of an item of a table whose key
+// attributes are hash and rng ("" for none).
+func keyOf(it item.Item, hash, rng string) (storage.Key, error) {
+	h, ok := it[hash]
+	if !ok {
+		return storage.Key{}, fmt.Errorf("item without its partition key %s", hash)
+	}
+	k := storage.Key{PK: item.EncodeKey(h)}
+	if rng != "" {
+		r, ok := it[rng]
+		if !ok {
+			return storage.Key{}, fmt.Errorf("item without its sort key %s", rng)
+		}
+		k.SK = item.EncodeKey(r)
+	}
+	return k, nil
+}

@@ -1,0 +1,193 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/extenddb/extenddb/internal/storage/sqlite"
+)
+
+// newStore opens a real SQLite data file in a temporary directory.
+func newStore(t *testing.T) *Store {
+	t.Helper()
+	b, err := sqlite.Open(filepath.Join(t.TempDir(), "data.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return NewStore(b)
+}
+
+// startRunner runs r until the test ends or stop is called.
+func startRunner(t *testing.T, r *Runner) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); r.Run(ctx) }()
+	stop = func() { cancel(); <-done }
+	t.Cleanup(stop)
+	return stop
+}
+
+// waitState polls until the job reaches state, or fails the test.
+func waitState(t *testing.T, s *Store, kind, id, state string) *Job {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		j, err := s.Get(context.Background(), kind, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j.State == state {
+			return j
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %s/%s is %s (%s), want %s", kind, id, j.State, j.Error, state)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestRunnerCompletesAndFails(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	r := NewRunner(s, Config{Poll: 20 * time.Millisecond})
+	r.Register("count", func(ctx context.Context, run *Run) error {
+		var p struct{ N int64 }
+		if err := run.Job.DecodeParams(&p); err != nil {
+			return err
+		}
+		for i := int64(1); i <= p.N; i++ {
+			if err := run.Checkpoint(ctx, i, Progress{Done: i, Total: p.N}); err != nil {
+				return err
+			}
+		}
+		if p.N == 0 {
+			return errors.New("nothing to count")
+		}
+		return nil
+	})
+	if _, err := s.Create(ctx, "count", "three", "acct", map[string]int{"N": 3}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Create(ctx, "count", "three", "acct", nil); !errors.Is(err, ErrExists) {
+		t.Fatalf("duplicate create: %v, want ErrExists", err)
+	}
+	if _, err := s.Create(ctx, "count", "zero", "acct", map[string]int{"N": 0}); err != nil {
+		t.Fatal(err)
+	}
+	startRunner(t, r)
+	j := waitState(t, s, "count", "three", Succeeded)
+	if j.Progress != (Progress{Done: 3, Total: 3}) || string(j.Cursor) != "3" || j.Owner != "" || j.EndedAt.IsZero() {
+		t.Fatalf("succeeded job = %+v", j)
+	}
+	j = waitState(t, s, "count", "zero", Failed)
+	if j.Error != "nothing to count" {
+		t.Fatalf("failed job error = %q", j.Error)
+	}
+}
+
+// Two processes sharing one backend: exactly one runs each job.
+func TestLeaseOneRunnerPerJob(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	var runs atomic.Int32
+	h := func(ctx context.Context, run *Run) error {
+		runs.Add(1)
+		time.Sleep(100 * time.Millisecond)
+		return run.Checkpoint(ctx, "end", Progress{Done: 1})
+	}
+	for i := range 2 {
+		r := NewRunner(s, Config{Owner: []string{"a", "b"}[i], Poll: 5 * time.Millisecond})
+		r.Register("once", h)
+		startRunner(t, r)
+	}
+	for _, id := range []string{"j1", "j2", "j3"} {
+		if _, err := s.Create(ctx, "once", id, "acct", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, id := range []string{"j1", "j2", "j3"} {
+		waitState(t, s, "once", id, Succeeded)
+	}
+	if n := runs.Load(); n != 3 {
+		t.Fatalf("%d runs of 3 jobs by 2 runners, want 3", n)
+	}
+}
+
+// A process that stops mid-job leaves it RUNNING; once its lease expires
+// another process resumes it from the last checkpoint.
+func TestResumeFromCheckpointAfterLeaseExpiry(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	checkpointed := make(chan struct{})
+	first := NewRunner(s, Config{Owner: "first", Lease: 300 * time.Millisecond, Poll: 10 * time.Millisecond})
+	first.Register("resume", func(ctx context.Context, run *Run) error {
+		if err := run.Checkpoint(ctx, 5, Progress{Done: 5, Total: 10}); err != nil {
+			return err
+		}
+		close(checkpointed)
+		<-ctx.Done() // the process stops here
+		return ctx.Err()
+	})
+	if _, err := s.Create(ctx, "resume", "j", "acct", nil); err != nil {
+		t.Fatal(err)
+	}
+	stopFirst := startRunner(t, first)
+	<-checkpointed
+	stopFirst()
+	if j, _ := s.Get(ctx, "resume", "j"); j.State != Running || j.Owner != "first" {
+		t.Fatalf("after the stop: %+v, want RUNNING owned by first", j)
+	}
+	var from atomic.Value
+	second := NewRunner(s, Config{Owner: "second", Lease: 300 * time.Millisecond, Poll: 10 * time.Millisecond})
+	second.Register("resume", func(ctx context.Context, run *Run) error {
+		from.Store(string(run.Job.Cursor))
+		return run.Checkpoint(ctx, 10, Progress{Done: 10, Total: 10})
+	})
+	startRunner(t, second)
+	j := waitState(t, s, "resume", "j", Succeeded)
+	if got := from.Load(); got != "5" {
+		t.Fatalf("resumed from cursor %v, want 5", got)
+	}
+	if j.UpdatedAt.Sub(j.CreatedAt) < 300*time.Millisecond {
+		t.Fatalf("resumed before the first lease expired")
+	}
+}
+
+func TestCancel(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	started := make(chan struct{})
+	r := NewRunner(s, Config{Poll: 10 * time.Millisecond})
+	r.Register("long", func(ctx context.Context, run *Run) error {
+		close(started)
+		for i := 0; ; i++ {
+			if err := run.Checkpoint(ctx, i, Progress{Done: int64(i)}); err != nil {
+				return err
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	})
+	if _, err := s.Create(ctx, "pending", "p", "acct", nil); err != nil {
+		t.Fatal(err)
+	}
+	if j, err := s.Cancel(ctx, "pending", "p"); err != nil || j.State != Cancelled {
+		t.Fatalf("cancel of a pending job: %+v, %v", j, err)
+	}
+	if _, err := s.Create(ctx, "long", "l", "acct", nil); err != nil {
+		t.Fatal(err)
+	}
+	startRunner(t, r)
+	<-started
+	if _, err := s.Cancel(ctx, "long", "l"); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, s, "long", "l", Cancelled)
+	if _, err := s.Cancel(ctx, "long", "missing"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("cancel of a missing job: %v, want ErrNotFound", err)
+	}
+}

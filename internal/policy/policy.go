@@ -1,0 +1,292 @@
+// Package policy parses IAM-style policy documents and evaluates them for a
+// request: Effect, Action/NotAction, Resource/NotResource with wildcards,
+// and Condition blocks, with IAM's rule that an explicit Deny wins over any
+// Allow and that nothing is allowed unless a statement allows it.
+//
+// It is pure (no I/O). See
+// https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_evaluation-logic.html
+// and https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements.html.
+package policy
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// MaxDocumentBytes bounds a policy document (IAM's managed policy limit is
+// 6,144 characters; DynamoDB's resource-based policies 20 KB).
+const MaxDocumentBytes = 20 << 10
+
+// Document is a parsed policy.
+type Document struct {
+	Version   string
+	Statement []Statement
+}
+
+// Statement is one statement of a policy.
+type Statement struct {
+	Sid         string
+	Effect      string // "Allow" or "Deny"
+	Action      []string
+	NotAction   []string
+	Resource    []string
+	NotResource []string
+	// Condition maps an operator (e.g. "StringEquals",
+	// "ForAllValues:StringLike", "IpAddressIfExists") to condition keys
+	// and their values.
+	Condition map[string]map[string][]string
+}
+
+// strings is a JSON value that may be one string or an array of strings.
+type stringList []string
+
+func (l *stringList) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '[' {
+		var xs []any
+		if err := json.Unmarshal(b, &xs); err != nil {
+			return err
+		}
+		for _, x := range xs {
+			s, err := scalar(x)
+			if err != nil {
+				return err
+			}
+			*l = append(*l, s)
+		}
+		return nil
+	}
+	var x any
+	if err := json.Unmarshal(b, &x); err != nil {
+		return err
+	}
+	s, err := scalar(x)
+	if err != nil {
+		return err
+	}
+	*l = stringList{s}
+	return nil
+}
+
+// scalar renders a condition value: strings as they are, booleans and
+// numbers as their JSON text.
+func scalar(x any) (string, error) {
+	switch v := x.(type) {
+	case string:
+		return v, nil
+	case bool:
+		return fmt.Sprint(v), nil
+	case float64:
+		return fmt.Sprint(v), nil
+	}
+	return "", errors.New("expected a string or an array of strings")
+}
+
+type rawStatement struct {
+	Sid         string
+	Effect      string
+	Principal   json.RawMessage
+	Action      *stringList
+	NotAction   *stringList
+	Resource    *stringList
+	NotResource *stringList
+	Condition   map[string]map[string]stringList
+}
+
+// Parse reads a policy document. Errors name what is malformed; a
+// document that parses can always be evaluated.
+func Parse(doc []byte) (*Document, error) {
+	if len(doc) > MaxDocumentBytes {
+		return nil, fmt.Errorf("policy document is larger than %d bytes", MaxDocumentBytes)
+	}
+	var raw struct {
+		Version   string
+		Statement json.RawMessage
+	}
+	if err := json.Unmarshal(doc, &raw); err != nil {
+		return nil, fmt.Errorf("policy document is not valid JSON: %w", err)
+	}
+	switch raw.Version {
+	case "", "2012-10-17", "2008-10-17":
+	default:
+		return nil, fmt.Errorf("policy Version %q is not 2012-10-17 or 2008-10-17", raw.Version)
+	}
+	var stmts []rawStatement
+	st := bytes.TrimSpace(raw.Statement)
+	switch {
+	case len(st) == 0:
+		return nil, errors.New("policy has no Statement")
+	case st[0] == '[':
+		if err := json.Unmarshal(st, &stmts); err != nil {
+			return nil, fmt.Errorf("policy Statement: %w", err)
+		}
+	default:
+		var one rawStatement
+		if err := json.Unmarshal(st, &one); err != nil {
+			return nil, fmt.Errorf("policy Statement: %w", err)
+		}
+		stmts = []rawStatement{one}
+	}
+	d := &Document{Version: raw.Version}
+	for i, r := range stmts {
+		s, err := r.statement()
+		if err != nil {
+			return nil, fmt.Errorf("policy Statement %d: %w", i+1, err)
+		}
+		d.Statement = append(d.Statement, s)
+	}
+	return d, nil
+}
+
+func (r rawStatement) statement() (Statement, error) {
+	s := Statement{Sid: r.Sid, Effect: r.Effect}
+	if s.Effect != "Allow" && s.Effect != "Deny" {
+		return s, fmt.Errorf("Effect %q is not Allow or Deny", r.Effect)
+	}
+	if (r.Action == nil) == (r.NotAction == nil) {
+		return s, errors.New("needs exactly one of Action and NotAction")
+	}
+	if (r.Resource == nil) == (r.NotResource == nil) {
+		return s, errors.New("needs exactly one of Resource and NotResource")
+	}
+	if r.Action != nil {
+		s.Action = *r.Action
+	} else {
+		s.NotAction = *r.NotAction
+	}
+	if r.Resource != nil {
+		s.Resource = *r.Resource
+	} else {
+		s.NotResource = *r.NotResource
+	}
+	for op, keys := range r.Condition {
+		if _, _, _, err := parseOperator(op); err != nil {
+			return s, err
+		}
+		if s.Condition == nil {
+			s.Condition = map[string]map[string][]string{}
+		}
+		s.Condition[op] = map[string][]string{}
+		for k, v := range keys {
+			s.Condition[op][strings.ToLower(k)] = v
+		}
+	}
+	return s, nil
+}
+
+// Decision is the outcome of an evaluation.
+type Decision int
+
+const (
+	// ImplicitDeny: no statement allows the request.
+	ImplicitDeny Decision = iota
+	// Allow: a statement allows it and none denies it.
+	Allow
+	// ExplicitDeny: a Deny statement matches.
+	ExplicitDeny
+)
+
+func (d Decision) String() string {
+	return [...]string{"ImplicitDeny", "Allow", "ExplicitDeny"}[d]
+}
+
+// Request is what a decision is about.
+type Request struct {
+	Action   string // e.g. "dynamodb:GetItem"
+	Resource string // e.g. "arn:aws:dynamodb:us-east-1:111122223333:table/T"
+	// Context holds condition keys (lower case) and their values, e.g.
+	// "aws:sourceip": {"203.0.113.7"}, "dynamodb:select": {"ALL_ATTRIBUTES"}.
+	Context map[string][]string
+}
+
+// Evaluate decides req against the statements of docs: ExplicitDeny if
+// any Deny statement matches, else Allow if any Allow statement matches,
+// else ImplicitDeny.
+func Evaluate(docs []*Document, req Request) Decision {
+	d := ImplicitDeny
+	for _, doc := range docs {
+		for i := range doc.Statement {
+			s := &doc.Statement[i]
+			if !s.matches(req) {
+				continue
+			}
+			if s.Effect == "Deny" {
+				return ExplicitDeny
+			}
+			d = Allow
+		}
+	}
+	return d
+}
+
+func (s *Statement) matches(req Request) bool {
+	if s.Action != nil && !anyMatch(s.Action, req.Action, true) {
+		return false
+	}
+	if s.NotAction != nil && anyMatch(s.NotAction, req.Action, true) {
+		return false
+	}
+	if s.Resource != nil && !anyMatch(s.Resource, req.Resource, false) {
+		return false
+	}
+	if s.NotResource != nil && anyMatch(s.NotResource, req.Resource, false) {
+		return false
+	}
+	for op, keys := range s.Condition {
+		for key, values := range keys {
+			if !conditionHolds(op, values, req.Context[key], hasKey(req.Context, key)) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func hasKey(ctx map[string][]string, k string) bool {
+	_, ok := ctx[k]
+	return ok
+}
+
+func anyMatch(patterns []string, v string, foldCase bool) bool {
+	for _, p := range patterns {
+		if foldCase {
+			if Match(strings.ToLower(p), strings.ToLower(v)) {
+				return true
+			}
+		} else if Match(p, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// Match reports whether v matches pattern, where '*' matches any run of
+// characters (none included) and '?' any one character.
+func Match(pattern, v string) bool {
+	// Iterative wildcard matching with backtracking to the last '*'.
+	p, s := 0, 0
+	star, mark := -1, 0
+	for s < len(v) {
+		switch {
+		case p < len(pattern) && (pattern[p] == '?' || pattern[p] == v[s]):
+			p++
+			s++
+		case p < len(pattern) && pattern[p] == '*':
+			star, mark = p, s
+			p++
+		case star >= 0:
+			p = star + 1
+			mark++
+			s = mark
+		default:
+			return false
+		}
+	}
+	for p < len(pattern) && pattern[p] == '*' {
+		p++
+	}
+	return p == len(pattern)
+}

@@ -1,0 +1,33 @@
+package server
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/extenddb/extenddb/internal/api"
+	"github.com/extenddb/extenddb/internal/backup"
+	"github.com/extenddb/extenddb/internal/jobs"
+	"github.com/extenddb/extenddb/internal/storage"
+)
+
+// BackupRootOrDefault is the directory backups are kept in.
+func (c Config) BackupRootOrDefault() string {
+	switch {
+	case c.BackupRoot != "":
+		return c.BackupRoot
+	case c.DataDir != "" && !c.InMemory:
+		return filepath.Join(c.DataDir, "backups")
+	}
+	return filepath.Join(os.TempDir(), "extenddb-backups")
+}
+
+// startBackups connects the backup service to engine and returns the job
+// runner that carries out backups and restores.
+func startBackups(cfg Config, store storage.Backend, engine *api.Engine) *jobs.Runner {
+	js := jobs.NewStore(store)
+	runner := jobs.NewRunner(js, jobs.Config{Log: cfg.Log})
+	svc := backup.New(store, js, cfg.BackupRootOrDefault(), cfg.Log)
+	svc.Register(runner)
+	engine.SetBackups(svc)
+	return runner
+}
