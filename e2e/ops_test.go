@@ -355,11 +355,16 @@ func worldCopy(t testing.TB, src string) string {
 }
 
 // Background work shows in the metrics: an index build (its pages and its
-// completion) and Time to Live expiry (the items it deleted).
+// completion), a backup job and Time to Live expiry (the items it deleted).
 func TestMetricsBackgroundWork(t *testing.T) {
-	s, c := startClient(t, "--ttl-interval", "200ms")
+	s, c := startClient(t, "--ttl-interval", "200ms", "--backup-root", t.TempDir())
 	ctx := ctxT(t)
 	name := seedTable(t, c, 30)
+	created, err := c.CreateBackup(ctx, &dynamodb.CreateBackupInput{TableName: aws.String(name), BackupName: aws.String("metrics")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitBackup(t, c, aws.ToString(created.BackupDetails.BackupArn))
 	if _, err := c.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(name), AttributeDefinitions: attrDefs("g", "S"),
 		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{createGSIUpdate("byG", "g")}}); err != nil {
 		t.Fatal(err)
@@ -378,6 +383,9 @@ func TestMetricsBackgroundWork(t *testing.T) {
 		if m[`extenddb_ttl_expired_items_total`] >= 3 {
 			if m[`extenddb_jobs_total{kind="index",state="ACTIVE"}`] != 1 || m[`extenddb_backfill_pages_total{job="index"}`] < 1 {
 				t.Errorf("index build not counted: jobs %v, pages %v", m[`extenddb_jobs_total{kind="index",state="ACTIVE"}`], m[`extenddb_backfill_pages_total{job="index"}`])
+			}
+			if m[`extenddb_jobs_total{kind="backup",state="SUCCEEDED"}`] != 1 {
+				t.Errorf("backup job not counted: %v", m[`extenddb_jobs_total{kind="backup",state="SUCCEEDED"}`])
 			}
 			if lag := m[`extenddb_ttl_expiry_lag_seconds`]; lag < 3000 {
 				t.Errorf("expiry lag %v s, want about an hour", lag)
