@@ -45,6 +45,8 @@ func TestPartiQLErrors(t *testing.T) {
 		{q(`SELECT * FROM "%s" t WHERE pk = 'a'`), nil, "ValidationException", "Aliasing is not supported"},
 		{q(`SELECT * FROM "%s" WHERE pk = ? AND sk = ?`), []types.AttributeValue{avS("a")}, "ValidationException", "Number of parameters in request and statement don't match."},
 		{`SELECT * FROM "no-such-table" WHERE pk = 'a'`, nil, "ResourceNotFoundException", "Requested resource not found"},
+		{`FROM "no-such-table" WHERE pk = 'a' SET c = 1`, nil, "ResourceNotFoundException", "Requested resource not found"},
+		{q(`FROM "%s" SET c = 1`), nil, "ValidationException", "Where clause does not contain a mandatory equality on all key attributes"},
 		{q(`UPDATE "%s" SET n = 1 WHERE pk = 'a'`), nil, "ValidationException", "Where clause does not contain a mandatory equality on all key attributes"},
 		{q(`DELETE FROM "%s" WHERE n = 5`), nil, "ValidationException", "Where clause does not contain a mandatory equality on all key attributes"},
 		{q(`INSERT INTO "%s" VALUE {'pk': 'b'}`), nil, "ValidationException", "Key attribute should be present in the item: Key sk"},

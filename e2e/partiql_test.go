@@ -101,6 +101,12 @@ func TestPartiQLStatements(t *testing.T) {
 		t.Errorf("after UPDATE: %s", itemText(it))
 	}
 
+	// PartiQL's FROM-first form of UPDATE.
+	got = runStmt(t, c, q(`FROM "%s" WHERE pk = 'a' AND sk = 2 SET n = 21 RETURNING MODIFIED OLD *`))
+	if want := `{"n":{"N":"20"}}`; itemsText(got) != want {
+		t.Errorf("FROM ... SET RETURNING MODIFIED OLD *: got %s, want %s", itemsText(got), want)
+	}
+
 	// An empty MODIFIED projection returns no item (Items is empty, not [{}]).
 	if got := runStmt(t, c, q(`UPDATE "%s" REMOVE nothing WHERE pk = 'a' AND sk = 1 RETURNING MODIFIED NEW *`)); len(got) != 0 {
 		t.Errorf("REMOVE of an absent attribute, RETURNING MODIFIED NEW *: %s", itemsText(got))
@@ -198,4 +204,10 @@ func TestPartiQLIndexes(t *testing.T) {
 	}
 	_, err := c.ExecuteStatement(ctxT(t), &dynamodb.ExecuteStatementInput{Statement: aws.String(fmt.Sprintf(`SELECT * FROM "%s"."NoSuchIndex" WHERE player = '1'`, tb))})
 	wantAPIError(t, err, "ResourceNotFoundException", "Requested resource not found")
+	// DynamoDB Local's PartiQL message table words this refusal so.
+	_, err = c.ExecuteStatement(ctxT(t), &dynamodb.ExecuteStatementInput{
+		Statement:      aws.String(fmt.Sprintf(`SELECT * FROM "%s"."PlayerIndex" WHERE player = '101'`, tb)),
+		ConsistentRead: aws.Bool(true),
+	})
+	wantAPIError(t, err, "ValidationException", "Strongly consistent read is not supported on Global Secondary Indexes")
 }

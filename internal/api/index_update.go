@@ -55,12 +55,17 @@ func gsiUpdateConstraints(c *constraints, ups []gsiUpdate) {
 	}
 }
 
-// checkGSIUpdateActions refuses a GlobalSecondaryIndexUpdate with no action
-// or with several, and two updates of one index, in DynamoDB's words
-// (architect/dynalite test/updateTable.js, run against the service, and
-// the ack-api-quirks DynamoDB lab findings DDB-TABLE-160).
+// checkGSIUpdateActions refuses an empty GlobalSecondaryIndexUpdates given
+// beside another change (alone it is no change, refused before), a
+// GlobalSecondaryIndexUpdate with no action or with several, and two
+// updates of one index, in DynamoDB's words (architect/dynalite
+// test/updateTable.js, run against the service, and the ack-api-quirks
+// DynamoDB lab findings DDB-TABLE-160 and DDB-TABLE-359).
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_GlobalSecondaryIndexUpdate.html
 func checkGSIUpdateActions(ups []gsiUpdate) error {
+	if ups != nil && len(ups) == 0 {
+		return invalid("List of GlobalSecondaryIndexUpdates is empty")
+	}
 	seen := map[string]bool{}
 	for _, u := range ups {
 		n := 0

@@ -94,6 +94,9 @@ func executeStatement(e *Engine, ctx context.Context, r *protocol.Request) (any,
 	if err != nil {
 		return nil, err
 	}
+	if err := e.checkConsistentIndexRead(ctx, r, pl, in.ConsistentRead); err != nil {
+		return nil, err
+	}
 	opts := runOptions{consistent: in.ConsistentRead, capacity: in.ReturnConsumedCapacity, onFailure: in.ReturnValuesOnConditionCheckFailure, limit: in.Limit}
 	if in.NextToken != nil {
 		if opts.startKey, err = decodeNextToken(*in.NextToken); err != nil {
@@ -131,6 +134,25 @@ func (e *Engine) planStatement(ctx context.Context, r *protocol.Request, st *par
 		return nil, err
 	}
 	return partiql.PlanStatement(st, params, schemaForPlan(t))
+}
+
+// checkConsistentIndexRead refuses a strongly consistent read of a global
+// secondary index in the words of DynamoDB's PartiQL layer (DynamoDB Local's
+// PartiQL message table).
+func (e *Engine) checkConsistentIndexRead(ctx context.Context, r *protocol.Request, pl *partiql.Plan, consistent *bool) error {
+	if pl.Index == "" || consistent == nil || !*consistent {
+		return nil
+	}
+	t, err := e.dataTable(ctx, r, pl.Table)
+	if err != nil {
+		return err
+	}
+	for _, ix := range t.Indexes {
+		if ix.IndexName == pl.Index && ix.Global {
+			return ddberr.Validation("Strongly consistent read is not supported on Global Secondary Indexes")
+		}
+	}
+	return nil
 }
 
 // schemaForPlan is a table's key and its indexes' keys, as the planner needs them.

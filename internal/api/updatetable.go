@@ -54,10 +54,6 @@ func updateTable(e *Engine, ctx context.Context, r *protocol.Request) (any, erro
 		in.SSESpecification == nil && in.ReplicaUpdates == nil {
 		return nil, ddberr.Validation("At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required")
 	}
-	if in.GlobalSecondaryIndexUpdates != nil && len(in.GlobalSecondaryIndexUpdates) == 0 {
-		// With another change an empty list is an error of its own.
-		return nil, invalid("List of GlobalSecondaryIndexUpdates is empty")
-	}
 	if err := checkGSIUpdateActions(in.GlobalSecondaryIndexUpdates); err != nil {
 		return nil, err
 	}

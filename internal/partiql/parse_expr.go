@@ -1,6 +1,7 @@
 package partiql
 
 import (
+	"math"
 	"strings"
 
 	"github.com/extenddb/extenddb/internal/ddberr"
@@ -222,6 +223,9 @@ func (p *parser) unary() (Expr, error) {
 	if p.is(tkOp, "-") || p.is(tkOp, "+") {
 		sign := p.next().text
 		if t := p.peek(); t.kind == tkNumber {
+			if !numberFits(t.text) {
+				return nil, Malformed("")
+			}
 			p.i++
 			text := t.text
 			if sign == "-" {
@@ -243,6 +247,9 @@ func (p *parser) primary() (Expr, error) {
 		p.i++
 		return &Lit{V: item.AttributeValue{Type: item.TypeS, S: t.text}}, nil
 	case tkNumber:
+		if !numberFits(t.text) {
+			return nil, Malformed("")
+		}
 		p.i++
 		return &Lit{V: item.AttributeValue{Type: item.TypeN, S: t.text}}, nil
 	case tkBagOpen:
@@ -421,4 +428,34 @@ func (p *parser) call(t token) (Expr, error) {
 		return nil, err
 	}
 	return &Call{Name: name, Args: args}, nil
+}
+
+// numberFits reports whether a number literal's exponent, and its scale (the
+// digits after the point less the exponent), fit 32-bit integers, as
+// DynamoDB's reader needs; a literal that does not is not well formed.
+func numberFits(text string) bool {
+	mant, exp, hasExp := strings.Cut(strings.ToLower(text), "e")
+	var e int64
+	if hasExp {
+		neg := strings.HasPrefix(exp, "-")
+		exp = strings.TrimLeft(exp, "+-")
+		for _, c := range exp {
+			e = e*10 + int64(c-'0')
+			if e > 1<<32 {
+				return false
+			}
+		}
+		if neg {
+			e = -e
+		}
+	}
+	if e > math.MaxInt32 || e < math.MinInt32 {
+		return false
+	}
+	scale := int64(0)
+	if _, frac, ok := strings.Cut(mant, "."); ok {
+		scale = int64(len(frac))
+	}
+	scale -= e
+	return scale <= math.MaxInt32 && scale >= math.MinInt32
 }

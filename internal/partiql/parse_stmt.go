@@ -144,6 +144,44 @@ func (p *parser) updateRest() (*Statement, error) {
 	}
 }
 
+// fromUpdateRest parses PartiQL's FROM-first form of UPDATE, what follows
+// FROM: table [WHERE ...] SET/REMOVE ... [RETURNING ...].
+func (p *parser) fromUpdateRest() (*Statement, error) {
+	st := &Statement{Kind: Update}
+	if err := p.tableRef(st, Malformed(detailSimplePath)); err != nil {
+		return nil, err
+	}
+	if err := p.noAlias(); err != nil {
+		return nil, err
+	}
+	if p.acceptKw("WHERE") {
+		w, err := p.condition()
+		if err != nil {
+			return nil, err
+		}
+		st.Where = w
+	}
+	for {
+		var err error
+		switch {
+		case p.acceptKw("SET"):
+			err = p.setList(st)
+		case p.acceptKw("REMOVE"):
+			err = p.removeList(st)
+		case len(st.Actions) == 0:
+			return nil, p.unexpected()
+		default:
+			if p.acceptKw("RETURNING") {
+				err = p.returning(st)
+			}
+			return st, err
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
 func (p *parser) setList(st *Statement) error {
 	for {
 		path, err := p.path()

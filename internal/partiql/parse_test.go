@@ -52,6 +52,9 @@ func TestParse(t *testing.T) {
 		{`EXISTS(SELECT * FROM "Music" WHERE "Artist" = 'Acme' AND "Awards" IS MISSING)`, `EXISTS SELECT * FROM Music WHERE ((Artist = 'Acme') AND (Awards IS MISSING))`},
 		// Quoted identifiers keep case and may be reserved words; strings double their quotes.
 		{`SELECT "select" FROM "my-table" WHERE "Where" = 'it''s'`, `SELECT select FROM my-table WHERE (Where = 'it's')`},
+		// PartiQL's FROM-first UPDATE.
+		{`FROM "Music" WHERE Artist = 'Acme' SET Awards = 1 REMOVE x RETURNING ALL NEW *`, `UPDATE Music SET Awards = 1 REMOVE x WHERE (Artist = 'Acme') RETURNING ALL_NEW`},
+		{`FROM "Music" SET Awards = 1`, `UPDATE Music SET Awards = 1`},
 		// Comments.
 		{"SELECT * -- all\nFROM t /* the table */", `SELECT * FROM t`},
 	} {
@@ -86,10 +89,16 @@ func TestParseErrors(t *testing.T) {
 		{`DELETE FROM`, wf + "Expected identifier for simple path"},
 		{`DELETE FROM WHERE pk = 'a'`, wf + "Expected identifier for simple path"},
 		{`SELECT * FROM t WHERE pk = 1 # note`, wf},
+		{`SELECT * FROM t WHERE pk = 1e2147483648`, wf},
+		{`SELECT * FROM t WHERE pk = 1e99999999999`, wf},
+		{`SELECT * FROM t WHERE pk = 1.5e-2147483647`, wf},
+		{`SELECT * FROM t WHERE pk = 1 e5`, wf + "Unexpected token after expression"},
 		{`SELECT * FROM t WHERE pk = 1 /* note`, wf},
 		{`SELECT * FROM t WHERE pk = 'open`, wf},
 		{`CREATE TABLE t`, wf + "Expected data manipulation"},
 		{`SELECT * FROM t x WHERE pk = 'x'`, "Aliasing is not supported"},
+		{`FROM t SET c = 1 WHERE pk = 'x'`, wf + "Unexpected token after expression"},
+		{`FROM t SET c = 1 WHERE pk = 'x' SET d = 2`, wf + "Unexpected token after expression"},
 		{`SELECT * FROM t AS x WHERE pk = 'x'`, "Aliasing is not supported"},
 		{`UPDATE t x SET a = 3 WHERE pk = 'x'`, "Aliasing is not supported"},
 		{`DELETE FROM t x WHERE pk = 'x'`, "Aliasing is not supported"},

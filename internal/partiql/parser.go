@@ -141,6 +141,8 @@ func (p *parser) statement() (*Statement, error) {
 		return p.updateRest()
 	case p.acceptKw("DELETE"):
 		return p.deleteRest()
+	case p.acceptKw("FROM"):
+		return p.fromUpdateRest()
 	case p.kw("EXISTS"):
 		return p.existsStatement()
 	case p.peek().kind == tkBad:

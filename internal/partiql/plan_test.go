@@ -108,6 +108,8 @@ func TestPlan(t *testing.T) {
 func TestPlanErrors(t *testing.T) {
 	for _, tc := range []struct{ src, msg string }{
 		{`UPDATE t SET a = 1 WHERE pk = 'x'`, "Where clause does not contain a mandatory equality on all key attributes"},
+		{`FROM t SET c = 1`, "Where clause does not contain a mandatory equality on all key attributes"},
+		{`FROM t WHERE a = 1 SET c = 1`, "Where clause does not contain a mandatory equality on all key attributes"},
 		{`UPDATE t SET a = 1 WHERE pk = 'x' OR sk = 1`, "Where clause does not contain a mandatory equality on all key attributes"},
 		{`DELETE FROM t WHERE pk = 'x' AND sk > 1`, "Where clause does not contain a mandatory equality on all key attributes"},
 		{`DELETE FROM t WHERE pk = 'x' AND sk = 1 AND sk = 2`, "Multiple conditions on same key sk. Only single item Update/Insert/Delete are supported"},
