@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/tls"
 	"fmt"
 	"net"
 	"net/http"
@@ -13,7 +14,8 @@ import (
 // healthCmd is `extenddb health`: GET /health (or /ready with --ready) of a
 // running server, exit status 0 when it answers 200. Container health checks
 // use it, as the image has no curl. The address is --listen's, from the flag
-// or EXTENDDB_LISTEN, with an unspecified host (0.0.0.0) asked on loopback.
+// or EXTENDDB_LISTEN, with an unspecified host (0.0.0.0) asked on loopback,
+// over HTTPS when EXTENDDB_TLS_CERT is set.
 func healthCmd() *cobra.Command {
 	var listen string
 	var ready bool
@@ -38,8 +40,15 @@ func healthCmd() *cobra.Command {
 			if ready {
 				path = "/ready"
 			}
-			url := "http://" + net.JoinHostPort(host, port) + path
-			resp, err := (&http.Client{Timeout: 5 * time.Second}).Get(url)
+			scheme, client := "http", &http.Client{Timeout: 5 * time.Second}
+			if os.Getenv("EXTENDDB_TLS_CERT") != "" {
+				// The server's own certificate, asked on loopback: the
+				// probe checks liveness, not the certificate's names.
+				scheme = "https"
+				client.Transport = &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}
+			}
+			url := scheme + "://" + net.JoinHostPort(host, port) + path
+			resp, err := client.Get(url)
 			if err != nil {
 				return err
 			}
