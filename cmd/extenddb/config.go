@@ -43,6 +43,7 @@ func serveFlags(f *pflag.FlagSet) {
 	f.Int("ttl-page-size", 256, "items per Time to Live backfill or drain page")
 	f.Duration("ttl-page-delay", 0, "pause before every Time to Live backfill or drain page (to watch ENABLING/DISABLING)")
 	f.Duration("index-page-delay", 0, "pause between the pages of an online index build (to watch CREATING)")
+	f.Int64("item-collection-limit-bytes", 0, "size limit of one item collection of a table with local secondary indexes, in bytes; 0 = DynamoDB's 10 GB")
 	f.String("log-format", "text", "log format: text or json")
 	f.String("log-level", "info", "log level: debug, info, warn or error")
 	f.Bool("access-log", false, "log one line per API request")
@@ -176,6 +177,7 @@ func readSettings(r *reader) server.Config {
 		TTLPageSize:                r.integer("ttl-page-size"),
 		TTLPageDelay:               r.duration("ttl-page-delay"),
 		IndexPageDelay:             r.duration("index-page-delay"),
+		ItemCollectionLimit:        int64(r.integer("item-collection-limit-bytes")),
 		HTTP: server.HTTPLimits{
 			ReadTimeout:    r.duration("http-read-timeout"),
 			WriteTimeout:   r.duration("http-write-timeout"),
@@ -222,6 +224,9 @@ func validate(r *reader, cfg server.Config) {
 	}
 	if cfg.TTLPageDelay < 0 || cfg.IndexPageDelay < 0 {
 		r.fail("ttl-page-delay, index-page-delay: must not be negative")
+	}
+	if cfg.ItemCollectionLimit < 0 {
+		r.fail("item-collection-limit-bytes: must not be negative")
 	}
 	if cfg.CassandraReplicationFactor < 1 {
 		r.fail("cassandra-replication-factor: must be at least 1")

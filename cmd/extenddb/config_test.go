@@ -50,6 +50,7 @@ var envValues = map[string][2]string{
 	"ttl-page-size":                {"16", "16"},
 	"ttl-page-delay":               {"10ms", `"10ms"`},
 	"index-page-delay":             {"20ms", `"20ms"`},
+	"item-collection-limit-bytes":  {"1048576", "1048576"},
 	"http-read-timeout":            {"11s", `"11s"`},
 	"http-write-timeout":           {"12s", `"12s"`},
 	"http-idle-timeout":            {"13s", `"13s"`},
