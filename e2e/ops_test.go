@@ -140,6 +140,12 @@ func TestMetricsUnderLoad(t *testing.T) {
 		`extenddb_request_duration_seconds_count{operation="GetItem"}`:            n + 1,
 		`extenddb_errors_total{type="ResourceNotFoundException"}`:                 1,
 		`extenddb_request_duration_seconds_bucket{operation="PutItem",le="+Inf"}`: n,
+		// Per table, as DynamoDB would charge: 1 WCU a small put, 0.5 RCU
+		// an eventually consistent small read.
+		`extenddb_items_total{kind="write",table="` + table + `"}`:                   n,
+		`extenddb_items_total{kind="read",table="` + table + `"}`:                    n,
+		`extenddb_consumed_capacity_units_total{kind="write",table="` + table + `"}`: n,
+		`extenddb_consumed_capacity_units_total{kind="read",table="` + table + `"}`:  n / 2,
 	} {
 		if got := after[name] - before[name]; got != want {
 			t.Errorf("%s moved by %v, want %v", name, got, want)

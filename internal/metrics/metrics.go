@@ -35,6 +35,8 @@ type Metrics struct {
 	registry *prometheus.Registry
 	ops      sync.Map // operation -> *opCounters
 
+	tablesRead, tablesWritten sync.Map // table name -> *tableCounters
+
 	requests *prometheus.CounterVec   // operation, outcome
 	latency  *prometheus.HistogramVec // operation
 	errors   *prometheus.CounterVec   // type (short __type name)
@@ -208,20 +210,43 @@ const (
 )
 
 // ObserveTable records the capacity units, items and item bytes one request
-// consumed on a table; kind is KindRead or KindWrite.
+// consumed on a table; kind is KindRead or KindWrite. It fits
+// api.Config.OnTableUse.
 func (m *Metrics) ObserveTable(table, kind string, capacityUnits float64, items int, bytes int64) {
 	if m == nil {
 		return
 	}
+	c := m.tableCounters(table, kind)
 	if capacityUnits > 0 {
-		m.capacity.WithLabelValues(table, kind).Add(capacityUnits)
+		c.capacity.Add(capacityUnits)
 	}
 	if items > 0 {
-		m.items.WithLabelValues(table, kind).Add(float64(items))
+		c.items.Add(float64(items))
 	}
 	if bytes > 0 {
-		m.bytes.WithLabelValues(table, kind).Add(float64(bytes))
+		c.bytes.Add(float64(bytes))
 	}
+}
+
+// tableCounters are one table's series of one kind, looked up once (as
+// opCounters).
+type tableCounters struct{ capacity, items, bytes prometheus.Counter }
+
+func (m *Metrics) tableCounters(table, kind string) *tableCounters {
+	cache := &m.tablesRead
+	if kind == KindWrite {
+		cache = &m.tablesWritten
+	}
+	if c, ok := cache.Load(table); ok {
+		return c.(*tableCounters)
+	}
+	c := &tableCounters{
+		capacity: m.capacity.WithLabelValues(table, kind),
+		items:    m.items.WithLabelValues(table, kind),
+		bytes:    m.bytes.WithLabelValues(table, kind),
+	}
+	actual, _ := cache.LoadOrStore(table, c)
+	return actual.(*tableCounters)
 }
 
 // TTLExpired records n items deleted by TTL expiry; lag is the time between

@@ -74,7 +74,8 @@ func TestNilMetrics(t *testing.T) {
 	}
 }
 
-// BenchmarkObserveRequest is the cost metrics add to every request:
+// BenchmarkObserveRequest is the cost metrics add to a request (its
+// request series and its table series):
 //
 //	go test -run '^$' -bench BenchmarkObserveRequest ./internal/metrics/
 func BenchmarkObserveRequest(b *testing.B) {
@@ -82,6 +83,7 @@ func BenchmarkObserveRequest(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		m.ObserveRequest("GetItem", 200, "", 30*time.Microsecond)
+		m.ObserveTable("Music", KindRead, 0.5, 1, 300)
 	}
 }
 

@@ -125,7 +125,11 @@ func Start(cfg Config) (*Server, error) {
 		store.Close()
 		return nil, err
 	}
-	engine := api.New(store, api.Config{AccountID: cfg.AccountID, StatusDelay: cfg.StatusDelay, ItemCollectionLimit: cfg.ItemCollectionLimit, Log: cfg.Log})
+	acfg := api.Config{AccountID: cfg.AccountID, StatusDelay: cfg.StatusDelay, ItemCollectionLimit: cfg.ItemCollectionLimit, Log: cfg.Log}
+	if cfg.registry != nil {
+		acfg.OnTableUse = cfg.registry.ObserveTable
+	}
+	engine := api.New(store, acfg)
 	account := cfg.AccountID
 	if account == "" {
 		account = storage.DefaultAccount
