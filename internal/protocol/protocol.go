@@ -161,7 +161,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	res := s.Budget.Reserve()
 	defer res.Release()
 	if err := res.Grow(r.Context(), baseReservation); err != nil {
-		s.writeError(w, r, err)
+		s.writeBodyError(w, r, err)
 		return
 	}
 	var bodyHash hash.Hash
@@ -171,7 +171,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	body, err := readBody(r.Context(), w, r, res)
 	if err != nil {
-		s.writeError(w, r, err)
+		s.writeBodyError(w, r, err)
 		return
 	}
 	// DynamoDB answers a body in a content type it does not speak as an
@@ -287,6 +287,15 @@ func (s *Server) logger() *slog.Logger {
 		return s.Log
 	}
 	return slog.Default()
+}
+
+// writeBodyError answers a request whose body could not be admitted or
+// read, unless the client is already gone (nobody would read the answer).
+func (s *Server) writeBodyError(w http.ResponseWriter, r *http.Request, err error) {
+	if r.Context().Err() != nil || err == errBodyRead {
+		return
+	}
+	s.writeError(w, r, err)
 }
 
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
