@@ -34,3 +34,10 @@ func TableInUse(format string, args ...any) *Error {
 func TableAlreadyExists(format string, args ...any) *Error {
 	return newf(nsDynamoDB, "TableAlreadyExistsException", http.StatusBadRequest, format, args)
 }
+
+// GlobalTableNotFound is GlobalTableNotFoundException: no global table has
+// the given name.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DescribeGlobalTable.html#API_DescribeGlobalTable_Errors
+func GlobalTableNotFound(format string, args ...any) *Error {
+	return newf(nsDynamoDB, "GlobalTableNotFoundException", http.StatusBadRequest, format, args)
+}
