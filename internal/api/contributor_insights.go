@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -171,7 +170,7 @@ func updateContributorInsights(e *Engine, ctx context.Context, r *protocol.Reque
 		return nil
 	})
 	if err != nil {
-		return nil, e.catalogErr(err, *in.TableName)
+		return nil, catalogErr(err, *in.TableName)
 	}
 	e.remember(t)
 	out := updateContributorInsightsOutput{TableName: t.Name, IndexName: index, ContributorInsightsStatus: "DISABLING"}
@@ -179,14 +178,6 @@ func updateContributorInsights(e *Engine, ctx context.Context, r *protocol.Reque
 		out.ContributorInsightsStatus, out.ContributorInsightsMode = "ENABLING", mode
 	}
 	return out, nil
-}
-
-// catalogErr maps a storage error of a catalog update of table name.
-func (e *Engine) catalogErr(err error, name string) error {
-	if errors.Is(err, storage.ErrTableNotFound) {
-		return errTableNotFound(name)
-	}
-	return err
 }
 
 type listContributorInsightsInput struct {

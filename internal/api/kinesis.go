@@ -127,7 +127,7 @@ func enableKinesisStreamingDestination(e *Engine, ctx context.Context, r *protoc
 		return nil
 	})
 	if err != nil {
-		return nil, e.catalogErr(err, *in.TableName)
+		return nil, catalogErr(err, *in.TableName)
 	}
 	e.remember(t)
 	return kinesisDestinationOutput{
@@ -156,7 +156,7 @@ func disableKinesisStreamingDestination(e *Engine, ctx context.Context, r *proto
 		return nil
 	})
 	if err != nil {
-		return nil, e.catalogErr(err, *in.TableName)
+		return nil, catalogErr(err, *in.TableName)
 	}
 	e.remember(t)
 	return kinesisDestinationOutput{TableName: t.Name, StreamArn: *in.StreamArn, DestinationStatus: "DISABLING",
