@@ -105,6 +105,7 @@ func serveCmd() *cobra.Command {
 	f.Int("ttl-page-size", 256, "items per Time to Live backfill or drain page")
 	f.Duration("ttl-page-delay", 0, "pause before every Time to Live backfill or drain page (to watch ENABLING/DISABLING)")
 	f.Duration("index-page-delay", 0, "pause between the pages of an online index build (to watch CREATING)")
+	f.Int64("item-collection-limit-bytes", 0, "size limit of one item collection of a table with local secondary indexes, in bytes; 0 = DynamoDB's 10 GB")
 	addLimitFlags(f)
 	authFlags(f)
 	return cmd
@@ -179,6 +180,7 @@ func loadConfig(v *viper.Viper, flags *pflag.FlagSet) (server.Config, error) {
 		TTLPageSize:                getInt("ttl-page-size"),
 		TTLPageDelay:               getDuration("ttl-page-delay"),
 		IndexPageDelay:             getDuration("index-page-delay"),
+		ItemCollectionLimit:        int64(getInt("item-collection-limit-bytes")),
 		HTTP: server.HTTPLimits{
 			ReadTimeout:    getDuration("http-read-timeout"),
 			WriteTimeout:   getDuration("http-write-timeout"),

@@ -94,7 +94,7 @@ func createBackup(e *Engine, ctx context.Context, r *protocol.Request) (any, err
 		return nil, err
 	}
 	account := e.account(r)
-	t, err := e.currentTable(ctx, account, *in.TableName)
+	t, err := e.lookup(ctx, account, *in.TableName, lookupControl)
 	if ddberr.Is(err, "ResourceNotFoundException") {
 		// https://github.com/hashicorp/terraform-provider-aws/issues/26577
 		// quotes DynamoDB's "Table not found: <name>" for a missing table.

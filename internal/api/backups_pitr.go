@@ -71,7 +71,7 @@ func continuousBackupsOf(t *storage.Table, now time.Time) continuousBackupsOutpu
 // https://github.com/nccgroup/ScoutSuite/issues/1533 and
 // https://github.com/hashicorp/terraform-provider-aws/issues/26577 quote.
 func (e *Engine) backupTable(ctx context.Context, account, name string) (*storage.Table, error) {
-	t, err := e.currentTable(ctx, account, name)
+	t, err := e.lookup(ctx, account, name, lookupControl)
 	if ddberr.Is(err, "ResourceNotFoundException") {
 		return nil, ddberr.TableNotFound("Table not found: %s", name)
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/expr"
 	"github.com/extenddb/extenddb/internal/item"
-	"github.com/extenddb/extenddb/internal/protocol"
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
@@ -39,10 +38,15 @@ type batchGetItemInput struct {
 }
 
 // requestItemsConstraints checks the table names (map keys) of RequestItems.
-func requestItemsConstraints(c *constraints, names []string) {
+// render, when not nil, echoes the map in the message as DynamoDB does.
+func requestItemsConstraints(c *constraints, names []string, render func() string) {
 	for _, n := range names {
-		if len(n) < 3 || len(n) > 255 || !namePattern.MatchString(n) {
-			c.add("Value at 'requestItems' failed to satisfy constraint: Map keys must satisfy constraint: [Member must have length less than or equal to 255, Member must have length greater than or equal to 3, Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+]")
+		if _, ok := tableNameOfArn(n); !ok && !validTableName(n) {
+			value := ""
+			if render != nil {
+				value = "'" + render() + "' "
+			}
+			c.add("Value %sat 'requestItems' failed to satisfy constraint: Map keys must satisfy constraint: [Member must have length less than or equal to 255, Member must have length greater than or equal to 3, Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+]", value)
 			return
 		}
 	}
@@ -60,34 +64,99 @@ func keyString(k item.Item) string {
 	return string(b)
 }
 
-func batchGetItem(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
-	var in batchGetItemInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	tables := sortedKeys(in.RequestItems)
-	var c constraints
-	if c.notNull(in.RequestItems != nil, "requestItems") {
-		requestItemsConstraints(&c, tables)
+// batchGetRules are BatchGetItem's member constraints. Since 2026 DynamoDB
+// words the length constraints of RequestItems and of a table's Keys with
+// the members' own (upper-camel) names and without echoing the value.
+// https://github.com/nubo-db/dynoxide/pull/198 (empty RequestItems, captured in 32 of 33 regions)
+// https://github.com/getmoto/moto/issues/3046 (more than 100 keys for one table)
+// https://github.com/paritysuite/dynamodb-conformance/blob/main/tests/tier3/error-messages/batchGetItem.test.ts
+var batchGetRules = rules[batchGetItemInput]{
+	func(in *batchGetItemInput, c *constraints) {
+		if !c.notNull(in.RequestItems != nil, "requestItems") {
+			return
+		}
+		tables := sortedKeys(in.RequestItems)
+		// DynamoDB echoes the map as JSON.
+		// https://github.com/paritysuite/dynamodb-conformance/blob/main/tests/tier3/error-messages/batchGetItem.test.ts ("malformed table name", captured in us-east-1 and eu-west-2)
+		requestItemsConstraints(c, tables, func() string {
+			b, _ := json.Marshal(in.RequestItems)
+			return string(b)
+		})
 		if len(tables) == 0 {
-			c.add("Value '{}' at 'requestItems' failed to satisfy constraint: Member must have length greater than or equal to 1")
+			c.add("Value at 'RequestItems' failed to satisfy constraint: Member must have length greater than or equal to 1")
 		}
 		for _, name := range tables {
 			ka := in.RequestItems[name]
-			p := "requestItems." + name + ".member."
-			if ka == nil || !c.notNull(ka.Keys != nil, p+"keys") {
+			if ka == nil || !c.notNull(ka.Keys != nil, "requestItems."+name+".member.keys") {
 				continue
 			}
-			c.listLen(len(ka.Keys), true, p+"keys", 1, maxBatchGetKeys, func() string { return renderKeys(ka.Keys) })
-			attributesToGetConstraint(&c, ka.AttributesToGet)
+			switch n := len(ka.Keys); {
+			case n < 1:
+				c.add("Value at 'RequestItems.%s.member.Keys' failed to satisfy constraint: Member must have length greater than or equal to 1", name)
+			case n > maxBatchGetKeys:
+				c.add("Value at 'RequestItems.%s.member.Keys' failed to satisfy constraint: Member must have length less than or equal to %d", name, maxBatchGetKeys)
+			}
+			attributesToGetConstraint(c, ka.AttributesToGet)
 		}
-	}
-	c.enum(in.ReturnConsumedCapacity, "returnConsumedCapacity", enumReturnConsumedCapacity...)
-	if err := c.err(); err != nil {
+	},
+	enumRule("returnConsumedCapacity", func(in *batchGetItemInput) *string { return in.ReturnConsumedCapacity }, enumReturnConsumedCapacity),
+}
+
+// batchGetItem serves a decoded BatchGetItem request for an account.
+func (e *Engine) batchGetItem(ctx context.Context, account string, in *batchGetItemInput) (any, error) {
+	if err := batchGetRules.check(in); err != nil {
 		return nil, err
 	}
+	tables := sortedKeys(in.RequestItems)
+	projs, err := e.checkBatchGet(in, tables)
+	if err != nil {
+		return nil, err
+	}
+	resolved := make(map[string]*storage.Table, len(tables))
+	for _, name := range tables {
+		t, err := e.lookup(ctx, account, name, lookupData)
+		if err != nil {
+			return nil, err
+		}
+		resolved[name] = t
+	}
+	keys := make(map[string][]storage.Key, len(tables))
+	for _, name := range tables {
+		t := resolved[name]
+		ks := schemaOf(t, t.KeySchema)
+		for _, k := range in.RequestItems[name].Keys {
+			sk, err := requestKey(t, ks, k)
+			if err != nil {
+				return nil, err
+			}
+			keys[name] = append(keys[name], sk)
+		}
+		if err := checkProjectionKeyPaths(t, projs[name]); err != nil {
+			return nil, err
+		}
+	}
+	return e.readBatch(ctx, in, tables, resolved, keys, projs)
+}
 
-	// Per-table checks that need no table, in request order.
+// checkBatchGet is BatchGetItem's checks that need no table, in request
+// order: the projection parameters (one family for the whole request),
+// then each table's keys (values, duplicates, at most 100 in all), then its
+// projection. It returns each table's parsed projection.
+func (e *Engine) checkBatchGet(in *batchGetItemInput, tables []string) (map[string]*expr.Projection, error) {
+	var anyExpr, anyLegacy bool
+	for _, name := range tables {
+		if ka := in.RequestItems[name]; ka != nil {
+			anyExpr = anyExpr || ka.ProjectionExpression != nil
+			anyLegacy = anyLegacy || ka.AttributesToGet != nil
+		}
+	}
+	if anyExpr && anyLegacy {
+		// One table's ProjectionExpression and another's AttributesToGet
+		// mix the two families in one request.
+		// https://github.com/ExtendDB/extenddb/pull/178 (captured from DynamoDB)
+		return nil, checkParams(map[string]bool{"ProjectionExpression": true, "AttributesToGet": true},
+			[]string{"ProjectionExpression"}, []string{"AttributesToGet"}, false, false)
+	}
 	projs := make(map[string]*expr.Projection, len(tables))
 	n := 0
 	for _, name := range tables {
@@ -115,38 +184,18 @@ func batchGetItem(e *Engine, ctx context.Context, r *protocol.Request) (any, err
 				return nil, ddberr.Validation("Too many items requested for the BatchGetItem call")
 			}
 		}
-		proj, err := readProjection(ka.ProjectionExpression, ka.AttributesToGet, ka.ExpressionAttributeNames, nil)
+		proj, err := e.readProjection(ka.ProjectionExpression, ka.AttributesToGet, ka.ExpressionAttributeNames, nil)
 		if err != nil {
 			return nil, err
 		}
 		projs[name] = proj
 	}
+	return projs, nil
+}
 
-	// Tables, then keys.
-	resolved := make(map[string]*storage.Table, len(tables))
-	for _, name := range tables {
-		t, err := e.dataTable(ctx, r, name)
-		if err != nil {
-			return nil, err
-		}
-		resolved[name] = t
-	}
-	keys := make(map[string][]storage.Key, len(tables))
-	for _, name := range tables {
-		t := resolved[name]
-		ks := schemaOf(t, t.KeySchema)
-		for _, k := range in.RequestItems[name].Keys {
-			sk, err := requestKey(t, ks, k)
-			if err != nil {
-				return nil, err
-			}
-			keys[name] = append(keys[name], sk)
-		}
-		if err := checkProjectionKeyPaths(t, projs[name]); err != nil {
-			return nil, err
-		}
-	}
-
+// readBatch reads the keys of a checked BatchGetItem request, leaving the
+// rest unprocessed once the response passes 16 MB.
+func (e *Engine) readBatch(ctx context.Context, in *batchGetItemInput, tables []string, resolved map[string]*storage.Table, keys map[string][]storage.Key, projs map[string]*expr.Projection) (any, error) {
 	out := &batchGetOutput{responses: map[string][]item.Item{}, unprocessed: map[string]*keysAndAttributes{}, capacity: newBatchCapacity(capacityMode(in.ReturnConsumedCapacity))}
 	bytes := 0
 	for _, name := range tables {
@@ -182,27 +231,6 @@ func batchGetItem(e *Engine, ctx context.Context, r *protocol.Request) (any, err
 		out.responses[name] = got
 	}
 	return out, nil
-}
-
-// renderKeys renders a key list the way DynamoDB's constraint messages do.
-func renderKeys(keys []item.Item) string {
-	b := []byte{'['}
-	for i, k := range keys {
-		if i > 0 {
-			b = append(b, ", "...)
-		}
-		b = append(b, '{')
-		for j, n := range sortedKeys(k) {
-			if j > 0 {
-				b = append(b, ", "...)
-			}
-			b = append(b, n...)
-			b = append(b, '=')
-			b = item.AppendJSON(b, k[n])
-		}
-		b = append(b, '}')
-	}
-	return string(append(b, ']'))
 }
 
 type batchGetOutput struct {
@@ -260,18 +288,14 @@ type batchWriteItemInput struct {
 	ReturnItemCollectionMetrics *string                   `json:"ReturnItemCollectionMetrics"`
 }
 
-func batchWriteItem(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
-	var in batchWriteItemInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	tables := sortedKeys(in.RequestItems)
-	var c constraints
-	if c.notNull(in.RequestItems != nil, "requestItems") {
-		requestItemsConstraints(&c, tables)
-		if len(tables) == 0 {
-			c.add("Value '{}' at 'requestItems' failed to satisfy constraint: Member must have length greater than or equal to 1")
+// batchWriteRules are BatchWriteItem's member constraints.
+var batchWriteRules = rules[batchWriteItemInput]{
+	func(in *batchWriteItemInput, c *constraints) {
+		if !c.notNull(in.RequestItems != nil, "requestItems") {
+			return
 		}
+		tables := sortedKeys(in.RequestItems)
+		requestItemsConstraints(c, tables, nil)
 		for _, name := range tables {
 			if n := len(in.RequestItems[name]); n > maxBatchWriteItems {
 				// DynamoDB renders the offending map with Java's toString.
@@ -287,72 +311,106 @@ func batchWriteItem(e *Engine, ctx context.Context, r *protocol.Request) (any, e
 				}
 			}
 		}
+	},
+	enumRule("returnConsumedCapacity", func(in *batchWriteItemInput) *string { return in.ReturnConsumedCapacity }, enumReturnConsumedCapacity),
+	enumRule("returnItemCollectionMetrics", func(in *batchWriteItemInput) *string { return in.ReturnItemCollectionMetrics }, enumReturnItemCollectionMetrics),
+}
+
+// batchWrite is one checked request of a BatchWriteItem call.
+type batchWrite struct {
+	t    *storage.Table
+	ks   keySchema
+	key  storage.Key
+	put  item.Item // nil for a DeleteRequest
+	keyV item.Item
+}
+
+// batchWriteItem serves a decoded BatchWriteItem request for an account.
+func (e *Engine) batchWriteItem(ctx context.Context, account string, in *batchWriteItemInput) (any, error) {
+	if in.RequestItems != nil && len(in.RequestItems) == 0 {
+		// DynamoDB still answers an empty map with its own sentence, before
+		// the member constraints.
+		// https://github.com/nubo-db/dynoxide/issues/17
+		// https://github.com/nubo-db/dynoxide/pull/198 (BatchWriteItem has not moved)
+		return nil, ddberr.Validation("The requestItems parameter is required for BatchWriteItem")
 	}
-	c.enum(in.ReturnConsumedCapacity, "returnConsumedCapacity", enumReturnConsumedCapacity...)
-	c.enum(in.ReturnItemCollectionMetrics, "returnItemCollectionMetrics", enumReturnItemCollectionMetrics...)
-	if err := c.err(); err != nil {
+	if err := batchWriteRules.check(in); err != nil {
 		return nil, err
 	}
+	tables := sortedKeys(in.RequestItems)
+	if err := checkBatchWrite(in, tables); err != nil {
+		return nil, err
+	}
+	writes, err := e.batchWrites(ctx, account, in, tables)
+	if err != nil {
+		return nil, err
+	}
+	out := &batchWriteOutput{capacity: newBatchCapacity(capacityMode(in.ReturnConsumedCapacity))}
+	for _, w := range writes {
+		if err := e.applyBatchWrite(ctx, in, w, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
 
-	// Checks that need no table.
-	// https://github.com/mhart/dynalite/blob/master/validations/batchWriteItem.js
+// checkBatchWrite is BatchWriteItem's checks that need no table.
+// https://github.com/mhart/dynalite/blob/master/validations/batchWriteItem.js
+func checkBatchWrite(in *batchWriteItemInput, tables []string) error {
 	n := 0
 	for _, name := range tables {
 		reqs := in.RequestItems[name]
 		if len(reqs) == 0 {
-			return nil, ddberr.Validation("The batch write request list for a table cannot be null or empty: %s", name)
+			return ddberr.Validation("The batch write request list for a table cannot be null or empty: %s", name)
 		}
 		for _, wr := range reqs {
 			if (wr.PutRequest == nil) == (wr.DeleteRequest == nil) {
-				return nil, ddberr.Validation("Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes")
+				return ddberr.Validation("Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes")
 			}
 		}
 		for _, wr := range reqs {
 			if wr.PutRequest != nil {
 				if err := validateItemValues(wr.PutRequest.Item); err != nil {
-					return nil, err
+					return err
 				}
 				if item.Size(wr.PutRequest.Item) > maxItemBytes {
-					return nil, ddberr.Validation("Item size has exceeded the maximum allowed size")
+					return ddberr.Validation("Item size has exceeded the maximum allowed size")
 				}
 			} else if err := validateItemValues(wr.DeleteRequest.Key); err != nil {
-				return nil, err
+				return err
 			}
 			n++
 			if n > maxBatchWriteItems {
-				return nil, ddberr.Validation("Too many items requested for the BatchWriteItem call")
+				return ddberr.Validation("Too many items requested for the BatchWriteItem call")
 			}
 		}
 	}
+	return nil
+}
 
-	// Tables, then every request's key, then the writes.
+// batchWrites resolves the tables of a checked BatchWriteItem request, then
+// every request's key, refusing two requests for one item.
+func (e *Engine) batchWrites(ctx context.Context, account string, in *batchWriteItemInput, tables []string) ([]batchWrite, error) {
 	resolved := make(map[string]*storage.Table, len(tables))
 	for _, name := range tables {
-		t, err := e.dataTable(ctx, r, name)
+		t, err := e.lookup(ctx, account, name, lookupData)
 		if err != nil {
 			return nil, err
 		}
 		resolved[name] = t
 	}
-	type write struct {
-		t    *storage.Table
-		ks   keySchema
-		key  storage.Key
-		put  item.Item
-		keyV item.Item
-	}
-	var writes []write
+	var writes []batchWrite
 	for _, name := range tables {
 		t := resolved[name]
 		ks := schemaOf(t, t.KeySchema)
 		seen := map[string]bool{}
 		for _, wr := range in.RequestItems[name] {
-			w := write{t: t, ks: ks}
+			w := batchWrite{t: t, ks: ks}
 			var err error
 			if wr.PutRequest != nil {
 				w.put = wr.PutRequest.Item
 				w.keyV = w.put
-				w.key, err = itemKey(t, ks, w.put)
+				w.key, err = batchItemKey(t, ks, w.put)
 			} else {
 				w.keyV = wr.DeleteRequest.Key
 				w.key, err = requestKey(t, ks, w.keyV)
@@ -368,33 +426,53 @@ func batchWriteItem(e *Engine, ctx context.Context, r *protocol.Request) (any, e
 			writes = append(writes, w)
 		}
 	}
+	return writes, nil
+}
 
-	out := &batchWriteOutput{capacity: newBatchCapacity(capacityMode(in.ReturnConsumedCapacity))}
-	for _, w := range writes {
-		var old item.Item
-		put := w.put
-		err := e.mutate(ctx, w.t, w.key, func(cur item.Item) (item.Item, error) {
-			old = cur
-			if put == nil {
-				return nil, nil
-			}
-			return put, nil
-		})
-		if err != nil {
-			return nil, err
+// batchItemKey is itemKey for a PutRequest: inside a batch, DynamoDB words
+// a missing, wrong-typed or non-scalar table key attribute as a key that
+// does not match the schema (empty values and index keys keep PutItem's
+// words).
+// https://github.com/nubo-db/dynoxide/pull/101
+func batchItemKey(t *storage.Table, ks keySchema, it item.Item) (storage.Key, error) {
+	for i, name := range ks.names() {
+		want := ks.hashType
+		if i == 1 {
+			want = ks.rngType
 		}
-		out.capacity.of(w.t.Name).chargeWrite(w.t, old, put)
-		if m := collectionMetrics(w.t, w.ks, in.ReturnItemCollectionMetrics, w.keyV); m != nil {
-			if err := e.sizeCollection(ctx, w.t, m); err != nil {
-				return nil, err
-			}
-			if out.metrics == nil {
-				out.metrics = map[string][]*itemCollectionMetrics{}
-			}
-			out.metrics[w.t.Name] = append(out.metrics[w.t.Name], m)
+		if v, ok := it[name]; !ok || v.Type != want {
+			return storage.Key{}, errKeySchema()
 		}
 	}
-	return out, nil
+	return itemKey(t, ks, it)
+}
+
+// applyBatchWrite performs one write of a BatchWriteItem call and adds its
+// capacity and item collection metrics to out.
+func (e *Engine) applyBatchWrite(ctx context.Context, in *batchWriteItemInput, w batchWrite, out *batchWriteOutput) error {
+	var old item.Item
+	put := w.put
+	err := e.mutate(ctx, w.t, w.key, func(cur item.Item) (item.Item, error) {
+		old = cur
+		if put == nil {
+			return nil, nil
+		}
+		return put, nil
+	})
+	if err != nil {
+		return err
+	}
+	out.capacity.of(w.t.Name).chargeWrite(w.t, old, put)
+	if m := collectionMetrics(w.t, w.ks, in.ReturnItemCollectionMetrics, w.keyV); m != nil {
+		if err := e.sizeCollection(ctx, w.t, m); err != nil {
+			return err
+		}
+		if out.metrics == nil {
+			out.metrics = map[string][]*itemCollectionMetrics{}
+		}
+		out.metrics[w.t.Name] = append(out.metrics[w.t.Name], m)
+	}
+	return nil
 }
 
 type batchWriteOutput struct {

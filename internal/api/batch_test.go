@@ -63,7 +63,10 @@ func TestBatchValidation(t *testing.T) {
 		{op: "BatchWriteItem", body: `{"RequestItems":{"hash":[{"PutRequest":{"Item":{"pk":{"S":"d"}}}},{"DeleteRequest":{"Key":{"pk":{"S":"d"}}}}]}}`, err: "ValidationException: Provided list of item keys contains duplicates"},
 		{op: "BatchWriteItem", body: `{"RequestItems":{"hash":[{"PutRequest":{"Item":{"pk":{"S":"d"}}}},{"PutRequest":{"Item":{"pk":{"S":"d"}}}},{"PutRequest":{"Item":{"pk":{"S":"` + strings.Repeat("p", 2049) + `"}}}}]}}`,
 			err: "ValidationException: Provided list of item keys contains duplicates"},
-		{op: "BatchWriteItem", body: `{"RequestItems":{"hash":[{"PutRequest":{"Item":{"x":{"S":"d"}}}}]}}`, err: "ValidationException: One or more parameter values were invalid: Missing the key pk in the item"},
+		// Inside a batch a missing, wrong-typed or non-scalar table key is a key
+		// that does not match the schema (https://github.com/nubo-db/dynoxide/pull/101,
+		// https://github.com/floci-io/floci/pull/3227).
+		{op: "BatchWriteItem", body: `{"RequestItems":{"hash":[{"PutRequest":{"Item":{"x":{"S":"d"}}}}]}}`, err: "ValidationException: The provided key element does not match the schema"},
 		{op: "BatchWriteItem", body: `{"RequestItems":{"hash":[{"DeleteRequest":{"Key":{"x":{"S":"d"}}}}]}}`, err: "ValidationException: The provided key element does not match the schema"},
 		{op: "BatchWriteItem", body: `{"RequestItems":{"hash":[{"PutRequest":{"Item":{"pk":{"S":"a"},"big":{"S":"` + strings.Repeat("x", 400*1024) + `"}}}}]}}`, err: "ValidationException: Item size has exceeded the maximum allowed size"},
 	})

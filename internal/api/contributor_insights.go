@@ -45,7 +45,7 @@ func (e *Engine) insightsTarget(ctx context.Context, r *protocol.Request, c *con
 	if err := c.err(); err != nil {
 		return nil, err
 	}
-	t, err := e.currentTable(ctx, e.account(r), *in.TableName)
+	t, err := e.lookup(ctx, e.account(r), *in.TableName, lookupControl)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +147,8 @@ func updateContributorInsights(e *Engine, ctx context.Context, r *protocol.Reque
 		c.enum(in.ContributorInsightsAction, "contributorInsightsAction", "ENABLE", "DISABLE")
 	}
 	c.enum(in.ContributorInsightsMode, "contributorInsightsMode", contributorInsightsModes...)
-	if _, err := e.insightsTarget(ctx, r, &c, &in); err != nil {
+	cur, err := e.insightsTarget(ctx, r, &c, &in)
+	if err != nil {
 		return nil, err
 	}
 	index, enable := orEmpty(in.IndexName), *in.ContributorInsightsAction == "ENABLE"
@@ -158,7 +159,7 @@ func updateContributorInsights(e *Engine, ctx context.Context, r *protocol.Reque
 			mode = *in.ContributorInsightsMode
 		}
 	}
-	t, err := e.store.UpdateTable(ctx, e.account(r), *in.TableName, func(t *storage.Table) error {
+	t, err := e.store.UpdateTable(ctx, cur.Account, cur.Name, func(t *storage.Table) error {
 		if t.ContributorInsights == nil {
 			t.ContributorInsights = map[string]storage.ContributorInsights{}
 		}
@@ -170,7 +171,7 @@ func updateContributorInsights(e *Engine, ctx context.Context, r *protocol.Reque
 		return nil
 	})
 	if err != nil {
-		return nil, catalogErr(err, *in.TableName)
+		return nil, catalogErr(err, cur.Name)
 	}
 	e.remember(t)
 	out := updateContributorInsightsOutput{TableName: t.Name, IndexName: index, ContributorInsightsStatus: "DISABLING"}
@@ -208,7 +209,9 @@ func listContributorInsights(e *Engine, ctx context.Context, r *protocol.Request
 		return nil, err
 	}
 	var c constraints
-	c.name(in.TableName, "tableName")
+	if in.TableName != nil {
+		c.tableRef(in.TableName, "tableName")
+	}
 	c.maxInt(in.MaxResults, "maxResults", 100)
 	if err := c.err(); err != nil {
 		return nil, err
@@ -253,7 +256,7 @@ func (e *Engine) insightsSummaries(ctx context.Context, r *protocol.Request, tab
 	}
 	var out []contributorInsightsSummary
 	for _, name := range names {
-		t, err := e.currentTable(ctx, account, name)
+		t, err := e.lookup(ctx, account, name, lookupControl)
 		if err != nil {
 			if table == nil && ddberr.Is(err, "ResourceNotFoundException") {
 				continue // deleted meanwhile

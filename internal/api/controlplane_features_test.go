@@ -56,7 +56,9 @@ func TestContributorInsights(t *testing.T) {
 
 	wantCall(t, e, "UpdateContributorInsights", `{"TableName":"hash","ContributorInsightsAction":"DISABLE"}`,
 		`{"TableName":"hash","ContributorInsightsStatus":"DISABLING"}`)
-	got, _ = call(e, "DescribeContributorInsights", `{"TableName":"hash"}`)
+	// A table ARN is accepted wherever a TableName is (since 2024).
+	// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DescribeContributorInsights.html
+	got, _ = call(e, "DescribeContributorInsights", `{"TableName":"arn:aws:dynamodb:us-east-1:000000000000:table/hash"}`)
 	if !strings.Contains(got, `"ContributorInsightsStatus":"DISABLED"`) || strings.Contains(got, "RuleList") {
 		t.Fatalf("DescribeContributorInsights after DISABLE: %s", got)
 	}
@@ -80,7 +82,7 @@ func TestKinesisStreamingDestination(t *testing.T) {
 	arn := "arn:aws:kinesis:us-east-1:000000000000:stream/s1"
 	wantCall(t, e, "DescribeKinesisStreamingDestination", `{"TableName":"hash"}`,
 		`{"TableName":"hash","KinesisDataStreamDestinations":[]}`)
-	wantCall(t, e, "EnableKinesisStreamingDestination", `{"TableName":"hash","StreamArn":"`+arn+`"}`,
+	wantCall(t, e, "EnableKinesisStreamingDestination", `{"TableName":"arn:aws:dynamodb:us-east-1:000000000000:table/hash","StreamArn":"`+arn+`"}`,
 		`{"TableName":"hash","StreamArn":"`+arn+`","DestinationStatus":"ENABLING","EnableKinesisStreamingConfiguration":{"ApproximateCreationDateTimePrecision":"MILLISECOND"}}`)
 	wantCall(t, e, "DescribeKinesisStreamingDestination", `{"TableName":"hash"}`,
 		`{"TableName":"hash","KinesisDataStreamDestinations":[{"StreamArn":"`+arn+`","DestinationStatus":"ENABLE_FAILED",

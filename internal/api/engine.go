@@ -10,12 +10,12 @@ import (
 	"errors"
 	"log/slog"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/extenddb/extenddb/internal/backup"
 	"github.com/extenddb/extenddb/internal/ddberr"
+	"github.com/extenddb/extenddb/internal/expr"
 	"github.com/extenddb/extenddb/internal/protocol"
 	"github.com/extenddb/extenddb/internal/storage"
 )
@@ -28,7 +28,11 @@ type Config struct {
 	// UPDATING (and a deleted one DELETING) before the change completes.
 	// Zero makes every change immediate.
 	StatusDelay time.Duration
-	Log         *slog.Logger
+	// ItemCollectionLimit is the size limit in bytes of one item collection
+	// of a table with local secondary indexes; zero means DynamoDB's 10 GB
+	// (DefaultItemCollectionLimit). Tests lower it, since they cannot write 10 GB.
+	ItemCollectionLimit int64
+	Log                 *slog.Logger
 }
 
 // Engine serves DynamoDB operations. It is safe for concurrent use.
@@ -38,8 +42,8 @@ type Engine struct {
 	now   func() time.Time
 	ops   map[string]opFunc
 
-	mu     sync.Mutex
-	tables map[tableKey]cachedTable
+	tables tableCache
+	exprs  *expr.Cache // parsed expressions, by kind and text
 
 	// Wake-ups of the background workers (SetIndexWorker, SetTTLWorker).
 	indexKick, ttlKick atomic.Pointer[func()]
@@ -51,17 +55,6 @@ type Engine struct {
 
 type opFunc func(e *Engine, ctx context.Context, r *protocol.Request) (any, error)
 
-type tableKey struct{ account, name string }
-
-type cachedTable struct {
-	t       *storage.Table
-	fetched time.Time
-}
-
-// tableCacheTTL bounds how long a catalog entry read by this process is reused
-// before it is read again (other processes may change the catalog).
-const tableCacheTTL = time.Second
-
 // New returns an Engine over store.
 func New(store storage.Backend, cfg Config) *Engine {
 	if cfg.AccountID == "" {
@@ -70,7 +63,12 @@ func New(store storage.Backend, cfg Config) *Engine {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	e := &Engine{store: store, cfg: cfg, now: time.Now, tables: map[tableKey]cachedTable{}}
+	if cfg.ItemCollectionLimit <= 0 {
+		cfg.ItemCollectionLimit = DefaultItemCollectionLimit
+	}
+	e := &Engine{store: store, cfg: cfg, now: time.Now}
+	e.tables.m = map[tableKey]cachedTable{}
+	e.exprs = expr.NewCache(0)
 	e.ops = operations()
 	return e
 }
@@ -122,75 +120,6 @@ func (e *Engine) account(r *protocol.Request) string {
 		return r.Caller.Namespace
 	}
 	return e.cfg.AccountID
-}
-
-// table returns the catalog entry of an account's table, from the cache when fresh.
-// A missing table is ResourceNotFoundException.
-func (e *Engine) table(ctx context.Context, account, name string) (*storage.Table, error) {
-	k := tableKey{account, name}
-	now := e.now()
-	e.mu.Lock()
-	c, ok := e.tables[k]
-	e.mu.Unlock()
-	if ok && now.Sub(c.fetched) < tableCacheTTL {
-		return c.t, nil
-	}
-	t, err := e.store.GetTable(ctx, account, name)
-	if errors.Is(err, storage.ErrTableNotFound) {
-		e.forget(account, name)
-		return nil, errTableNotFound(name)
-	}
-	if err != nil {
-		return nil, err
-	}
-	e.remember(t)
-	return t, nil
-}
-
-// activeTable is table() for data-plane operations: a table still being
-// created or being deleted is not found, as in DynamoDB.
-func (e *Engine) activeTable(ctx context.Context, account, name string) (*storage.Table, error) {
-	t, err := e.table(ctx, account, name)
-	if err != nil {
-		return nil, err
-	}
-	switch e.status(t) {
-	case storage.StatusCreating, storage.StatusDeleting:
-		return nil, errTableNotFound(name)
-	}
-	return t, nil
-}
-
-// currentTable is table() read from the catalog rather than the cache (and
-// refreshing it): control-plane operations act on the current entry.
-func (e *Engine) currentTable(ctx context.Context, account, name string) (*storage.Table, error) {
-	e.forget(account, name)
-	return e.table(ctx, account, name)
-}
-
-func (e *Engine) remember(t *storage.Table) {
-	e.mu.Lock()
-	e.tables[tableKey{t.Account, t.Name}] = cachedTable{t: t, fetched: e.now()}
-	e.mu.Unlock()
-}
-
-func (e *Engine) forget(account, name string) {
-	e.mu.Lock()
-	delete(e.tables, tableKey{account, name})
-	e.mu.Unlock()
-}
-
-// status is a table's TableStatus now, completing CREATING/UPDATING once its
-// StatusDelay has passed.
-func (e *Engine) status(t *storage.Table) string {
-	if (t.Status == storage.StatusCreating || t.Status == storage.StatusUpdating) && !e.now().Before(t.ActiveAt) {
-		return storage.StatusActive
-	}
-	return t.Status
-}
-
-func errTableNotFound(name string) error {
-	return ddberr.ResourceNotFound("Requested resource not found: Table: %s not found", name)
 }
 
 // decode unmarshals a request body into v, mapping JSON errors to

@@ -81,7 +81,7 @@ func createGlobalTable(e *Engine, ctx context.Context, r *protocol.Request) (any
 		if region != r.Caller.Region {
 			return nil, ddberr.TableNotFound("Table not found: Table: '%s' not found in region: '%s'.", *in.GlobalTableName, region)
 		}
-		if _, err := e.currentTable(ctx, e.account(r), *in.GlobalTableName); err != nil {
+		if _, err := e.lookup(ctx, e.account(r), *in.GlobalTableName, lookupControl); err != nil {
 			return nil, ddberr.TableNotFound("Table not found: Table: '%s' not found in region: '%s'.", *in.GlobalTableName, region)
 		}
 	}
@@ -128,7 +128,7 @@ func describeTableReplicaAutoScaling(e *Engine, ctx context.Context, r *protocol
 	if err := c.err(); err != nil {
 		return nil, err
 	}
-	t, err := e.currentTable(ctx, e.account(r), *in.TableName)
+	t, err := e.lookup(ctx, e.account(r), *in.TableName, lookupControl)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +150,7 @@ func updateTableReplicaAutoScaling(e *Engine, ctx context.Context, r *protocol.R
 	if err := c.err(); err != nil {
 		return nil, err
 	}
-	t, err := e.currentTable(ctx, e.account(r), *in.TableName)
+	t, err := e.lookup(ctx, e.account(r), *in.TableName, lookupControl)
 	if err != nil {
 		return nil, err
 	}

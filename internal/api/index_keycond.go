@@ -145,33 +145,41 @@ func buildMultiQuery(p *readPlan, conds []multiKeyCond) (*multiQuery, error) {
 		q.lo, q.hi = singleBounds(last.op, q.req.SK.Values)
 		return q, nil
 	}
+	q.lo, q.hi = compositeBounds(prefix, last)
+	q.req.SK = storage.KeyCondition{Op: "BETWEEN", Values: [][]byte{q.lo, q.hi}}
+	return q, nil
+}
+
+// compositeBounds are the inclusive byte bounds of a condition on the last
+// attribute used of a multi-attribute sort key, after the equalities that
+// encode to prefix.
+func compositeBounds(prefix []byte, last *multiKeyCond) (lo, hi []byte) {
 	comp := func(v item.AttributeValue) []byte { return storage.AppendComponent(clone(prefix), item.EncodeKey(v)) }
 	upper := func(b []byte) []byte { return append(b, storage.CompositeMax...) }
 	switch last.op {
 	case expr.SortEQ:
-		q.lo, q.hi = comp(last.vals[0]), upper(comp(last.vals[0]))
+		lo, hi = comp(last.vals[0]), upper(comp(last.vals[0]))
 	case expr.SortLT:
 		// Every key below prefix+component(v) (which ends in 00 00) is at
 		// most that string without its last byte.
 		c := comp(last.vals[0])
-		q.lo, q.hi = clone(prefix), c[:len(c)-1]
+		lo, hi = clone(prefix), c[:len(c)-1]
 	case expr.SortLE:
-		q.lo, q.hi = clone(prefix), upper(comp(last.vals[0]))
+		lo, hi = clone(prefix), upper(comp(last.vals[0]))
 	case expr.SortGT:
 		// The smallest key above every key with this value: the value
 		// followed by a 0x00 byte.
 		c := comp(last.vals[0])
-		q.lo, q.hi = append(c[:len(c)-1], 0x01), upper(clone(prefix))
+		lo, hi = append(c[:len(c)-1], 0x01), upper(clone(prefix))
 	case expr.SortGE:
-		q.lo, q.hi = comp(last.vals[0]), upper(clone(prefix))
+		lo, hi = comp(last.vals[0]), upper(clone(prefix))
 	case expr.SortBetween:
-		q.lo, q.hi = comp(last.vals[0]), upper(comp(last.vals[1]))
+		lo, hi = comp(last.vals[0]), upper(comp(last.vals[1]))
 	case expr.SortBeginsWith:
 		b := storage.AppendEscaped(clone(prefix), item.EncodeKey(last.vals[0]))
-		q.lo, q.hi = b, upper(clone(b))
+		lo, hi = b, upper(clone(b))
 	}
-	q.req.SK = storage.KeyCondition{Op: "BETWEEN", Values: [][]byte{q.lo, q.hi}}
-	return q, nil
+	return lo, hi
 }
 
 func clone(b []byte) []byte { return append([]byte{}, b...) }

@@ -6,15 +6,14 @@ import (
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/expr"
 	"github.com/extenddb/extenddb/internal/item"
-	"github.com/extenddb/extenddb/internal/protocol"
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
-// putItemInput is PutItem's request.
+// conditionalWrite holds the members of the three conditional single-item
+// writes, PutItem, DeleteItem and UpdateItem, and what their checks parse.
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_PutItem.html
-type putItemInput struct {
+type conditionalWrite struct {
 	TableName                           *string                                `json:"TableName"`
-	Item                                item.Item                              `json:"Item"`
 	ConditionExpression                 *string                                `json:"ConditionExpression"`
 	Expected                            map[string]expr.ExpectedAttributeValue `json:"Expected"`
 	ConditionalOperator                 *string                                `json:"ConditionalOperator"`
@@ -24,29 +23,33 @@ type putItemInput struct {
 	ReturnConsumedCapacity              *string                                `json:"ReturnConsumedCapacity"`
 	ReturnItemCollectionMetrics         *string                                `json:"ReturnItemCollectionMetrics"`
 	ReturnValuesOnConditionCheckFailure *string                                `json:"ReturnValuesOnConditionCheckFailure"`
+
+	cond *expr.Condition // the parsed ConditionExpression or Expected
 }
 
-// writeCommon holds the members PutItem, UpdateItem and DeleteItem share.
-type writeCommon struct {
-	returnConsumedCapacity, returnItemCollectionMetrics, returnValues, onFailure, conditionalOperator *string
-}
+func (w *conditionalWrite) tableName() string { return *w.TableName }
 
-func (w writeCommon) constraints(c *constraints) {
-	c.enum(w.returnConsumedCapacity, "returnConsumedCapacity", enumReturnConsumedCapacity...)
-	c.enum(w.returnItemCollectionMetrics, "returnItemCollectionMetrics", enumReturnItemCollectionMetrics...)
-	c.enum(w.returnValues, "returnValues", enumReturnValues...)
-	c.enum(w.onFailure, "returnValuesOnConditionCheckFailure", enumReturnValuesOnFailure...)
-	c.enum(w.conditionalOperator, "conditionalOperator", enumConditionalOperator...)
+// Accessors of the shared members, for the rule tables.
+func cwTable(w *conditionalWrite) *string        { return w.TableName }
+func cwCapacity(w *conditionalWrite) *string     { return w.ReturnConsumedCapacity }
+func cwMetrics(w *conditionalWrite) *string      { return w.ReturnItemCollectionMetrics }
+func cwReturnValues(w *conditionalWrite) *string { return w.ReturnValues }
+func cwOnFailure(w *conditionalWrite) *string    { return w.ReturnValuesOnConditionCheckFailure }
+func cwOperator(w *conditionalWrite) *string     { return w.ConditionalOperator }
+
+// lift makes a rule on the shared members a rule of a request embedding them.
+func lift[T any](get func(*T) *conditionalWrite, r rule[conditionalWrite]) rule[T] {
+	return func(in *T, c *constraints) { r(get(in), c) }
 }
 
 // output builds the response parts every single-item write shares.
-func (w writeCommon) output(t *storage.Table, ks keySchema, old, new item.Item, key item.Item) *writeOutput {
+func (w *conditionalWrite) output(t *storage.Table, ks keySchema, old, new item.Item, key item.Item) *writeOutput {
 	out := &writeOutput{}
-	if mode := capacityMode(w.returnConsumedCapacity); mode != capNone {
+	if mode := capacityMode(w.ReturnConsumedCapacity); mode != capNone {
 		out.capacity = newConsumed(mode, t.Name)
 		out.capacity.chargeWrite(t, old, new)
 	}
-	out.metrics = collectionMetrics(t, ks, w.returnItemCollectionMetrics, key)
+	out.metrics = collectionMetrics(t, ks, w.ReturnItemCollectionMetrics, key)
 	return out
 }
 
@@ -71,43 +74,59 @@ func errOnlyAllOld() error {
 	return ddberr.Validation("ReturnValues can only be ALL_OLD or NONE")
 }
 
-func putItem(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
-	var in putItemInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	w := writeCommon{in.ReturnConsumedCapacity, in.ReturnItemCollectionMetrics, in.ReturnValues, in.ReturnValuesOnConditionCheckFailure, in.ConditionalOperator}
-	var c constraints
-	c.tableName(in.TableName)
-	c.notNull(in.Item != nil, "item")
-	w.constraints(&c)
-	if err := c.err(); err != nil {
-		return nil, err
-	}
+// putItemInput is PutItem's request.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_PutItem.html
+type putItemInput struct {
+	conditionalWrite
+	Item item.Item `json:"Item"`
+}
+
+func putWrite(in *putItemInput) *conditionalWrite { return &in.conditionalWrite }
+
+// putItemOp is PutItem. Its members are reported in DynamoDB's order.
+// https://github.com/mhart/dynalite/blob/master/test/putItem.js ("incorrect attributes")
+var putItemOp = &tableOp[putItemInput]{
+	rules: rules[putItemInput]{
+		lift(putWrite, enumRule("returnConsumedCapacity", cwCapacity, enumReturnConsumedCapacity)),
+		lift(putWrite, tableNameRule(cwTable)),
+		required("item", func(in *putItemInput) bool { return in.Item != nil }),
+		lift(putWrite, enumRule("returnValues", cwReturnValues, enumReturnValues)),
+		lift(putWrite, enumRule("returnItemCollectionMetrics", cwMetrics, enumReturnItemCollectionMetrics)),
+		lift(putWrite, enumRule("returnValuesOnConditionCheckFailure", cwOnFailure, enumReturnValuesOnFailure)),
+		lift(putWrite, enumRule("conditionalOperator", cwOperator, enumConditionalOperator)),
+	},
+	check:   (*Engine).checkPutItem,
+	table:   func(in *putItemInput) string { return in.tableName() },
+	mode:    lookupData,
+	execute: (*Engine).putItem,
+}
+
+// checkPutItem is PutItem's checks before its table: parameter families,
+// the item's values, ReturnValues, the item's size, then the condition.
+func (e *Engine) checkPutItem(in *putItemInput) error {
 	if err := checkParams(map[string]bool{"ConditionExpression": in.ConditionExpression != nil, "Expected": in.Expected != nil, "ConditionalOperator": in.ConditionalOperator != nil},
 		condExprParams, condLegacyParams, in.ExpressionAttributeNames != nil, in.ExpressionAttributeValues != nil); err != nil {
-		return nil, err
+		return err
 	}
 	if err := expr.CheckConditionalOperator(in.ConditionalOperator, len(in.Expected)); err != nil {
-		return nil, err
+		return err
 	}
 	if err := validateItemValues(in.Item); err != nil {
-		return nil, err
+		return err
 	}
 	if rv := returnValuesMode(in.ReturnValues); rv != "NONE" && rv != "ALL_OLD" {
-		return nil, errOnlyAllOld()
+		return errOnlyAllOld()
 	}
 	if item.Size(in.Item) > maxItemBytes {
-		return nil, ddberr.Validation("Item size has exceeded the maximum allowed size")
+		return ddberr.Validation("Item size has exceeded the maximum allowed size")
 	}
-	cond, err := writeCondition(in.ConditionExpression, in.Expected, in.ConditionalOperator, in.ExpressionAttributeNames, in.ExpressionAttributeValues)
-	if err != nil {
-		return nil, err
-	}
-	t, err := e.dataTable(ctx, r, *in.TableName)
-	if err != nil {
-		return nil, err
-	}
+	var err error
+	in.cond, err = e.writeCondition(in.ConditionExpression, in.Expected, in.ConditionalOperator, in.ExpressionAttributeNames, in.ExpressionAttributeValues)
+	return err
+}
+
+// putItem writes a checked PutItem request to its table.
+func (e *Engine) putItem(ctx context.Context, in *putItemInput, t *storage.Table) (any, error) {
 	ks := schemaOf(t, t.KeySchema)
 	key, err := itemKey(t, ks, in.Item)
 	if err != nil {
@@ -116,7 +135,7 @@ func putItem(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
 	var old item.Item
 	err = e.mutate(ctx, t, key, func(cur item.Item) (item.Item, error) {
 		old = cur
-		if err := checkCondition(cond, cur, in.ReturnValuesOnConditionCheckFailure); err != nil {
+		if err := checkCondition(in.cond, cur, in.ReturnValuesOnConditionCheckFailure); err != nil {
 			return nil, err
 		}
 		return in.Item, nil
@@ -124,7 +143,7 @@ func putItem(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := w.output(t, ks, old, in.Item, in.Item)
+	out := in.output(t, ks, old, in.Item, in.Item)
 	if err := e.sizeCollection(ctx, t, out.metrics); err != nil {
 		return nil, err
 	}
@@ -143,14 +162,14 @@ var (
 // writeCondition parses the condition of a single-item write: a
 // ConditionExpression or the legacy Expected, and checks that every
 // placeholder is used.
-func writeCondition(ce *string, expected map[string]expr.ExpectedAttributeValue, op *string, names map[string]string, values map[string]item.AttributeValue) (*expr.Condition, error) {
+func (e *Engine) writeCondition(ce *string, expected map[string]expr.ExpectedAttributeValue, op *string, names map[string]string, values map[string]item.AttributeValue) (*expr.Condition, error) {
 	if ce == nil {
 		if expected == nil {
 			return nil, nil
 		}
 		return expr.ConvertExpected(expected, opString(op))
 	}
-	x, err := newExprEnv(names, values)
+	x, err := e.newExprEnv(names, values)
 	if err != nil {
 		return nil, err
 	}
@@ -191,35 +210,37 @@ type getItemInput struct {
 	ProjectionExpression     *string           `json:"ProjectionExpression"`
 	ExpressionAttributeNames map[string]string `json:"ExpressionAttributeNames"`
 	ReturnConsumedCapacity   *string           `json:"ReturnConsumedCapacity"`
+
+	proj *expr.Projection // the parsed projection
 }
 
-func getItem(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
-	var in getItemInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	var c constraints
-	attributesToGetConstraint(&c, in.AttributesToGet)
-	c.enum(in.ReturnConsumedCapacity, "returnConsumedCapacity", enumReturnConsumedCapacity...)
-	c.notNull(in.Key != nil, "key")
-	c.tableName(in.TableName)
-	if err := c.err(); err != nil {
-		return nil, err
-	}
-	proj, err := readProjection(in.ProjectionExpression, in.AttributesToGet, in.ExpressionAttributeNames, in.Key)
-	if err != nil {
-		return nil, err
-	}
-	t, err := e.dataTable(ctx, r, *in.TableName)
-	if err != nil {
-		return nil, err
-	}
+// getItemOp is GetItem.
+// https://github.com/mhart/dynalite/blob/master/test/getItem.js ("incorrect attributes")
+var getItemOp = &tableOp[getItemInput]{
+	rules: rules[getItemInput]{
+		attributesToGetRule(func(in *getItemInput) []string { return in.AttributesToGet }),
+		enumRule("returnConsumedCapacity", func(in *getItemInput) *string { return in.ReturnConsumedCapacity }, enumReturnConsumedCapacity),
+		required("key", func(in *getItemInput) bool { return in.Key != nil }),
+		tableNameRule(func(in *getItemInput) *string { return in.TableName }),
+	},
+	check: func(e *Engine, in *getItemInput) error {
+		var err error
+		in.proj, err = e.readProjection(in.ProjectionExpression, in.AttributesToGet, in.ExpressionAttributeNames, in.Key)
+		return err
+	},
+	table:   func(in *getItemInput) string { return *in.TableName },
+	mode:    lookupData,
+	execute: (*Engine).getItem,
+}
+
+// getItem reads a checked GetItem request's item.
+func (e *Engine) getItem(ctx context.Context, in *getItemInput, t *storage.Table) (any, error) {
 	ks := schemaOf(t, t.KeySchema)
 	key, err := requestKey(t, ks, in.Key)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkProjectionKeyPaths(t, proj); err != nil {
+	if err := checkProjectionKeyPaths(t, in.proj); err != nil {
 		return nil, err
 	}
 	consistent := in.ConsistentRead != nil && *in.ConsistentRead
@@ -227,7 +248,7 @@ func getItem(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &getItemOutput{item: projectItem(proj, it)}
+	out := &getItemOutput{item: projectItem(in.proj, it)}
 	if mode := capacityMode(in.ReturnConsumedCapacity); mode != capNone {
 		out.capacity = newConsumed(mode, t.Name)
 		size := 0
@@ -248,7 +269,7 @@ func attributesToGetConstraint(c *constraints, names []string) {
 // readProjection checks the projection members of GetItem and of a
 // BatchGetItem table (Key values first, then AttributesToGet, then the
 // expression) and parses them.
-func readProjection(pe *string, atg []string, names map[string]string, key item.Item) (*expr.Projection, error) {
+func (e *Engine) readProjection(pe *string, atg []string, names map[string]string, key item.Item) (*expr.Projection, error) {
 	if err := checkParams(map[string]bool{"ProjectionExpression": pe != nil, "AttributesToGet": atg != nil},
 		[]string{"ProjectionExpression"}, []string{"AttributesToGet"}, names != nil, false); err != nil {
 		return nil, err
@@ -262,7 +283,7 @@ func readProjection(pe *string, atg []string, names map[string]string, key item.
 		}
 		return expr.ConvertAttributesToGet(atg)
 	}
-	x, err := newExprEnv(names, nil)
+	x, err := e.newExprEnv(names, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -304,53 +325,53 @@ func checkNestedKeyPaths(t *storage.Table, paths []expr.Path) error {
 // deleteItemInput is DeleteItem's request.
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DeleteItem.html
 type deleteItemInput struct {
-	TableName                           *string                                `json:"TableName"`
-	Key                                 item.Item                              `json:"Key"`
-	ConditionExpression                 *string                                `json:"ConditionExpression"`
-	Expected                            map[string]expr.ExpectedAttributeValue `json:"Expected"`
-	ConditionalOperator                 *string                                `json:"ConditionalOperator"`
-	ExpressionAttributeNames            map[string]string                      `json:"ExpressionAttributeNames"`
-	ExpressionAttributeValues           map[string]item.AttributeValue         `json:"ExpressionAttributeValues"`
-	ReturnValues                        *string                                `json:"ReturnValues"`
-	ReturnConsumedCapacity              *string                                `json:"ReturnConsumedCapacity"`
-	ReturnItemCollectionMetrics         *string                                `json:"ReturnItemCollectionMetrics"`
-	ReturnValuesOnConditionCheckFailure *string                                `json:"ReturnValuesOnConditionCheckFailure"`
+	conditionalWrite
+	Key item.Item `json:"Key"`
 }
 
-func deleteItem(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
-	var in deleteItemInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	w := writeCommon{in.ReturnConsumedCapacity, in.ReturnItemCollectionMetrics, in.ReturnValues, in.ReturnValuesOnConditionCheckFailure, in.ConditionalOperator}
-	var c constraints
-	c.tableName(in.TableName)
-	c.notNull(in.Key != nil, "key")
-	w.constraints(&c)
-	if err := c.err(); err != nil {
-		return nil, err
-	}
+func deleteWrite(in *deleteItemInput) *conditionalWrite { return &in.conditionalWrite }
+
+// deleteItemOp is DeleteItem. Its members are reported in DynamoDB's order.
+// https://github.com/mhart/dynalite/blob/master/test/deleteItem.js ("incorrect attributes")
+var deleteItemOp = &tableOp[deleteItemInput]{
+	rules: rules[deleteItemInput]{
+		lift(deleteWrite, enumRule("returnConsumedCapacity", cwCapacity, enumReturnConsumedCapacity)),
+		lift(deleteWrite, tableNameRule(cwTable)),
+		lift(deleteWrite, enumRule("returnValues", cwReturnValues, enumReturnValues)),
+		lift(deleteWrite, enumRule("returnItemCollectionMetrics", cwMetrics, enumReturnItemCollectionMetrics)),
+		required("key", func(in *deleteItemInput) bool { return in.Key != nil }),
+		lift(deleteWrite, enumRule("returnValuesOnConditionCheckFailure", cwOnFailure, enumReturnValuesOnFailure)),
+		lift(deleteWrite, enumRule("conditionalOperator", cwOperator, enumConditionalOperator)),
+	},
+	check:   (*Engine).checkDeleteItem,
+	table:   func(in *deleteItemInput) string { return in.tableName() },
+	mode:    lookupData,
+	execute: (*Engine).deleteItem,
+}
+
+// checkDeleteItem is DeleteItem's checks before its table: parameter
+// families, the key's values, ReturnValues, then the condition.
+func (e *Engine) checkDeleteItem(in *deleteItemInput) error {
 	if err := checkParams(map[string]bool{"ConditionExpression": in.ConditionExpression != nil, "Expected": in.Expected != nil, "ConditionalOperator": in.ConditionalOperator != nil},
 		condExprParams, condLegacyParams, in.ExpressionAttributeNames != nil, in.ExpressionAttributeValues != nil); err != nil {
-		return nil, err
+		return err
 	}
 	if err := expr.CheckConditionalOperator(in.ConditionalOperator, len(in.Expected)); err != nil {
-		return nil, err
+		return err
 	}
 	if err := validateItemValues(in.Key); err != nil {
-		return nil, err
+		return err
 	}
 	if rv := returnValuesMode(in.ReturnValues); rv != "NONE" && rv != "ALL_OLD" {
-		return nil, errOnlyAllOld()
+		return errOnlyAllOld()
 	}
-	cond, err := writeCondition(in.ConditionExpression, in.Expected, in.ConditionalOperator, in.ExpressionAttributeNames, in.ExpressionAttributeValues)
-	if err != nil {
-		return nil, err
-	}
-	t, err := e.dataTable(ctx, r, *in.TableName)
-	if err != nil {
-		return nil, err
-	}
+	var err error
+	in.cond, err = e.writeCondition(in.ConditionExpression, in.Expected, in.ConditionalOperator, in.ExpressionAttributeNames, in.ExpressionAttributeValues)
+	return err
+}
+
+// deleteItem deletes a checked DeleteItem request's item.
+func (e *Engine) deleteItem(ctx context.Context, in *deleteItemInput, t *storage.Table) (any, error) {
 	ks := schemaOf(t, t.KeySchema)
 	key, err := requestKey(t, ks, in.Key)
 	if err != nil {
@@ -359,7 +380,7 @@ func deleteItem(e *Engine, ctx context.Context, r *protocol.Request) (any, error
 	var old item.Item
 	err = e.mutate(ctx, t, key, func(cur item.Item) (item.Item, error) {
 		old = cur
-		if err := checkCondition(cond, cur, in.ReturnValuesOnConditionCheckFailure); err != nil {
+		if err := checkCondition(in.cond, cur, in.ReturnValuesOnConditionCheckFailure); err != nil {
 			return nil, err
 		}
 		return nil, nil
@@ -367,7 +388,7 @@ func deleteItem(e *Engine, ctx context.Context, r *protocol.Request) (any, error
 	if err != nil {
 		return nil, err
 	}
-	out := w.output(t, ks, old, nil, in.Key)
+	out := in.output(t, ks, old, nil, in.Key)
 	if err := e.sizeCollection(ctx, t, out.metrics); err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 // ExpressionAttributeValues and records which of them its expressions use.
 // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Expressions.ExpressionAttributeNames.html
 type exprEnv struct {
+	cache  *expr.Cache // the engine's parse cache
 	names  map[string]string
 	values map[string]item.AttributeValue
 	usage  *expr.Usage
@@ -28,7 +29,7 @@ var (
 // expression: neither may be empty, keys must be well formed, no name may be
 // empty and every value must be a valid AttributeValue.
 // https://github.com/mhart/dynalite/blob/master/validations/index.js (validateExpressions)
-func newExprEnv(names map[string]string, values map[string]item.AttributeValue) (*exprEnv, error) {
+func (e *Engine) newExprEnv(names map[string]string, values map[string]item.AttributeValue) (*exprEnv, error) {
 	if names != nil {
 		if len(names) == 0 {
 			return nil, ddberr.Validation("ExpressionAttributeNames must not be empty")
@@ -60,7 +61,7 @@ func newExprEnv(names map[string]string, values map[string]item.AttributeValue) 
 			}
 		}
 	}
-	return &exprEnv{names: names, values: values, usage: expr.NewUsage()}, nil
+	return &exprEnv{cache: e.exprs, names: names, values: values, usage: expr.NewUsage()}, nil
 }
 
 // condition parses a ConditionExpression or FilterExpression; nil src is no
@@ -69,7 +70,7 @@ func (x *exprEnv) condition(kind expr.Kind, src *string) (*expr.Condition, error
 	if src == nil {
 		return nil, nil
 	}
-	return expr.ParseCondition(kind, *src, x.names, x.values, x.usage)
+	return x.cache.ParseCondition(kind, *src, x.names, x.values, x.usage)
 }
 
 // projection parses a ProjectionExpression; nil src is no projection.
@@ -77,7 +78,7 @@ func (x *exprEnv) projection(src *string) (*expr.Projection, error) {
 	if src == nil {
 		return nil, nil
 	}
-	return expr.ParseProjection(*src, x.names, x.usage)
+	return x.cache.ParseProjection(*src, x.names, x.usage)
 }
 
 // update parses an UpdateExpression; nil src is no update.
@@ -85,7 +86,7 @@ func (x *exprEnv) update(src *string) (*expr.Update, error) {
 	if src == nil {
 		return nil, nil
 	}
-	return expr.ParseUpdate(*src, x.names, x.values, x.usage)
+	return x.cache.ParseUpdate(*src, x.names, x.values, x.usage)
 }
 
 // checkUnused rejects names and values no expression referenced.

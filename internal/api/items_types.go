@@ -1,12 +1,8 @@
 package api
 
 import (
-	"context"
-
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/item"
-	"github.com/extenddb/extenddb/internal/protocol"
-	"github.com/extenddb/extenddb/internal/storage"
 )
 
 // Wire shapes shared by the item operations. Member names are DynamoDB's;
@@ -22,24 +18,6 @@ var (
 	enumSelect                      = []string{"SPECIFIC_ATTRIBUTES", "COUNT", "ALL_ATTRIBUTES", "ALL_PROJECTED_ATTRIBUTES"}
 	enumAttributeAction             = []string{"ADD", "PUT", "DELETE"}
 )
-
-// dataTable resolves the table of a data-plane request. DynamoDB's item
-// operations report a missing table without naming it, unlike DescribeTable.
-// https://github.com/mhart/dynalite/blob/master/db/index.js (getTable with checkStatus)
-func (e *Engine) dataTable(ctx context.Context, r *protocol.Request, name string) (*storage.Table, error) {
-	t, err := e.activeTable(ctx, e.account(r), name)
-	if err != nil {
-		if ddberr.Is(err, "ResourceNotFoundException") {
-			return nil, errItemTableNotFound()
-		}
-		return nil, err
-	}
-	return t, nil
-}
-
-func errItemTableNotFound() error {
-	return ddberr.ResourceNotFound("Requested resource not found")
-}
 
 // validateItemValues reports the first invalid AttributeValue of it, in
 // attribute-name order so the answer is deterministic.

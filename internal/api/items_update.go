@@ -6,100 +6,110 @@ import (
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/expr"
 	"github.com/extenddb/extenddb/internal/item"
-	"github.com/extenddb/extenddb/internal/protocol"
+	"github.com/extenddb/extenddb/internal/storage"
 )
 
 // updateItemInput is UpdateItem's request.
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateItem.html
 type updateItemInput struct {
-	TableName                           *string                                `json:"TableName"`
-	Key                                 item.Item                              `json:"Key"`
-	UpdateExpression                    *string                                `json:"UpdateExpression"`
-	AttributeUpdates                    map[string]expr.AttributeValueUpdate   `json:"AttributeUpdates"`
-	ConditionExpression                 *string                                `json:"ConditionExpression"`
-	Expected                            map[string]expr.ExpectedAttributeValue `json:"Expected"`
-	ConditionalOperator                 *string                                `json:"ConditionalOperator"`
-	ExpressionAttributeNames            map[string]string                      `json:"ExpressionAttributeNames"`
-	ExpressionAttributeValues           map[string]item.AttributeValue         `json:"ExpressionAttributeValues"`
-	ReturnValues                        *string                                `json:"ReturnValues"`
-	ReturnConsumedCapacity              *string                                `json:"ReturnConsumedCapacity"`
-	ReturnItemCollectionMetrics         *string                                `json:"ReturnItemCollectionMetrics"`
-	ReturnValuesOnConditionCheckFailure *string                                `json:"ReturnValuesOnConditionCheckFailure"`
+	conditionalWrite
+	Key              item.Item                            `json:"Key"`
+	UpdateExpression *string                              `json:"UpdateExpression"`
+	AttributeUpdates map[string]expr.AttributeValueUpdate `json:"AttributeUpdates"`
+
+	upd *expr.Update // the parsed UpdateExpression or AttributeUpdates
 }
 
-func updateItem(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
-	var in updateItemInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	w := writeCommon{in.ReturnConsumedCapacity, in.ReturnItemCollectionMetrics, in.ReturnValues, in.ReturnValuesOnConditionCheckFailure, in.ConditionalOperator}
-	var c constraints
-	c.tableName(in.TableName)
-	c.notNull(in.Key != nil, "key")
-	w.constraints(&c)
+func updateWrite(in *updateItemInput) *conditionalWrite { return &in.conditionalWrite }
+
+// updateItemOp is UpdateItem. Its members are reported in DynamoDB's order.
+// https://github.com/mhart/dynalite/blob/master/test/updateItem.js ("incorrect attributes")
+var updateItemOp = &tableOp[updateItemInput]{
+	rules: rules[updateItemInput]{
+		lift(updateWrite, enumRule("returnConsumedCapacity", cwCapacity, enumReturnConsumedCapacity)),
+		lift(updateWrite, tableNameRule(cwTable)),
+		lift(updateWrite, enumRule("returnItemCollectionMetrics", cwMetrics, enumReturnItemCollectionMetrics)),
+		lift(updateWrite, enumRule("returnValues", cwReturnValues, enumReturnValues)),
+		required("key", func(in *updateItemInput) bool { return in.Key != nil }),
+		lift(updateWrite, enumRule("returnValuesOnConditionCheckFailure", cwOnFailure, enumReturnValuesOnFailure)),
+		lift(updateWrite, enumRule("conditionalOperator", cwOperator, enumConditionalOperator)),
+		attributeUpdateActionsRule,
+	},
+	check:   (*Engine).checkUpdateItem,
+	table:   func(in *updateItemInput) string { return in.tableName() },
+	mode:    lookupData,
+	execute: (*Engine).updateItem,
+}
+
+// attributeUpdateActionsRule checks each legacy AttributeUpdates Action
+// against its enum, in attribute-name order.
+func attributeUpdateActionsRule(in *updateItemInput, c *constraints) {
 	for _, name := range sortedKeys(in.AttributeUpdates) {
 		if a := in.AttributeUpdates[name].Action; a != "" {
 			c.enum(&a, "attributeUpdates."+name+".member.action", enumAttributeAction...)
 		}
 	}
-	if err := c.err(); err != nil {
-		return nil, err
-	}
+}
+
+// checkUpdateItem is UpdateItem's checks before its table: parameter
+// families, the key's and legacy update values, then the expressions (or
+// their legacy forms).
+func (e *Engine) checkUpdateItem(in *updateItemInput) error {
 	if err := checkParams(map[string]bool{"UpdateExpression": in.UpdateExpression != nil, "ConditionExpression": in.ConditionExpression != nil,
 		"AttributeUpdates": in.AttributeUpdates != nil, "Expected": in.Expected != nil, "ConditionalOperator": in.ConditionalOperator != nil},
 		[]string{"UpdateExpression", "ConditionExpression"}, []string{"AttributeUpdates", "Expected", "ConditionalOperator"},
 		in.ExpressionAttributeNames != nil, in.ExpressionAttributeValues != nil); err != nil {
-		return nil, err
+		return err
 	}
 	if err := expr.CheckConditionalOperator(in.ConditionalOperator, len(in.Expected)); err != nil {
-		return nil, err
+		return err
 	}
 	if err := validateItemValues(in.Key); err != nil {
-		return nil, err
+		return err
 	}
 	for _, name := range sortedKeys(in.AttributeUpdates) {
 		if v := in.AttributeUpdates[name].Value; v != nil {
 			if err := item.Validate(*v); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
+	return e.parseUpdate(in)
+}
 
-	// Expressions (or their legacy forms).
-	var upd *expr.Update
-	var cond *expr.Condition
+// parseUpdate parses UpdateItem's update and condition, from expressions or
+// from their legacy forms.
+func (e *Engine) parseUpdate(in *updateItemInput) error {
 	var err error
 	if in.UpdateExpression != nil || in.ConditionExpression != nil {
-		x, err := newExprEnv(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
+		x, err := e.newExprEnv(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if upd, err = x.update(in.UpdateExpression); err != nil {
-			return nil, err
+		if in.upd, err = x.update(in.UpdateExpression); err != nil {
+			return err
 		}
-		if cond, err = x.condition(expr.KindCondition, in.ConditionExpression); err != nil {
-			return nil, err
+		if in.cond, err = x.condition(expr.KindCondition, in.ConditionExpression); err != nil {
+			return err
 		}
-		if err := x.checkUnused(); err != nil {
-			return nil, err
-		}
-	} else {
-		if in.AttributeUpdates != nil {
-			if upd, err = expr.ConvertAttributeUpdates(in.AttributeUpdates); err != nil {
-				return nil, err
-			}
-		}
-		if in.Expected != nil {
-			if cond, err = expr.ConvertExpected(in.Expected, opString(in.ConditionalOperator)); err != nil {
-				return nil, err
-			}
+		return x.checkUnused()
+	}
+	if in.AttributeUpdates != nil {
+		if in.upd, err = expr.ConvertAttributeUpdates(in.AttributeUpdates); err != nil {
+			return err
 		}
 	}
+	if in.Expected != nil {
+		if in.cond, err = expr.ConvertExpected(in.Expected, opString(in.ConditionalOperator)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
-	t, err := e.dataTable(ctx, r, *in.TableName)
-	if err != nil {
-		return nil, err
-	}
+// updateItem applies a checked UpdateItem request to its item.
+func (e *Engine) updateItem(ctx context.Context, in *updateItemInput, t *storage.Table) (any, error) {
+	upd, cond := in.upd, in.cond
 	ks := schemaOf(t, t.KeySchema)
 	key, err := requestKey(t, ks, in.Key)
 	if err != nil {
@@ -154,7 +164,7 @@ func updateItem(e *Engine, ctx context.Context, r *protocol.Request) (any, error
 	if err != nil {
 		return nil, err
 	}
-	out := w.output(t, ks, old, new, in.Key)
+	out := in.output(t, ks, old, new, in.Key)
 	if err := e.sizeCollection(ctx, t, out.metrics); err != nil {
 		return nil, err
 	}

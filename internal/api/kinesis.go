@@ -58,7 +58,7 @@ func describeKinesisStreamingDestination(e *Engine, ctx context.Context, r *prot
 	if err := c.err(); err != nil {
 		return nil, err
 	}
-	t, err := e.currentTable(ctx, e.account(r), *in.TableName)
+	t, err := e.lookup(ctx, e.account(r), *in.TableName, lookupControl)
 	if err != nil {
 		return nil, err
 	}
@@ -106,14 +106,15 @@ func enableKinesisStreamingDestination(e *Engine, ctx context.Context, r *protoc
 	if err := checkKinesisInput(&in, in.EnableKinesisStreamingConfiguration, "enableKinesisStreamingConfiguration"); err != nil {
 		return nil, err
 	}
-	if _, err := e.currentTable(ctx, e.account(r), *in.TableName); err != nil {
+	cur, err := e.lookup(ctx, e.account(r), *in.TableName, lookupControl)
+	if err != nil {
 		return nil, err
 	}
 	precision := "MILLISECOND"
 	if cfg := in.EnableKinesisStreamingConfiguration; cfg != nil && cfg.ApproximateCreationDateTimePrecision != nil {
 		precision = *cfg.ApproximateCreationDateTimePrecision
 	}
-	t, err := e.store.UpdateTable(ctx, e.account(r), *in.TableName, func(t *storage.Table) error {
+	t, err := e.store.UpdateTable(ctx, cur.Account, cur.Name, func(t *storage.Table) error {
 		d := findDestination(t, *in.StreamArn)
 		if d != nil && (d.Status == "ACTIVE" || d.Status == "ENABLING") {
 			return ddberr.ResourceInUse("Table: %s is already streaming to Kinesis stream: %s", t.Name, *in.StreamArn)
@@ -127,7 +128,7 @@ func enableKinesisStreamingDestination(e *Engine, ctx context.Context, r *protoc
 		return nil
 	})
 	if err != nil {
-		return nil, catalogErr(err, *in.TableName)
+		return nil, catalogErr(err, cur.Name)
 	}
 	e.remember(t)
 	return kinesisDestinationOutput{
@@ -144,10 +145,11 @@ func disableKinesisStreamingDestination(e *Engine, ctx context.Context, r *proto
 	if err := checkKinesisInput(&in, in.EnableKinesisStreamingConfiguration, "enableKinesisStreamingConfiguration"); err != nil {
 		return nil, err
 	}
-	if _, err := e.currentTable(ctx, e.account(r), *in.TableName); err != nil {
+	cur, err := e.lookup(ctx, e.account(r), *in.TableName, lookupControl)
+	if err != nil {
 		return nil, err
 	}
-	t, err := e.store.UpdateTable(ctx, e.account(r), *in.TableName, func(t *storage.Table) error {
+	t, err := e.store.UpdateTable(ctx, cur.Account, cur.Name, func(t *storage.Table) error {
 		d := findDestination(t, *in.StreamArn)
 		if d == nil || d.Status == "DISABLED" {
 			return errNoDestination(t.Name, *in.StreamArn)
@@ -156,7 +158,7 @@ func disableKinesisStreamingDestination(e *Engine, ctx context.Context, r *proto
 		return nil
 	})
 	if err != nil {
-		return nil, catalogErr(err, *in.TableName)
+		return nil, catalogErr(err, cur.Name)
 	}
 	e.remember(t)
 	return kinesisDestinationOutput{TableName: t.Name, StreamArn: *in.StreamArn, DestinationStatus: "DISABLING",
@@ -178,7 +180,7 @@ func updateKinesisStreamingDestination(e *Engine, ctx context.Context, r *protoc
 	if err := checkKinesisInput(&in, in.UpdateKinesisStreamingConfiguration, "updateKinesisStreamingConfiguration"); err != nil {
 		return nil, err
 	}
-	t, err := e.currentTable(ctx, e.account(r), *in.TableName)
+	t, err := e.lookup(ctx, e.account(r), *in.TableName, lookupControl)
 	if err != nil {
 		return nil, err
 	}

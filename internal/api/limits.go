@@ -15,7 +15,7 @@ type describeLimitsOutput struct {
 	TableMaxWriteCapacityUnits   int64 `json:"TableMaxWriteCapacityUnits"`
 }
 
-func describeLimits(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) describeLimits(ctx context.Context, r *protocol.Request) (any, error) {
 	var in struct{}
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
@@ -40,7 +40,7 @@ type describeEndpointsOutput struct {
 	Endpoints []endpoint `json:"Endpoints"`
 }
 
-func describeEndpoints(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) describeEndpoints(ctx context.Context, r *protocol.Request) (any, error) {
 	var in struct{}
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err

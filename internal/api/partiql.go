@@ -129,7 +129,7 @@ func parseStatement(src string, params []item.AttributeValue) (*partiql.Statemen
 
 // planStatement resolves the statement's table and plans it.
 func (e *Engine) planStatement(ctx context.Context, r *protocol.Request, st *partiql.Statement, params []item.AttributeValue) (*partiql.Plan, error) {
-	t, err := e.dataTable(ctx, r, st.Table)
+	t, err := e.lookup(ctx, e.account(r), st.Table, lookupData)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +143,7 @@ func (e *Engine) checkConsistentIndexRead(ctx context.Context, r *protocol.Reque
 	if pl.Index == "" || consistent == nil || !*consistent {
 		return nil
 	}
-	t, err := e.dataTable(ctx, r, pl.Table)
+	t, err := e.lookup(ctx, e.account(r), pl.Table, lookupData)
 	if err != nil {
 		return err
 	}

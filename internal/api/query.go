@@ -2,70 +2,169 @@ package api
 
 import (
 	"context"
+	"slices"
 
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/expr"
 	"github.com/extenddb/extenddb/internal/item"
-	"github.com/extenddb/extenddb/internal/protocol"
 	"github.com/extenddb/extenddb/internal/storage"
 )
+
+// readInput holds the members Query and Scan share, and what their checks
+// parse: they validate and parse them the same way.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Query.html
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Scan.html
+type readInput struct {
+	TableName                 *string                        `json:"TableName"`
+	IndexName                 *string                        `json:"IndexName"`
+	Select                    *string                        `json:"Select"`
+	AttributesToGet           []string                       `json:"AttributesToGet"`
+	Limit                     *int64                         `json:"Limit"`
+	ConsistentRead            *bool                          `json:"ConsistentRead"`
+	ConditionalOperator       *string                        `json:"ConditionalOperator"`
+	ExclusiveStartKey         item.Item                      `json:"ExclusiveStartKey"`
+	ReturnConsumedCapacity    *string                        `json:"ReturnConsumedCapacity"`
+	ProjectionExpression      *string                        `json:"ProjectionExpression"`
+	FilterExpression          *string                        `json:"FilterExpression"`
+	ExpressionAttributeNames  map[string]string              `json:"ExpressionAttributeNames"`
+	ExpressionAttributeValues map[string]item.AttributeValue `json:"ExpressionAttributeValues"`
+
+	proj   *expr.Projection // the parsed projection
+	filter *expr.Condition  // the parsed filter
+}
+
+// The member rules of the members Query and Scan share; each operation
+// lists them in its own order.
+var (
+	readTableName = tableNameRule(func(in *readInput) *string { return in.TableName })
+	readIndexName = rule[readInput](func(in *readInput, c *constraints) {
+		if in.IndexName != nil {
+			c.name(in.IndexName, "indexName")
+		}
+	})
+	readLimit           = minRule("limit", func(in *readInput) *int64 { return in.Limit }, 1)
+	readSelectEnum      = enumRule("select", func(in *readInput) *string { return in.Select }, enumSelect)
+	readCapacity        = enumRule("returnConsumedCapacity", func(in *readInput) *string { return in.ReturnConsumedCapacity }, enumReturnConsumedCapacity)
+	readOperator        = enumRule("conditionalOperator", func(in *readInput) *string { return in.ConditionalOperator }, enumConditionalOperator)
+	readAttributesToGet = attributesToGetRule(func(in *readInput) []string { return in.AttributesToGet })
+)
+
+// readRule lifts a rule of the shared members to a request embedding them.
+func readRule[T any](get func(*T) *readInput, r rule[readInput]) rule[T] {
+	return func(in *T, c *constraints) { r(get(in), c) }
+}
+
+// conditionsRule checks the ComparisonOperator of each legacy condition, in
+// attribute-name order (reversed when reverse is set).
+func conditionsRule[T any](path string, reverse bool, get func(*T) map[string]expr.LegacyCondition) rule[T] {
+	return func(in *T, c *constraints) {
+		m := get(in)
+		names := sortedKeys(m)
+		if reverse {
+			slices.Reverse(names)
+		}
+		for _, name := range names {
+			c.notNull(m[name].ComparisonOperator != "", path+"."+name+".member.comparisonOperator")
+		}
+	}
+}
+
+// checkStart converts AttributesToGet and checks ExclusiveStartKey's values.
+func (in *readInput) checkStart() error {
+	if in.AttributesToGet != nil {
+		var err error
+		if in.proj, err = expr.ConvertAttributesToGet(in.AttributesToGet); err != nil {
+			return err
+		}
+	}
+	return checkStartKeyValues(in.ExclusiveStartKey)
+}
+
+// parseExpressions parses a read's expressions in one placeholder
+// environment: the key condition (Query's: its syntax here, its match with
+// the key schema once the table is known), the filter and the projection;
+// or else the legacy filter (QueryFilter or ScanFilter).
+func (e *Engine) parseExpressions(in *readInput, keyCond *string, legacyName string, legacy map[string]expr.LegacyCondition) error {
+	var err error
+	if keyCond != nil || in.FilterExpression != nil || in.ProjectionExpression != nil {
+		x, err := e.newExprEnv(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
+		if err != nil {
+			return err
+		}
+		if _, err := x.condition(expr.KindKeyCondition, keyCond); err != nil {
+			return err
+		}
+		if in.filter, err = x.condition(expr.KindFilter, in.FilterExpression); err != nil {
+			return err
+		}
+		if in.ProjectionExpression != nil {
+			if in.proj, err = x.projection(in.ProjectionExpression); err != nil {
+				return err
+			}
+		}
+		if err := x.checkUnused(); err != nil {
+			return err
+		}
+	}
+	if in.FilterExpression == nil && legacy != nil {
+		if in.filter, err = expr.ConvertFilter(legacyName, legacy, opString(in.ConditionalOperator)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// plan resolves a checked read's index and start position on its table.
+func (in *readInput) plan(t *storage.Table, query bool) (*readPlan, *storage.Position, error) {
+	consistent := in.ConsistentRead != nil && *in.ConsistentRead
+	ix, err := resolveIndex(t, in.IndexName, consistent, in.Select)
+	if err != nil {
+		return nil, nil, err
+	}
+	p := newReadPlan(t, ix, in.Select, in.proj, in.filter, in.Limit, consistent, capacityMode(in.ReturnConsumedCapacity))
+	start, err := startPosition(p, in.ExclusiveStartKey, query)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, start, nil
+}
 
 // queryInput is Query's request.
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Query.html
 type queryInput struct {
-	TableName                 *string                         `json:"TableName"`
-	IndexName                 *string                         `json:"IndexName"`
-	Select                    *string                         `json:"Select"`
-	AttributesToGet           []string                        `json:"AttributesToGet"`
-	Limit                     *int64                          `json:"Limit"`
-	ConsistentRead            *bool                           `json:"ConsistentRead"`
-	KeyConditions             map[string]expr.LegacyCondition `json:"KeyConditions"`
-	QueryFilter               map[string]expr.LegacyCondition `json:"QueryFilter"`
-	ConditionalOperator       *string                         `json:"ConditionalOperator"`
-	ScanIndexForward          *bool                           `json:"ScanIndexForward"`
-	ExclusiveStartKey         item.Item                       `json:"ExclusiveStartKey"`
-	ReturnConsumedCapacity    *string                         `json:"ReturnConsumedCapacity"`
-	ProjectionExpression      *string                         `json:"ProjectionExpression"`
-	FilterExpression          *string                         `json:"FilterExpression"`
-	KeyConditionExpression    *string                         `json:"KeyConditionExpression"`
-	ExpressionAttributeNames  map[string]string               `json:"ExpressionAttributeNames"`
-	ExpressionAttributeValues map[string]item.AttributeValue  `json:"ExpressionAttributeValues"`
+	readInput
+	KeyConditions          map[string]expr.LegacyCondition `json:"KeyConditions"`
+	QueryFilter            map[string]expr.LegacyCondition `json:"QueryFilter"`
+	ScanIndexForward       *bool                           `json:"ScanIndexForward"`
+	KeyConditionExpression *string                         `json:"KeyConditionExpression"`
 }
 
-// readConstraints checks the member constraints Query and Scan share.
-func readConstraints(c *constraints, tableName, indexName, sel, rcc, op *string, limit *int64, atg []string) {
-	c.tableName(tableName)
-	if indexName != nil {
-		c.name(indexName, "indexName")
-	}
-	c.minInt(limit, "limit", 1)
-	c.enum(sel, "select", enumSelect...)
-	c.enum(rcc, "returnConsumedCapacity", enumReturnConsumedCapacity...)
-	c.enum(op, "conditionalOperator", enumConditionalOperator...)
-	attributesToGetConstraint(c, atg)
+func queryRead(in *queryInput) *readInput { return &in.readInput }
+
+// queryOp is Query. Its members are reported in DynamoDB's order.
+// https://github.com/mhart/dynalite/blob/master/test/query.js ("incorrect attributes")
+var queryOp = &tableOp[queryInput]{
+	rules: rules[queryInput]{
+		readRule(queryRead, readLimit),
+		readRule(queryRead, readCapacity),
+		readRule(queryRead, readAttributesToGet),
+		conditionsRule("queryFilter", true, func(in *queryInput) map[string]expr.LegacyCondition { return in.QueryFilter }),
+		readRule(queryRead, readSelectEnum),
+		conditionsRule("keyConditions", true, func(in *queryInput) map[string]expr.LegacyCondition { return in.KeyConditions }),
+		readRule(queryRead, readTableName),
+		readRule(queryRead, readIndexName),
+		readRule(queryRead, readOperator),
+	},
+	check:   (*Engine).checkQuery,
+	table:   func(in *queryInput) string { return *in.TableName },
+	mode:    lookupData,
+	execute: (*Engine).query,
 }
 
-func conditionConstraints(c *constraints, m map[string]expr.LegacyCondition, path string) {
-	for _, name := range sortedKeys(m) {
-		p := path + "." + name + ".member.comparisonOperator"
-		c.notNull(m[name].ComparisonOperator != "", p)
-	}
-}
-
-func query(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
-	var in queryInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	var c constraints
-	readConstraints(&c, in.TableName, in.IndexName, in.Select, in.ReturnConsumedCapacity, in.ConditionalOperator, in.Limit, in.AttributesToGet)
-	conditionConstraints(&c, in.KeyConditions, "keyConditions")
-	conditionConstraints(&c, in.QueryFilter, "queryFilter")
-	if err := c.err(); err != nil {
-		return nil, err
-	}
+// checkQuery is Query's checks before its table.
+func (e *Engine) checkQuery(in *queryInput) error {
 	if err := (readSelect{in.Select, in.AttributesToGet, in.ProjectionExpression, in.IndexName, "1 validation error detected: "}).check(); err != nil {
-		return nil, err
+		return err
 	}
 	if err := checkParams(map[string]bool{
 		"ProjectionExpression": in.ProjectionExpression != nil, "FilterExpression": in.FilterExpression != nil, "KeyConditionExpression": in.KeyConditionExpression != nil,
@@ -73,106 +172,44 @@ func query(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
 		[]string{"ProjectionExpression", "FilterExpression", "KeyConditionExpression"},
 		[]string{"AttributesToGet", "QueryFilter", "ConditionalOperator", "KeyConditions"},
 		in.ExpressionAttributeNames != nil, in.ExpressionAttributeValues != nil); err != nil {
-		return nil, err
+		return err
 	}
 	if err := expr.CheckConditionalOperator(in.ConditionalOperator, len(in.QueryFilter)); err != nil {
-		return nil, err
+		return err
 	}
-	var proj *expr.Projection
-	var err error
-	if in.AttributesToGet != nil {
-		if proj, err = expr.ConvertAttributesToGet(in.AttributesToGet); err != nil {
-			return nil, err
-		}
-	}
-	if err := checkStartKeyValues(in.ExclusiveStartKey); err != nil {
-		return nil, err
+	if err := in.checkStart(); err != nil {
+		return err
 	}
 	if in.KeyConditions == nil && in.KeyConditionExpression == nil {
-		return nil, ddberr.Validation("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
+		return ddberr.Validation("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
 	}
+	if err := e.parseExpressions(&in.readInput, in.KeyConditionExpression, "QueryFilter", in.QueryFilter); err != nil {
+		return err
+	}
+	return expr.ValidateConditions("KeyConditions", in.KeyConditions)
+}
 
-	// Expressions. The key condition is checked for syntax here and matched
-	// against the key schema once the table is known.
-	var x *exprEnv
-	var filter *expr.Condition
-	if in.KeyConditionExpression != nil || in.FilterExpression != nil || in.ProjectionExpression != nil {
-		if x, err = newExprEnv(in.ExpressionAttributeNames, in.ExpressionAttributeValues); err != nil {
-			return nil, err
-		}
-		if _, err := x.condition(expr.KindKeyCondition, in.KeyConditionExpression); err != nil {
-			return nil, err
-		}
-		if filter, err = x.condition(expr.KindFilter, in.FilterExpression); err != nil {
-			return nil, err
-		}
-		if in.ProjectionExpression != nil {
-			if proj, err = x.projection(in.ProjectionExpression); err != nil {
-				return nil, err
-			}
-		}
-		if err := x.checkUnused(); err != nil {
-			return nil, err
-		}
-	}
-	if in.FilterExpression == nil && in.QueryFilter != nil {
-		if filter, err = expr.ConvertFilter("QueryFilter", in.QueryFilter, opString(in.ConditionalOperator)); err != nil {
-			return nil, err
-		}
-	}
-	if err := expr.ValidateConditions("KeyConditions", in.KeyConditions); err != nil {
-		return nil, err
-	}
-
-	t, err := e.dataTable(ctx, r, *in.TableName)
-	if err != nil {
-		return nil, err
-	}
-	consistent := in.ConsistentRead != nil && *in.ConsistentRead
-	ix, err := resolveIndex(t, in.IndexName, consistent, in.Select)
-	if err != nil {
-		return nil, err
-	}
-	p := newReadPlan(t, ix, in.Select, proj, filter, in.Limit, consistent, capacityMode(in.ReturnConsumedCapacity))
-	start, err := startPosition(p, in.ExclusiveStartKey, true)
+// query reads a checked Query request's page.
+func (e *Engine) query(ctx context.Context, in *queryInput, t *storage.Table) (any, error) {
+	p, start, err := in.plan(t, true)
 	if err != nil {
 		return nil, err
 	}
 	var q *storage.QueryRequest
 	if p.iks.multi != nil {
 		// A global secondary index with a multi-attribute key.
-		if q, err = multiIndexQuery(p, &in, start); err != nil {
-			return nil, err
-		}
+		q, err = multiIndexQuery(p, in, start)
 	} else {
-		schema := expr.KeySchema{PartitionKey: p.iks.hash, PartitionType: p.iks.hashType, SortKey: p.iks.rng, SortType: p.iks.rngType}
-		var kc *expr.KeyCondition
-		if in.KeyConditionExpression != nil {
-			kc, err = expr.ParseKeyCondition(*in.KeyConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues, nil, schema)
-		} else {
-			kc, err = expr.ConvertKeyConditions(in.KeyConditions, schema)
-		}
-		if err != nil {
-			return nil, err
-		}
-		if q, err = keyQuery(p, kc); err != nil {
-			return nil, err
-		}
-		if start != nil {
-			if !item.Equal(in.ExclusiveStartKey[p.iks.hash], kc.PartitionValue) {
-				return nil, ddberr.Validation("The provided starting key is outside query boundaries based on provided conditions")
-			}
-			if kc.SortOp != expr.SortNone && !kc.MatchSort(in.ExclusiveStartKey[p.iks.rng]) {
-				return nil, ddberr.Validation("The provided starting key does not match the range key predicate")
-			}
-			q.ExclusiveStart = start
-		}
+		q, err = e.singleKeyQuery(p, in, start)
 	}
-	if err := checkProjectionKeyPaths(t, proj); err != nil {
+	if err != nil {
+		return nil, err
+	}
+	if err := checkProjectionKeyPaths(t, in.proj); err != nil {
 		return nil, err
 	}
 	if in.FilterExpression != nil {
-		for _, n := range conditionNames(filter) {
+		for _, n := range conditionNames(in.filter) {
 			if p.iks.has(n) {
 				return nil, ddberr.Validation("Filter Expression can only contain non-primary key attributes: Primary key attribute: %s", n)
 			}
@@ -186,6 +223,37 @@ func query(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
 	q.Forward = in.ScanIndexForward == nil || *in.ScanIndexForward
 	q.Consistent = p.consistent
 	return e.run(ctx, p, func(visit storage.VisitFunc) error { return e.store.Query(ctx, t, q, visit) })
+}
+
+// singleKeyQuery matches a Query's key condition with a one-attribute
+// partition key (and optional sort key) and builds the storage request,
+// checking ExclusiveStartKey against the condition.
+func (e *Engine) singleKeyQuery(p *readPlan, in *queryInput, start *storage.Position) (*storage.QueryRequest, error) {
+	schema := expr.KeySchema{PartitionKey: p.iks.hash, PartitionType: p.iks.hashType, SortKey: p.iks.rng, SortType: p.iks.rngType}
+	var kc *expr.KeyCondition
+	var err error
+	if in.KeyConditionExpression != nil {
+		kc, err = e.exprs.ParseKeyCondition(*in.KeyConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues, nil, schema)
+	} else {
+		kc, err = expr.ConvertKeyConditions(in.KeyConditions, schema)
+	}
+	if err != nil {
+		return nil, err
+	}
+	q, err := keyQuery(p, kc)
+	if err != nil {
+		return nil, err
+	}
+	if start != nil {
+		if !item.Equal(in.ExclusiveStartKey[p.iks.hash], kc.PartitionValue) {
+			return nil, ddberr.Validation("The provided starting key is outside query boundaries based on provided conditions")
+		}
+		if kc.SortOp != expr.SortNone && !kc.MatchSort(in.ExclusiveStartKey[p.iks.rng]) {
+			return nil, ddberr.Validation("The provided starting key does not match the range key predicate")
+		}
+		q.ExclusiveStart = start
+	}
+	return q, nil
 }
 
 // checkStartKeyValues validates the values of an ExclusiveStartKey.

@@ -5,8 +5,6 @@ import (
 
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/expr"
-	"github.com/extenddb/extenddb/internal/item"
-	"github.com/extenddb/extenddb/internal/protocol"
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
@@ -17,41 +15,42 @@ const maxTotalSegments = 1000000
 // scanInput is Scan's request.
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Scan.html
 type scanInput struct {
-	TableName                 *string                         `json:"TableName"`
-	IndexName                 *string                         `json:"IndexName"`
-	AttributesToGet           []string                        `json:"AttributesToGet"`
-	Limit                     *int64                          `json:"Limit"`
-	Select                    *string                         `json:"Select"`
-	ScanFilter                map[string]expr.LegacyCondition `json:"ScanFilter"`
-	ConditionalOperator       *string                         `json:"ConditionalOperator"`
-	ExclusiveStartKey         item.Item                       `json:"ExclusiveStartKey"`
-	ReturnConsumedCapacity    *string                         `json:"ReturnConsumedCapacity"`
-	TotalSegments             *int64                          `json:"TotalSegments"`
-	Segment                   *int64                          `json:"Segment"`
-	ProjectionExpression      *string                         `json:"ProjectionExpression"`
-	FilterExpression          *string                         `json:"FilterExpression"`
-	ExpressionAttributeNames  map[string]string               `json:"ExpressionAttributeNames"`
-	ExpressionAttributeValues map[string]item.AttributeValue  `json:"ExpressionAttributeValues"`
-	ConsistentRead            *bool                           `json:"ConsistentRead"`
+	readInput
+	ScanFilter    map[string]expr.LegacyCondition `json:"ScanFilter"`
+	TotalSegments *int64                          `json:"TotalSegments"`
+	Segment       *int64                          `json:"Segment"`
 }
 
-func scan(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
-	var in scanInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	var c constraints
-	readConstraints(&c, in.TableName, in.IndexName, in.Select, in.ReturnConsumedCapacity, in.ConditionalOperator, in.Limit, in.AttributesToGet)
-	c.minInt(in.Segment, "segment", 0)
-	c.maxInt(in.Segment, "segment", maxTotalSegments-1)
-	c.minInt(in.TotalSegments, "totalSegments", 1)
-	c.maxInt(in.TotalSegments, "totalSegments", maxTotalSegments)
-	conditionConstraints(&c, in.ScanFilter, "scanFilter")
-	if err := c.err(); err != nil {
-		return nil, err
-	}
+func scanRead(in *scanInput) *readInput { return &in.readInput }
+
+// scanOp is Scan.
+var scanOp = &tableOp[scanInput]{
+	rules: rules[scanInput]{
+		readRule(scanRead, readTableName),
+		readRule(scanRead, readIndexName),
+		readRule(scanRead, readLimit),
+		readRule(scanRead, readSelectEnum),
+		readRule(scanRead, readCapacity),
+		readRule(scanRead, readOperator),
+		readRule(scanRead, readAttributesToGet),
+		func(in *scanInput, c *constraints) {
+			c.minInt(in.Segment, "segment", 0)
+			c.maxInt(in.Segment, "segment", maxTotalSegments-1)
+			c.minInt(in.TotalSegments, "totalSegments", 1)
+			c.maxInt(in.TotalSegments, "totalSegments", maxTotalSegments)
+		},
+		conditionsRule("scanFilter", false, func(in *scanInput) map[string]expr.LegacyCondition { return in.ScanFilter }),
+	},
+	check:   (*Engine).checkScan,
+	table:   func(in *scanInput) string { return *in.TableName },
+	mode:    lookupData,
+	execute: (*Engine).scan,
+}
+
+// checkScan is Scan's checks before its table.
+func (e *Engine) checkScan(in *scanInput) error {
 	if err := (readSelect{in.Select, in.AttributesToGet, in.ProjectionExpression, in.IndexName, ""}).check(); err != nil {
-		return nil, err
+		return err
 	}
 	if err := checkParams(map[string]bool{
 		"ProjectionExpression": in.ProjectionExpression != nil, "FilterExpression": in.FilterExpression != nil,
@@ -59,69 +58,32 @@ func scan(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
 		[]string{"ProjectionExpression", "FilterExpression"},
 		[]string{"AttributesToGet", "ScanFilter", "ConditionalOperator"},
 		in.ExpressionAttributeNames != nil, in.ExpressionAttributeValues != nil); err != nil {
-		return nil, err
+		return err
 	}
 	if err := expr.CheckConditionalOperator(in.ConditionalOperator, len(in.ScanFilter)); err != nil {
-		return nil, err
+		return err
 	}
-	var proj *expr.Projection
-	var err error
-	if in.AttributesToGet != nil {
-		if proj, err = expr.ConvertAttributesToGet(in.AttributesToGet); err != nil {
-			return nil, err
-		}
-	}
-	if err := checkStartKeyValues(in.ExclusiveStartKey); err != nil {
-		return nil, err
+	if err := in.checkStart(); err != nil {
+		return err
 	}
 	if err := checkSegments(in.Segment, in.TotalSegments); err != nil {
-		return nil, err
+		return err
 	}
+	return e.parseExpressions(&in.readInput, nil, "ScanFilter", in.ScanFilter)
+}
 
-	var filter *expr.Condition
-	if in.FilterExpression != nil || in.ProjectionExpression != nil {
-		x, err := newExprEnv(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
-		if err != nil {
-			return nil, err
-		}
-		if filter, err = x.condition(expr.KindFilter, in.FilterExpression); err != nil {
-			return nil, err
-		}
-		if in.ProjectionExpression != nil {
-			if proj, err = x.projection(in.ProjectionExpression); err != nil {
-				return nil, err
-			}
-		}
-		if err := x.checkUnused(); err != nil {
-			return nil, err
-		}
-	}
-	if in.FilterExpression == nil && in.ScanFilter != nil {
-		if filter, err = expr.ConvertFilter("ScanFilter", in.ScanFilter, opString(in.ConditionalOperator)); err != nil {
-			return nil, err
-		}
-	}
-
-	t, err := e.dataTable(ctx, r, *in.TableName)
+// scan reads a checked Scan request's page.
+func (e *Engine) scan(ctx context.Context, in *scanInput, t *storage.Table) (any, error) {
+	p, start, err := in.plan(t, false)
 	if err != nil {
 		return nil, err
 	}
-	consistent := in.ConsistentRead != nil && *in.ConsistentRead
-	ix, err := resolveIndex(t, in.IndexName, consistent, in.Select)
-	if err != nil {
-		return nil, err
-	}
-	p := newReadPlan(t, ix, in.Select, proj, filter, in.Limit, consistent, capacityMode(in.ReturnConsumedCapacity))
-	start, err := startPosition(p, in.ExclusiveStartKey, false)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkProjectionKeyPaths(t, proj); err != nil {
+	if err := checkProjectionKeyPaths(t, in.proj); err != nil {
 		return nil, err
 	}
 	s := &storage.ScanRequest{ExclusiveStart: start, Consistent: p.consistent}
-	if ix != nil {
-		s.Index = ix.IndexName
+	if p.ix != nil {
+		s.Index = p.ix.IndexName
 	}
 	if in.TotalSegments != nil {
 		s.Segment, s.TotalSegments = int(*in.Segment), int(*in.TotalSegments)

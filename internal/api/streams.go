@@ -27,10 +27,10 @@ import (
 
 // streamOps maps each DynamoDB Streams operation to its handler.
 var streamOps = map[string]opFunc{
-	"ListStreams":      listStreams,
-	"DescribeStream":   describeStream,
-	"GetShardIterator": getShardIterator,
-	"GetRecords":       getRecords,
+	"ListStreams":      (*Engine).listStreams,
+	"DescribeStream":   (*Engine).describeStream,
+	"GetShardIterator": (*Engine).getShardIterator,
+	"GetRecords":       (*Engine).getRecords,
 }
 
 // IteratorLifetime is how long a shard iterator stays valid.
@@ -83,7 +83,7 @@ func (e *Engine) stream(ctx context.Context, r *protocol.Request, arn string) (*
 	if !ok {
 		return nil, ref, errInvalidStreamArn()
 	}
-	t, err := e.table(ctx, e.account(r), ref.table)
+	t, err := e.lookup(ctx, e.account(r), ref.table, lookupControl)
 	if err != nil || t.LatestStreamLabel != ref.label {
 		return nil, ref, errStreamNotFound(arn)
 	}
@@ -127,7 +127,7 @@ type listStreamsOutput struct {
 // listStreams is ListStreams: the streams of the account's tables (or of
 // TableName), in table-name order.
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_streams_ListStreams.html
-func listStreams(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) listStreams(ctx context.Context, r *protocol.Request) (any, error) {
 	var in listStreamsInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
@@ -151,7 +151,7 @@ func listStreams(e *Engine, ctx context.Context, r *protocol.Request) (any, erro
 	account := e.account(r)
 	var names []string
 	if in.TableName != nil {
-		if _, err := e.table(ctx, account, *in.TableName); err != nil {
+		if _, err := e.lookup(ctx, account, *in.TableName, lookupControl); err != nil {
 			return nil, err
 		}
 		names = []string{*in.TableName}
@@ -174,7 +174,7 @@ func listStreams(e *Engine, ctx context.Context, r *protocol.Request) (any, erro
 		if name <= after && after != "" {
 			continue
 		}
-		t, err := e.table(ctx, account, name)
+		t, err := e.lookup(ctx, account, name, lookupControl)
 		if err != nil || t.LatestStreamLabel == "" {
 			continue
 		}
@@ -232,7 +232,7 @@ type streamDescription struct {
 
 // describeStream is DescribeStream.
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_streams_DescribeStream.html
-func describeStream(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) describeStream(ctx context.Context, r *protocol.Request) (any, error) {
 	var in describeStreamInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
@@ -331,7 +331,7 @@ type getShardIteratorInput struct {
 
 // getShardIterator is GetShardIterator.
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_streams_GetShardIterator.html
-func getShardIterator(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) getShardIterator(ctx context.Context, r *protocol.Request) (any, error) {
 	var in getShardIteratorInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
@@ -427,7 +427,7 @@ type getRecordsOutput struct {
 // getRecords is GetRecords: up to Limit (default and at most 1000)
 // records after the iterator's position.
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_streams_GetRecords.html
-func getRecords(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) getRecords(ctx context.Context, r *protocol.Request) (any, error) {
 	var in getRecordsInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err

@@ -52,7 +52,7 @@ type tableDescriptionOutput struct {
 	TableDescription *tableDescription `json:"TableDescription"`
 }
 
-func createTable(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) createTable(ctx context.Context, r *protocol.Request) (any, error) {
 	var in createTableInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
@@ -93,9 +93,49 @@ func createTable(e *Engine, ctx context.Context, r *protocol.Request) (any, erro
 // member constraints first (reported together), then the schema rules one at
 // a time, and returns the table to create.
 func (e *Engine) validateCreateTable(in *createTableInput) (*storage.Table, error) {
+	if err := createTableConstraints(in); err != nil {
+		return nil, err
+	}
+	t := e.newTableEntry(in)
+	if err := checkCreateBilling(in, t); err != nil {
+		return nil, err
+	}
+	defs, defNames, err := checkCreateDefinitions(in, t)
+	if err != nil {
+		return nil, err
+	}
+	used := map[string]bool{}
+	for _, k := range t.KeySchema {
+		used[k.AttributeName] = true
+	}
+	seen := map[string]bool{}
+	if err := checkCreateLSIs(in, t, defs, defNames, seen, used); err != nil {
+		return nil, err
+	}
+	if err := checkCreateGSIs(in, t, defs, defNames, seen, used); err != nil {
+		return nil, err
+	}
+	if len(used) != len(defs) {
+		return nil, invalid("Number of attributes in KeySchema does not exactly match number of attributes defined in AttributeDefinitions")
+	}
+	if err := checkProjectedAttributeTotal(t.Indexes); err != nil {
+		return nil, err
+	}
+	if err := checkCreateStreamAndTags(in, t); err != nil {
+		return nil, err
+	}
+	t.TTL.Status = "DISABLED"
+	return t, nil
+}
+
+// createTableConstraints checks CreateTable's member constraints.
+func createTableConstraints(in *createTableInput) error {
 	var c constraints
 	c.notNull(in.AttributeDefinitions != nil, "attributeDefinitions")
-	c.tableName(in.TableName)
+	if c.notNull(in.TableName != nil, "tableName") {
+		// CreateTable takes a name, not an ARN.
+		c.name(in.TableName, "tableName")
+	}
 	if c.notNull(in.KeySchema != nil, "keySchema") {
 		c.listLen(len(in.KeySchema), true, "keySchema", 1, 2, func() string { return renderKeySchema(in.KeySchema) })
 	}
@@ -119,10 +159,12 @@ func (e *Engine) validateCreateTable(in *createTableInput) (*storage.Table, erro
 	for i, tg := range in.Tags {
 		tagConstraints(&c, tg, "tags."+itoa(i+1)+".member.")
 	}
-	if err := c.err(); err != nil {
-		return nil, err
-	}
+	return c.err()
+}
 
+// newTableEntry is the catalog entry of a table to create, before its
+// schema is checked.
+func (e *Engine) newTableEntry(in *createTableInput) *storage.Table {
 	billing := "PROVISIONED"
 	if in.BillingMode != nil {
 		billing = *in.BillingMode
@@ -145,29 +187,36 @@ func (e *Engine) validateCreateTable(in *createTableInput) (*storage.Table, erro
 		t.Status = storage.StatusCreating
 		t.ActiveAt = t.CreatedAt.Add(e.cfg.StatusDelay)
 	}
+	return t
+}
 
-	// Billing mode and throughput.
-	if billing == "PAY_PER_REQUEST" {
+// checkCreateBilling checks the billing mode against the throughput.
+func checkCreateBilling(in *createTableInput, t *storage.Table) error {
+	if t.BillingMode == "PAY_PER_REQUEST" {
 		if in.ProvisionedThroughput != nil {
-			return nil, invalid("Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST")
+			return invalid("Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST")
 		}
 		t.BillingModeUpdated = t.CreatedAt
-	} else {
-		if in.ProvisionedThroughput == nil {
-			return nil, invalid("ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is PROVISIONED")
-		}
-		if err := throughputBounds(in.ProvisionedThroughput); err != nil {
-			return nil, err
-		}
-		t.Throughput = storage.Throughput{ReadCapacityUnits: *in.ProvisionedThroughput.ReadCapacityUnits, WriteCapacityUnits: *in.ProvisionedThroughput.WriteCapacityUnits}
+		return nil
 	}
+	if in.ProvisionedThroughput == nil {
+		return invalid("ReadCapacityUnits and WriteCapacityUnits must both be specified when BillingMode is PROVISIONED")
+	}
+	if err := throughputBounds(in.ProvisionedThroughput); err != nil {
+		return err
+	}
+	t.Throughput = storage.Throughput{ReadCapacityUnits: *in.ProvisionedThroughput.ReadCapacityUnits, WriteCapacityUnits: *in.ProvisionedThroughput.WriteCapacityUnits}
+	return nil
+}
 
-	// Attribute definitions and the table key schema.
+// checkCreateDefinitions checks the attribute definitions and the table key
+// schema, and returns the definitions by name and in order.
+func checkCreateDefinitions(in *createTableInput, t *storage.Table) (map[string]string, []string, error) {
 	defs := map[string]string{}
 	var defNames []string
 	for _, a := range in.AttributeDefinitions {
 		if _, dup := defs[*a.AttributeName]; dup {
-			return nil, invalid("Duplicate AttributeName in AttributeDefinitions: %s", *a.AttributeName)
+			return nil, nil, invalid("Duplicate AttributeName in AttributeDefinitions: %s", *a.AttributeName)
 		}
 		defs[*a.AttributeName] = *a.AttributeType
 		defNames = append(defNames, *a.AttributeName)
@@ -175,79 +224,84 @@ func (e *Engine) validateCreateTable(in *createTableInput) (*storage.Table, erro
 	}
 	ks, err := checkKeySchema(in.KeySchema, defs, defNames)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	t.KeySchema = ks
-	used := map[string]bool{}
-	for _, k := range ks {
-		used[k.AttributeName] = true
-	}
+	return defs, defNames, nil
+}
 
-	// Indexes.
-	seen := map[string]bool{}
-	if in.LocalSecondaryIndexes != nil {
-		if len(in.LocalSecondaryIndexes) == 0 {
-			return nil, invalid("List of LocalSecondaryIndexes is empty")
-		}
-		if len(ks) != 2 {
-			return nil, invalid("Table KeySchema does not have a range key, which is required when specifying a LocalSecondaryIndex")
-		}
-		for _, ix := range in.LocalSecondaryIndexes {
-			idx, err := checkIndex(&ix, ks[0].AttributeName, defs, defNames, seen)
-			if err != nil {
-				return nil, err
-			}
-			for _, k := range idx.KeySchema {
-				used[k.AttributeName] = true
-			}
-			t.Indexes = append(t.Indexes, idx)
-		}
-		if len(in.LocalSecondaryIndexes) > maxLSIs {
-			return nil, invalid("Number of LocalSecondaryIndexes exceeds per-table limit of %d", maxLSIs)
-		}
+// checkCreateLSIs checks the local secondary indexes, recording the
+// attributes their keys use in used and their names in seen.
+func checkCreateLSIs(in *createTableInput, t *storage.Table, defs map[string]string, defNames []string, seen, used map[string]bool) error {
+	if in.LocalSecondaryIndexes == nil {
+		return nil
 	}
-	if in.GlobalSecondaryIndexes != nil {
-		if len(in.GlobalSecondaryIndexes) == 0 {
-			return nil, invalid("List of GlobalSecondaryIndexes is empty")
-		}
-		for _, ix := range in.GlobalSecondaryIndexes {
-			idx, err := checkIndex(&ix, "", defs, defNames, seen)
-			if err != nil {
-				return nil, err
-			}
-			if billing == "PAY_PER_REQUEST" && ix.ProvisionedThroughput != nil {
-				return nil, invalid("ProvisionedThroughput should not be specified for index: %s when BillingMode is PAY_PER_REQUEST", idx.IndexName)
-			}
-			if billing == "PROVISIONED" {
-				if ix.ProvisionedThroughput == nil {
-					return nil, invalid("ProvisionedThroughput is not specified for index: %s", idx.IndexName)
-				}
-				if err := throughputBounds(ix.ProvisionedThroughput); err != nil {
-					return nil, err
-				}
-				idx.Throughput = &storage.Throughput{ReadCapacityUnits: *ix.ProvisionedThroughput.ReadCapacityUnits, WriteCapacityUnits: *ix.ProvisionedThroughput.WriteCapacityUnits}
-			}
-			idx.Status = storage.StatusActive
-			for _, k := range idx.KeySchema {
-				used[k.AttributeName] = true
-			}
-			t.Indexes = append(t.Indexes, idx)
-		}
-		if len(in.GlobalSecondaryIndexes) > maxGSIs {
-			return nil, invalid("GlobalSecondaryIndex count exceeds the per-table limit of %d", maxGSIs)
-		}
+	if len(in.LocalSecondaryIndexes) == 0 {
+		return invalid("List of LocalSecondaryIndexes is empty")
 	}
-	if len(used) != len(defs) {
-		return nil, invalid("Number of attributes in KeySchema does not exactly match number of attributes defined in AttributeDefinitions")
+	if len(t.KeySchema) != 2 {
+		return invalid("Table KeySchema does not have a range key, which is required when specifying a LocalSecondaryIndex")
 	}
-	if err := checkProjectedAttributeTotal(t.Indexes); err != nil {
-		return nil, err
+	for _, ix := range in.LocalSecondaryIndexes {
+		idx, err := checkIndex(&ix, t.KeySchema[0].AttributeName, defs, defNames, seen)
+		if err != nil {
+			return err
+		}
+		for _, k := range idx.KeySchema {
+			used[k.AttributeName] = true
+		}
+		t.Indexes = append(t.Indexes, idx)
 	}
+	if len(in.LocalSecondaryIndexes) > maxLSIs {
+		return invalid("Number of LocalSecondaryIndexes exceeds per-table limit of %d", maxLSIs)
+	}
+	return nil
+}
 
-	// Streams.
+// checkCreateGSIs checks the global secondary indexes and their
+// throughput, recording the attributes their keys use in used.
+func checkCreateGSIs(in *createTableInput, t *storage.Table, defs map[string]string, defNames []string, seen, used map[string]bool) error {
+	if in.GlobalSecondaryIndexes == nil {
+		return nil
+	}
+	if len(in.GlobalSecondaryIndexes) == 0 {
+		return invalid("List of GlobalSecondaryIndexes is empty")
+	}
+	billing := t.BillingMode
+	for _, ix := range in.GlobalSecondaryIndexes {
+		idx, err := checkIndex(&ix, "", defs, defNames, seen)
+		if err != nil {
+			return err
+		}
+		if billing == "PAY_PER_REQUEST" && ix.ProvisionedThroughput != nil {
+			return invalid("ProvisionedThroughput should not be specified for index: %s when BillingMode is PAY_PER_REQUEST", idx.IndexName)
+		}
+		if billing == "PROVISIONED" {
+			if ix.ProvisionedThroughput == nil {
+				return invalid("ProvisionedThroughput is not specified for index: %s", idx.IndexName)
+			}
+			if err := throughputBounds(ix.ProvisionedThroughput); err != nil {
+				return err
+			}
+			idx.Throughput = &storage.Throughput{ReadCapacityUnits: *ix.ProvisionedThroughput.ReadCapacityUnits, WriteCapacityUnits: *ix.ProvisionedThroughput.WriteCapacityUnits}
+		}
+		idx.Status = storage.StatusActive
+		for _, k := range idx.KeySchema {
+			used[k.AttributeName] = true
+		}
+		t.Indexes = append(t.Indexes, idx)
+	}
+	if len(in.GlobalSecondaryIndexes) > maxGSIs {
+		return invalid("GlobalSecondaryIndex count exceeds the per-table limit of %d", maxGSIs)
+	}
+	return nil
+}
+
+// checkCreateStreamAndTags checks the stream specification and the tags.
+func checkCreateStreamAndTags(in *createTableInput, t *storage.Table) error {
 	if s := in.StreamSpecification; s != nil && *s.StreamEnabled {
 		if s.StreamViewType == nil {
-			return nil, invalid("StreamViewType must be specified when StreamEnabled is true") // verified wording unknown; see docs/differences-from-dynamodb.md
+			return invalid("StreamViewType must be specified when StreamEnabled is true") // verified wording unknown; see docs/differences-from-dynamodb.md
 		}
 		t.Stream = storage.StreamSpecification{StreamEnabled: true, StreamViewType: *s.StreamViewType}
 		t.LatestStreamLabel = streamLabel(t.CreatedAt)
@@ -256,13 +310,9 @@ func (e *Engine) validateCreateTable(in *createTableInput) (*storage.Table, erro
 		t.Tags = append(t.Tags, storage.Tag{Key: *tg.Key, Value: *tg.Value})
 	}
 	if err := checkTagKeysUnique(t.Tags); err != nil {
-		return nil, err
+		return err
 	}
-	if err := checkReservedTagKeys(tagKeys(in.Tags)); err != nil {
-		return nil, err
-	}
-	t.TTL.Status = "DISABLED"
-	return t, nil
+	return checkReservedTagKeys(tagKeys(in.Tags))
 }
 
 func streamLabel(at interface{ Format(string) string }) string {
@@ -462,7 +512,7 @@ type describeTableOutput struct {
 	Table *tableDescription `json:"Table"`
 }
 
-func describeTable(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) describeTable(ctx context.Context, r *protocol.Request) (any, error) {
 	var in describeTableInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
@@ -472,7 +522,7 @@ func describeTable(e *Engine, ctx context.Context, r *protocol.Request) (any, er
 	if err := c.err(); err != nil {
 		return nil, err
 	}
-	t, err := e.table(ctx, e.account(r), *in.TableName)
+	t, err := e.lookup(ctx, e.account(r), *in.TableName, lookupControl)
 	if err != nil {
 		return nil, err
 	}
@@ -493,19 +543,22 @@ type listTablesOutput struct {
 	LastEvaluatedTableName string   `json:"LastEvaluatedTableName,omitempty"`
 }
 
-func listTables(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
-	var in listTablesInput
-	if err := decode(r.Body, &in); err != nil {
+// listTablesRules are ListTables' member constraints, in DynamoDB's order.
+// https://github.com/mhart/dynalite/blob/master/test/listTables.js ("in order")
+var listTablesRules = rules[listTablesInput]{
+	minRule("limit", func(in *listTablesInput) *int64 { return in.Limit }, 1),
+	maxRule("limit", func(in *listTablesInput) *int64 { return in.Limit }, 100),
+	func(in *listTablesInput, c *constraints) {
+		c.name(in.ExclusiveStartTableName, "exclusiveStartTableName")
+	},
+}
+
+// listTables lists an account's tables in name order.
+func (e *Engine) listTables(ctx context.Context, account string, in *listTablesInput) (any, error) {
+	if err := listTablesRules.check(in); err != nil {
 		return nil, err
 	}
-	var c constraints
-	c.name(in.ExclusiveStartTableName, "exclusiveStartTableName")
-	c.minInt(in.Limit, "limit", 1)
-	c.maxInt(in.Limit, "limit", 100)
-	if err := c.err(); err != nil {
-		return nil, err
-	}
-	names, err := e.store.ListTables(ctx, e.account(r))
+	names, err := e.store.ListTables(ctx, account)
 	if err != nil {
 		return nil, err
 	}
@@ -536,7 +589,7 @@ type deleteTableInput struct {
 	TableName *string `json:"TableName"`
 }
 
-func deleteTable(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) deleteTable(ctx context.Context, r *protocol.Request) (any, error) {
 	var in deleteTableInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
@@ -547,7 +600,7 @@ func deleteTable(e *Engine, ctx context.Context, r *protocol.Request) (any, erro
 		return nil, err
 	}
 	account := e.account(r)
-	t, err := e.currentTable(ctx, account, *in.TableName)
+	t, err := e.lookup(ctx, account, *in.TableName, lookupControl)
 	if err != nil {
 		return nil, err
 	}

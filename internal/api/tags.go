@@ -113,7 +113,7 @@ func (e *Engine) resolveArn(ctx context.Context, r *protocol.Request, arn string
 	if name == "" || strings.Contains(name, "/") || parts[4] != storage.NamespaceAccount(e.account(r)) {
 		return nil, ddberr.ResourceNotFound("Requested resource not found: ResourcArn: %s not found", arn)
 	}
-	t, err := e.table(ctx, e.account(r), name)
+	t, err := e.lookup(ctx, e.account(r), name, lookupControl)
 	if err != nil {
 		if ddberr.Is(err, "ResourceNotFoundException") {
 			return nil, ddberr.ResourceNotFound("Requested resource not found: ResourcArn: %s not found", arn)

@@ -49,7 +49,7 @@ type txRead struct {
 	it   item.Item
 }
 
-func transactGetItems(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) transactGetItems(ctx context.Context, r *protocol.Request) (any, error) {
 	var in transactGetItemsInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
@@ -69,9 +69,7 @@ func transactGetItems(e *Engine, ctx context.Context, r *protocol.Request) (any,
 			if !c.notNull(ti.Get != nil, p) {
 				continue
 			}
-			if c.notNull(ti.Get.TableName != nil, p+".tableName") {
-				c.name(ti.Get.TableName, p+".tableName")
-			}
+			c.tableRef(ti.Get.TableName, p+".tableName")
 			c.notNull(ti.Get.Key != nil, p+".key")
 		}
 	}
@@ -82,14 +80,14 @@ func transactGetItems(e *Engine, ctx context.Context, r *protocol.Request) (any,
 
 	reads := make([]*txRead, len(in.TransactItems))
 	for i, ti := range in.TransactItems {
-		proj, err := readProjection(ti.Get.ProjectionExpression, nil, ti.Get.ExpressionAttributeNames, ti.Get.Key)
+		proj, err := e.readProjection(ti.Get.ProjectionExpression, nil, ti.Get.ExpressionAttributeNames, ti.Get.Key)
 		if err != nil {
 			return nil, err
 		}
 		reads[i] = &txRead{g: ti.Get, proj: proj}
 	}
 	for _, rd := range reads {
-		t, err := e.dataTable(ctx, r, *rd.g.TableName)
+		t, err := e.lookup(ctx, e.account(r), *rd.g.TableName, lookupData)
 		if err != nil {
 			return nil, err
 		}

@@ -87,7 +87,7 @@ type txWrite struct {
 	new  item.Item // image after it
 }
 
-func transactWriteItems(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) transactWriteItems(ctx context.Context, r *protocol.Request) (any, error) {
 	var in transactWriteItemsInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
@@ -98,7 +98,7 @@ func transactWriteItems(e *Engine, ctx context.Context, r *protocol.Request) (an
 	writes := make([]*txWrite, len(in.TransactItems))
 	size := 0
 	for i := range in.TransactItems {
-		w, err := parseTxWrite(&in.TransactItems[i])
+		w, err := e.parseTxWrite(&in.TransactItems[i])
 		if err != nil {
 			return nil, err
 		}
@@ -106,7 +106,7 @@ func transactWriteItems(e *Engine, ctx context.Context, r *protocol.Request) (an
 		size += txWriteSize(w)
 	}
 	for _, w := range writes {
-		t, err := e.dataTable(ctx, r, *w.a.TableName)
+		t, err := e.lookup(ctx, e.account(r), *w.a.TableName, lookupData)
 		if err != nil {
 			return nil, err
 		}
@@ -162,9 +162,7 @@ func transactWriteConstraints(in *transactWriteItemsInput) error {
 				continue
 			}
 			p := "transactItems." + itoa(i+1) + ".member." + txMember[kind]
-			if c.notNull(a.TableName != nil, p+".tableName") {
-				c.name(a.TableName, p+".tableName")
-			}
+			c.tableRef(a.TableName, p+".tableName")
 			if kind == txPut {
 				c.notNull(a.Item != nil, p+".item")
 			} else {
@@ -191,7 +189,7 @@ func transactWriteConstraints(in *transactWriteItemsInput) error {
 // parseTxWrite runs the checks of one action that need no table: exactly
 // one action, parameter mixing, attribute values, expressions (with unused
 // names and values rejected per action) and the item size of a Put.
-func parseTxWrite(ti *transactWriteItem) (*txWrite, error) {
+func (e *Engine) parseTxWrite(ti *transactWriteItem) (*txWrite, error) {
 	a, kind, n := ti.action()
 	if n != 1 {
 		// https://github.com/getmoto/moto/blob/master/moto/dynamodb/exceptions.py (TransactWriteSingleOpException)
@@ -214,13 +212,13 @@ func parseTxWrite(ti *transactWriteItem) (*txWrite, error) {
 		return nil, err
 	}
 	if kind != txUpdate {
-		cond, err := writeCondition(a.ConditionExpression, nil, nil, a.ExpressionAttributeNames, a.ExpressionAttributeValues)
+		cond, err := e.writeCondition(a.ConditionExpression, nil, nil, a.ExpressionAttributeNames, a.ExpressionAttributeValues)
 		if err != nil {
 			return nil, err
 		}
 		w.cond = cond
 	} else {
-		x, err := newExprEnv(a.ExpressionAttributeNames, a.ExpressionAttributeValues)
+		x, err := e.newExprEnv(a.ExpressionAttributeNames, a.ExpressionAttributeValues)
 		if err != nil {
 			return nil, err
 		}

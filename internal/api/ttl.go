@@ -76,12 +76,16 @@ func updateTimeToLive(e *Engine, ctx context.Context, r *protocol.Request) (any,
 		return nil, err
 	}
 	account := e.account(r)
-	e.forget(account, *in.TableName)
-	if _, err := e.activeTable(ctx, account, *in.TableName); err != nil {
+	name := *in.TableName
+	if n, ok := tableNameOfArn(name); ok {
+		name = n
+	}
+	e.forget(account, name)
+	if _, err := e.lookup(ctx, account, name, lookupActive); err != nil {
 		return nil, err
 	}
 	enable, attr := *in.TimeToLiveSpecification.Enabled, *in.TimeToLiveSpecification.AttributeName
-	t, err := e.store.UpdateTable(ctx, account, *in.TableName, func(t *storage.Table) error {
+	t, err := e.store.UpdateTable(ctx, account, name, func(t *storage.Table) error {
 		if err := ttlGate(t.TTL, enable, attr); err != nil {
 			return err
 		}
@@ -90,7 +94,7 @@ func updateTimeToLive(e *Engine, ctx context.Context, r *protocol.Request) (any,
 	})
 	if err != nil {
 		if errors.Is(err, storage.ErrTableNotFound) {
-			return nil, errTableNotFound(*in.TableName)
+			return nil, errTableNotFound(name)
 		}
 		return nil, err
 	}
@@ -119,7 +123,7 @@ func describeTimeToLive(e *Engine, ctx context.Context, r *protocol.Request) (an
 		return nil, err
 	}
 	account := e.account(r)
-	t, err := e.currentTable(ctx, account, *in.TableName)
+	t, err := e.lookup(ctx, account, *in.TableName, lookupControl)
 	if err != nil {
 		return nil, err
 	}

@@ -35,6 +35,48 @@ func updateTable(e *Engine, ctx context.Context, r *protocol.Request) (any, erro
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
 	}
+	if err := updateTableConstraints(&in); err != nil {
+		return nil, err
+	}
+	if in.BillingMode == nil && in.ProvisionedThroughput == nil && in.StreamSpecification == nil &&
+		in.DeletionProtectionEnabled == nil && in.TableClass == nil && len(in.GlobalSecondaryIndexUpdates) == 0 &&
+		in.SSESpecification == nil && in.ReplicaUpdates == nil && in.OnDemandThroughput == nil && in.WarmThroughput == nil {
+		return nil, ddberr.Validation("At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required")
+	}
+	if err := checkGSIUpdateActions(in.GlobalSecondaryIndexUpdates); err != nil {
+		return nil, err
+	}
+	account := e.account(r)
+	cur, err := e.lookup(ctx, account, *in.TableName, lookupControl)
+	if err != nil {
+		return nil, err
+	}
+	if st := e.status(cur); st != storage.StatusActive {
+		return nil, ddberr.ResourceInUse("Attempt to change a resource which is still in use: Table is being %s: %s", map[string]string{storage.StatusCreating: "created", storage.StatusUpdating: "updated", storage.StatusDeleting: "deleted"}[st], cur.Name)
+	}
+	now := e.now()
+	online := false
+	updated, err := e.store.UpdateTable(ctx, account, cur.Name, func(t *storage.Table) error {
+		var err error
+		online, err = e.applyTableUpdate(t, &in, now)
+		return err
+	})
+	if err != nil {
+		return nil, catalogErr(err, cur.Name)
+	}
+	if online {
+		e.kickIndexWorker()
+	}
+	e.remember(updated)
+	d, err := e.describe(ctx, r.Caller.Region, updated, true)
+	if err != nil {
+		return nil, err
+	}
+	return tableDescriptionOutput{d}, nil
+}
+
+// updateTableConstraints checks UpdateTable's member constraints.
+func updateTableConstraints(in *updateTableInput) error {
 	var c constraints
 	c.tableName(in.TableName)
 	c.enum(in.BillingMode, "billingMode", "PROVISIONED", "PAY_PER_REQUEST")
@@ -48,146 +90,147 @@ func updateTable(e *Engine, ctx context.Context, r *protocol.Request) (any, erro
 	}
 	attributeDefinitionConstraints(&c, in.AttributeDefinitions)
 	gsiUpdateConstraints(&c, in.GlobalSecondaryIndexUpdates)
-	if err := c.err(); err != nil {
-		return nil, err
+	return c.err()
+}
+
+// applyTableUpdate applies an UpdateTable request to the catalog entry t,
+// inside the catalog's update, and reports whether an index build or drop
+// started.
+func (e *Engine) applyTableUpdate(t *storage.Table, in *updateTableInput, now time.Time) (online bool, err error) {
+	// The billing mode changes first: index throughput updates in the
+	// same request apply to the mode the table is switching to.
+	wasOnDemand := t.BillingMode == "PAY_PER_REQUEST"
+	changed := applyBillingMode(t, in.BillingMode, now)
+	billing := t.BillingMode
+	toProvisioned := wasOnDemand && billing == "PROVISIONED"
+	if in.GlobalSecondaryIndexUpdates != nil {
+		if online, err = applyGSIUpdates(t, in.GlobalSecondaryIndexUpdates, in.AttributeDefinitions, now); err != nil {
+			return false, err
+		}
 	}
-	if in.BillingMode == nil && in.ProvisionedThroughput == nil && in.StreamSpecification == nil &&
-		in.DeletionProtectionEnabled == nil && in.TableClass == nil && len(in.GlobalSecondaryIndexUpdates) == 0 &&
-		in.SSESpecification == nil && in.ReplicaUpdates == nil && in.OnDemandThroughput == nil && in.WarmThroughput == nil {
-		return nil, ddberr.Validation("At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required")
+	if in.ProvisionedThroughput != nil {
+		if err := applyTableThroughput(t, in, toProvisioned, now); err != nil {
+			return false, err
+		}
+		changed = true
+	} else if billing == "PROVISIONED" && in.BillingMode != nil && changed {
+		return false, invalid("ProvisionedThroughput must be specified when BillingMode is PROVISIONED")
 	}
-	if err := checkGSIUpdateActions(in.GlobalSecondaryIndexUpdates); err != nil {
-		return nil, err
+	if toProvisioned {
+		if err := checkIndexThroughputs(t); err != nil {
+			return false, err
+		}
 	}
-	account := e.account(r)
-	cur, err := e.currentTable(ctx, account, *in.TableName)
-	if err != nil {
-		return nil, err
+	if s := in.StreamSpecification; s != nil {
+		if err := applyStreamUpdate(t, s, now); err != nil {
+			return false, err
+		}
+		changed = true
 	}
-	if st := e.status(cur); st != storage.StatusActive {
-		return nil, ddberr.ResourceInUse("Attempt to change a resource which is still in use: Table is being %s: %s", map[string]string{storage.StatusCreating: "created", storage.StatusUpdating: "updated", storage.StatusDeleting: "deleted"}[st], cur.Name)
+	if in.DeletionProtectionEnabled != nil {
+		t.DeletionProtection = *in.DeletionProtectionEnabled
+		changed = true
 	}
-	now := e.now()
-	online := false
-	updated, err := e.store.UpdateTable(ctx, account, *in.TableName, func(t *storage.Table) error {
-		changed := false
-		// The billing mode changes first: index throughput updates in the
-		// same request apply to the mode the table is switching to.
-		billing, wasOnDemand := t.BillingMode, t.BillingMode == "PAY_PER_REQUEST"
-		if in.BillingMode != nil && *in.BillingMode != t.BillingMode {
-			billing = *in.BillingMode
-			t.BillingMode = billing
-			changed = true
-			if billing == "PAY_PER_REQUEST" {
-				// LastUpdateToPayPerRequestDateTime is the time of the last
-				// switch to PAY_PER_REQUEST; a switch back to PROVISIONED
-				// leaves it as it was.
-				// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BillingModeSummary.html
-				t.BillingModeUpdated = now
-				t.Throughput.ReadCapacityUnits, t.Throughput.WriteCapacityUnits = 0, 0
-				for i := range t.Indexes {
-					t.Indexes[i].Throughput = nil
-				}
-			}
+	if in.TableClass != nil {
+		t.TableClass = *in.TableClass
+		changed = true
+	}
+	if err := updateThroughputSettings(t, in.OnDemandThroughput, in.WarmThroughput); err != nil {
+		return false, err
+	}
+	if changed && e.cfg.StatusDelay > 0 {
+		t.Status = storage.StatusUpdating
+		t.ActiveAt = now.Add(e.cfg.StatusDelay)
+	}
+	return online, nil
+}
+
+// applyBillingMode switches t to mode when it differs, and reports whether
+// it did.
+func applyBillingMode(t *storage.Table, mode *string, now time.Time) bool {
+	if mode == nil || *mode == t.BillingMode {
+		return false
+	}
+	t.BillingMode = *mode
+	if *mode == "PAY_PER_REQUEST" {
+		// LastUpdateToPayPerRequestDateTime is the time of the last
+		// switch to PAY_PER_REQUEST; a switch back to PROVISIONED
+		// leaves it as it was.
+		// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BillingModeSummary.html
+		t.BillingModeUpdated = now
+		t.Throughput.ReadCapacityUnits, t.Throughput.WriteCapacityUnits = 0, 0
+		for i := range t.Indexes {
+			t.Indexes[i].Throughput = nil
 		}
-		toProvisioned := wasOnDemand && billing == "PROVISIONED"
-		if in.GlobalSecondaryIndexUpdates != nil {
-			var err error
-			if online, err = applyGSIUpdates(t, in.GlobalSecondaryIndexUpdates, in.AttributeDefinitions, now); err != nil {
-				return err
-			}
+	}
+	return true
+}
+
+// applyTableThroughput sets the table's provisioned throughput.
+func applyTableThroughput(t *storage.Table, in *updateTableInput, toProvisioned bool, now time.Time) error {
+	if t.BillingMode == "PAY_PER_REQUEST" {
+		return invalid("Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST")
+	}
+	if err := throughputBounds(in.ProvisionedThroughput); err != nil {
+		return err
+	}
+	rcu, wcu := *in.ProvisionedThroughput.ReadCapacityUnits, *in.ProvisionedThroughput.WriteCapacityUnits
+	if rcu == t.Throughput.ReadCapacityUnits && wcu == t.Throughput.WriteCapacityUnits && in.BillingMode == nil {
+		return ddberr.Validation("The provisioned throughput for the table will not change. The requested value equals the current value. Current ReadCapacityUnits provisioned for the table: %d. Requested ReadCapacityUnits: %d. Current WriteCapacityUnits provisioned for the table: %d. Requested WriteCapacityUnits: %d. Refer to the Amazon DynamoDB Developer Guide for current limits and how to request higher limits.", t.Throughput.ReadCapacityUnits, rcu, t.Throughput.WriteCapacityUnits, wcu)
+	}
+	// Leaving PAY_PER_REQUEST sets the throughput; it neither
+	// increases nor decreases it.
+	if !toProvisioned {
+		if rcu > t.Throughput.ReadCapacityUnits || wcu > t.Throughput.WriteCapacityUnits {
+			t.Throughput.LastIncreaseDateTime = now
 		}
-		if in.ProvisionedThroughput != nil {
-			if billing == "PAY_PER_REQUEST" {
-				return invalid("Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST")
-			}
-			if err := throughputBounds(in.ProvisionedThroughput); err != nil {
-				return err
-			}
-			rcu, wcu := *in.ProvisionedThroughput.ReadCapacityUnits, *in.ProvisionedThroughput.WriteCapacityUnits
-			if rcu == t.Throughput.ReadCapacityUnits && wcu == t.Throughput.WriteCapacityUnits && in.BillingMode == nil {
-				return ddberr.Validation("The provisioned throughput for the table will not change. The requested value equals the current value. Current ReadCapacityUnits provisioned for the table: %d. Requested ReadCapacityUnits: %d. Current WriteCapacityUnits provisioned for the table: %d. Requested WriteCapacityUnits: %d. Refer to the Amazon DynamoDB Developer Guide for current limits and how to request higher limits.", t.Throughput.ReadCapacityUnits, rcu, t.Throughput.WriteCapacityUnits, wcu)
-			}
-			// Leaving PAY_PER_REQUEST sets the throughput; it neither
-			// increases nor decreases it.
-			if !toProvisioned {
-				if rcu > t.Throughput.ReadCapacityUnits || wcu > t.Throughput.WriteCapacityUnits {
-					t.Throughput.LastIncreaseDateTime = now
-				}
-				if rcu < t.Throughput.ReadCapacityUnits || wcu < t.Throughput.WriteCapacityUnits {
-					t.Throughput.LastDecreaseDateTime = now
-					t.Throughput.NumberOfDecreasesToday++
-				}
-			}
-			t.Throughput.ReadCapacityUnits, t.Throughput.WriteCapacityUnits = rcu, wcu
-			changed = true
-		} else if billing == "PROVISIONED" && in.BillingMode != nil && changed {
-			return invalid("ProvisionedThroughput must be specified when BillingMode is PROVISIONED")
+		if rcu < t.Throughput.ReadCapacityUnits || wcu < t.Throughput.WriteCapacityUnits {
+			t.Throughput.LastDecreaseDateTime = now
+			t.Throughput.NumberOfDecreasesToday++
 		}
-		if toProvisioned {
-			// Every global secondary index needs throughput of its own,
-			// given by an Update action of this request.
-			// https://github.com/crossplane-contrib/provider-upjet-aws/issues/1041
-			var missing []string
-			for _, ix := range t.Indexes {
-				if ix.Global && ix.Status != storage.StatusDeleting && ix.Throughput == nil {
-					missing = append(missing, ix.IndexName)
-				}
-			}
-			if len(missing) > 0 {
-				return invalid("ProvisionedThroughput must be specified for index: %s", strings.Join(missing, ","))
-			}
-			for i := range t.Indexes {
-				if tp := t.Indexes[i].Throughput; tp != nil {
-					tp.LastIncreaseDateTime = time.Time{}
-				}
-			}
+	}
+	t.Throughput.ReadCapacityUnits, t.Throughput.WriteCapacityUnits = rcu, wcu
+	return nil
+}
+
+// checkIndexThroughputs requires, of a table switching to PROVISIONED,
+// throughput for every global secondary index, given by an Update action
+// of the same request.
+// https://github.com/crossplane-contrib/provider-upjet-aws/issues/1041
+func checkIndexThroughputs(t *storage.Table) error {
+	var missing []string
+	for _, ix := range t.Indexes {
+		if ix.Global && ix.Status != storage.StatusDeleting && ix.Throughput == nil {
+			missing = append(missing, ix.IndexName)
 		}
-		if s := in.StreamSpecification; s != nil {
-			if *s.StreamEnabled {
-				if t.Stream.StreamEnabled {
-					return ddberr.Validation("Table already has an enabled stream: TableName: %s", t.Name)
-				}
-				if s.StreamViewType == nil {
-					return invalid("StreamViewType must be specified when StreamEnabled is true")
-				}
-				t.Stream = storage.StreamSpecification{StreamEnabled: true, StreamViewType: *s.StreamViewType}
-				t.LatestStreamLabel = streamLabel(now)
-			} else {
-				if !t.Stream.StreamEnabled {
-					return ddberr.Validation("Table already has an disabled stream: TableName: %s", t.Name)
-				}
-				t.Stream.StreamEnabled = false
-			}
-			changed = true
+	}
+	if len(missing) > 0 {
+		return invalid("ProvisionedThroughput must be specified for index: %s", strings.Join(missing, ","))
+	}
+	for i := range t.Indexes {
+		if tp := t.Indexes[i].Throughput; tp != nil {
+			tp.LastIncreaseDateTime = time.Time{}
 		}
-		if in.DeletionProtectionEnabled != nil {
-			t.DeletionProtection = *in.DeletionProtectionEnabled
-			changed = true
+	}
+	return nil
+}
+
+// applyStreamUpdate enables or disables the table's stream.
+func applyStreamUpdate(t *storage.Table, s *streamSpecification, now time.Time) error {
+	if *s.StreamEnabled {
+		if t.Stream.StreamEnabled {
+			return ddberr.Validation("Table already has an enabled stream: TableName: %s", t.Name)
 		}
-		if in.TableClass != nil {
-			t.TableClass = *in.TableClass
-			changed = true
+		if s.StreamViewType == nil {
+			return invalid("StreamViewType must be specified when StreamEnabled is true")
 		}
-		if err := updateThroughputSettings(t, in.OnDemandThroughput, in.WarmThroughput); err != nil {
-			return err
-		}
-		if changed && e.cfg.StatusDelay > 0 {
-			t.Status = storage.StatusUpdating
-			t.ActiveAt = now.Add(e.cfg.StatusDelay)
-		}
+		t.Stream = storage.StreamSpecification{StreamEnabled: true, StreamViewType: *s.StreamViewType}
+		t.LatestStreamLabel = streamLabel(now)
 		return nil
-	})
-	if err != nil {
-		return nil, catalogErr(err, *in.TableName)
 	}
-	if online {
-		e.kickIndexWorker()
+	if !t.Stream.StreamEnabled {
+		return ddberr.Validation("Table already has an disabled stream: TableName: %s", t.Name)
 	}
-	e.remember(updated)
-	d, err := e.describe(ctx, r.Caller.Region, updated, true)
-	if err != nil {
-		return nil, err
-	}
-	return tableDescriptionOutput{d}, nil
+	t.Stream.StreamEnabled = false
+	return nil
 }

@@ -13,9 +13,19 @@ import (
 // reports together as "N validation error(s) detected: a; b; c" before any
 // semantic check runs. Paths use DynamoDB's lower-camel member names and
 // 1-based list positions, e.g. 'keySchema.1.member.attributeName'.
+// DynamoDB reports at most ten violations (maxConstraintErrors).
 type constraints struct{ msgs []string }
 
+// maxConstraintErrors is how many violations DynamoDB lists in one answer;
+// checking stops there.
+// https://github.com/mhart/dynalite/blob/master/validations/index.js (errors.length >= 10)
+// https://github.com/mhart/dynalite/blob/master/test/createTable.js ("10 validation errors detected" for 9 empty indexes)
+const maxConstraintErrors = 10
+
 func (c *constraints) add(format string, args ...any) {
+	if len(c.msgs) >= maxConstraintErrors {
+		return
+	}
 	c.msgs = append(c.msgs, fmt.Sprintf(format, args...))
 }
 
@@ -97,13 +107,34 @@ func (c *constraints) err() error {
 	return ddberr.Validation("%s validation errors detected: %s", strconv.Itoa(len(c.msgs)), strings.Join(c.msgs, "; "))
 }
 
-// tableNameConstraint validates the TableName member of data-plane requests
-// ('tableName' path), reporting it with the other constraint violations.
+// tableName checks the TableName member of an operation on an existing
+// table ('tableName' path). Since table ARNs are accepted in its place, the
+// model allows 1 to 1,024 characters; a value that is not a table ARN must
+// also be a table name (3 to 255 characters of [a-zA-Z0-9_.-]).
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_PutItem.html#DDB-PutItem-request-TableName
 func (c *constraints) tableName(s *string) {
-	if c.notNull(s != nil, "tableName") {
-		c.name(s, "tableName")
+	c.tableRef(s, "tableName")
+}
+
+// tableRef is tableName at any path.
+func (c *constraints) tableRef(s *string, path string) {
+	if !c.notNull(s != nil, path) {
+		return
+	}
+	switch n := len(*s); {
+	case n == 0:
+		c.add("Value '' at '%s' failed to satisfy constraint: Member must have length greater than or equal to 1", path)
+	case n > maxTableRefLen:
+		c.add("Value '%s' at '%s' failed to satisfy constraint: Member must have length less than or equal to %d", *s, path, maxTableRefLen)
+	default:
+		if _, ok := tableNameOfArn(*s); !ok {
+			c.name(s, path)
+		}
 	}
 }
+
+// maxTableRefLen is the longest TableName (a name or a table ARN).
+const maxTableRefLen = 1024
 
 func invalid(format string, args ...any) error {
 	return ddberr.Validation("One or more parameter values were invalid: "+format, args...)

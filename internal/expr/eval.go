@@ -25,16 +25,13 @@ type Condition struct {
 // Grammar and functions:
 // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Expressions.OperatorsAndFunctions.html
 func ParseCondition(kind Kind, expression string, names map[string]string, values map[string]item.AttributeValue, usage *Usage) (*Condition, error) {
-	root, err := bindCondition(kind, expression, names, values, usage)
-	if err != nil {
-		return nil, err
-	}
-	return &Condition{root: root}, nil
+	return (*Cache)(nil).ParseCondition(kind, expression, names, values, usage)
 }
 
-// bindCondition parses (through the cache) and binds a condition expression.
-func bindCondition(kind Kind, expression string, names map[string]string, values map[string]item.AttributeValue, usage *Usage) (*node, error) {
-	syn, err := cachedSyntax(kind, expression)
+// bindCondition parses (through the cache, when there is one) and binds a
+// condition expression.
+func (c *Cache) bindCondition(kind Kind, expression string, names map[string]string, values map[string]item.AttributeValue, usage *Usage) (*node, error) {
+	syn, err := c.syntax(kind, expression)
 	if err != nil {
 		return nil, err
 	}

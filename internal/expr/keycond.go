@@ -60,7 +60,12 @@ type keyCond struct {
 //
 // See https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Query.KeyConditionExpressions.html
 func ParseKeyCondition(expression string, names map[string]string, values map[string]item.AttributeValue, usage *Usage, schema KeySchema) (*KeyCondition, error) {
-	root, err := bindCondition(KindKeyCondition, expression, names, values, usage)
+	return (*Cache)(nil).ParseKeyCondition(expression, names, values, usage, schema)
+}
+
+// ParseKeyCondition is the package's ParseKeyCondition through the cache.
+func (c *Cache) ParseKeyCondition(expression string, names map[string]string, values map[string]item.AttributeValue, usage *Usage, schema KeySchema) (*KeyCondition, error) {
+	root, err := c.bindCondition(KindKeyCondition, expression, names, values, usage)
 	if err != nil {
 		return nil, err
 	}

@@ -19,7 +19,12 @@ type Projection struct {
 // rejected with DynamoDB's messages. See
 // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Expressions.ProjectionExpressions.html
 func ParseProjection(expression string, names map[string]string, usage *Usage) (*Projection, error) {
-	syn, err := cachedSyntax(KindProjection, expression)
+	return (*Cache)(nil).ParseProjection(expression, names, usage)
+}
+
+// ParseProjection is the package's ParseProjection through the cache.
+func (c *Cache) ParseProjection(expression string, names map[string]string, usage *Usage) (*Projection, error) {
+	syn, err := c.syntax(KindProjection, expression)
 	if err != nil {
 		return nil, err
 	}

@@ -46,7 +46,12 @@ var typeWords = map[item.Type]string{
 //
 // See https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Expressions.UpdateExpressions.html
 func ParseUpdate(expression string, names map[string]string, values map[string]item.AttributeValue, usage *Usage) (*Update, error) {
-	syn, err := cachedSyntax(KindUpdate, expression)
+	return (*Cache)(nil).ParseUpdate(expression, names, values, usage)
+}
+
+// ParseUpdate is the package's ParseUpdate through the cache.
+func (c *Cache) ParseUpdate(expression string, names map[string]string, values map[string]item.AttributeValue, usage *Usage) (*Update, error) {
+	syn, err := c.syntax(KindUpdate, expression)
 	if err != nil {
 		return nil, err
 	}

@@ -48,6 +48,10 @@ type Config struct {
 	TTLPageDelay   time.Duration // pause before every TTL page; 0 = none
 	IndexPageDelay time.Duration // pause between online index build pages; 0 = none
 
+	// ItemCollectionLimit is the size limit in bytes of one item collection
+	// of a table with local secondary indexes; 0 = DynamoDB's 10 GB.
+	ItemCollectionLimit int64
+
 	// BackupRoot is the directory of on-demand backups (docs/backups.md);
 	// "" = <DataDir>/backups, or a directory under the system's temporary
 	// directory when there is no DataDir.
@@ -96,7 +100,7 @@ func Start(cfg Config) (*Server, error) {
 		store.Close()
 		return nil, err
 	}
-	engine := api.New(store, api.Config{AccountID: cfg.AccountID, StatusDelay: cfg.StatusDelay, Log: cfg.Log})
+	engine := api.New(store, api.Config{AccountID: cfg.AccountID, StatusDelay: cfg.StatusDelay, ItemCollectionLimit: cfg.ItemCollectionLimit, Log: cfg.Log})
 	account := cfg.AccountID
 	if account == "" {
 		account = storage.DefaultAccount
