@@ -297,3 +297,55 @@ func TestFeaturesSwitchedOff(t *testing.T) {
 		ShardFilter: &stypes.ShardFilter{Type: "PARENT_SHARDS", ShardId: shard}})
 	wantAPIError(t, err, "ValidationException", "1 validation error detected: Value 'PARENT_SHARDS' at 'shardFilter.type' failed to satisfy constraint: Member must satisfy enum value set: [CHILD_SHARDS]")
 }
+
+// TestStoredSettingsSurviveRestart: the settings DynamoDB stores for
+// features with no service here (contributor insights, a Kinesis
+// destination, OnDemandThroughput, WarmThroughput) are in the table's
+// catalog entry, so a restarted server on the same data describes them.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateContributorInsights.html
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_OnDemandThroughput.html
+func TestStoredSettingsSurviveRestart(t *testing.T) {
+	dir := t.TempDir()
+	s, c := startClient(t, "--data-dir", dir)
+	ctx := ctxT(t)
+	name := tableName("kept")
+	stream := "arn:aws:kinesis:us-east-1:000000000000:stream/kept"
+	if _, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName: aws.String(name), AttributeDefinitions: attrDefs("pk", "S"), KeySchema: keySchema("pk"),
+		BillingMode:        types.BillingModePayPerRequest,
+		OnDemandThroughput: &types.OnDemandThroughput{MaxReadRequestUnits: aws.Int64(40)},
+		WarmThroughput:     &types.WarmThroughput{WriteUnitsPerSecond: aws.Int64(5000)},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.UpdateContributorInsights(ctx, &dynamodb.UpdateContributorInsightsInput{TableName: aws.String(name),
+		ContributorInsightsAction: types.ContributorInsightsActionEnable}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.EnableKinesisStreamingDestination(ctx, &dynamodb.EnableKinesisStreamingDestinationInput{TableName: aws.String(name),
+		StreamArn: aws.String(stream)}); err != nil {
+		t.Fatal(err)
+	}
+	s.stop()
+
+	_, c = startClient(t, "--data-dir", dir)
+	d, err := c.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if od := d.Table.OnDemandThroughput; od == nil || aws.ToInt64(od.MaxReadRequestUnits) != 40 || aws.ToInt64(od.MaxWriteRequestUnits) != -1 {
+		t.Fatalf("OnDemandThroughput after restart: %+v", od)
+	}
+	if w := d.Table.WarmThroughput; w == nil || aws.ToInt64(w.WriteUnitsPerSecond) != 5000 || aws.ToInt64(w.ReadUnitsPerSecond) != 12000 {
+		t.Fatalf("WarmThroughput after restart: %+v", w)
+	}
+	ci, err := c.DescribeContributorInsights(ctx, &dynamodb.DescribeContributorInsightsInput{TableName: aws.String(name)})
+	if err != nil || ci.ContributorInsightsStatus != types.ContributorInsightsStatusEnabled || len(ci.ContributorInsightsRuleList) != 2 {
+		t.Fatalf("DescribeContributorInsights after restart: %+v %v", ci, err)
+	}
+	kd, err := c.DescribeKinesisStreamingDestination(ctx, &dynamodb.DescribeKinesisStreamingDestinationInput{TableName: aws.String(name)})
+	if err != nil || len(kd.KinesisDataStreamDestinations) != 1 || aws.ToString(kd.KinesisDataStreamDestinations[0].StreamArn) != stream ||
+		kd.KinesisDataStreamDestinations[0].DestinationStatus != types.DestinationStatusEnableFailed {
+		t.Fatalf("DescribeKinesisStreamingDestination after restart: %+v %v", kd, err)
+	}
+}
