@@ -138,39 +138,7 @@ func TestTerraformTableLifecycle(t *testing.T) {
 	}
 	tfRead(t, c, name) // refresh before the next plan
 
-	// Update: billing mode, a new GSI, stream off, tags, TTL and PITR off.
-	if _, err := c.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(name), BillingMode: types.BillingModePayPerRequest}); err != nil {
-		t.Fatalf("update: UpdateTable BillingMode: %v", err)
-	}
-	tfWait(t, "table ACTIVE after billing mode", tfTableActive(c, name))
-	if _, err := c.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(name),
-		AttributeDefinitions:        attrDefs("id", "S", "ts", "N", "owner", "S"),
-		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{createGSIUpdate("by-owner", "owner")}}); err != nil {
-		t.Fatalf("update: UpdateTable GSI Create: %v", err)
-	}
-	tfWait(t, "GSI ACTIVE", tfTableActive(c, name))
-	if _, err := c.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(name),
-		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(false)}}); err != nil {
-		t.Fatalf("update: UpdateTable stream: %v", err)
-	}
-	tfWait(t, "table ACTIVE after stream", tfTableActive(c, name))
-	arn := td.TableArn
-	if _, err := c.UntagResource(ctx, &dynamodb.UntagResourceInput{ResourceArn: arn, TagKeys: []string{"team"}}); err != nil {
-		t.Fatalf("update: UntagResource: %v", err)
-	}
-	if _, err := c.TagResource(ctx, &dynamodb.TagResourceInput{ResourceArn: arn, Tags: []types.Tag{{Key: aws.String("env"), Value: aws.String("prod")}}}); err != nil {
-		t.Fatalf("update: TagResource: %v", err)
-	}
-	if _, err := c.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String(name),
-		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("expires"), Enabled: aws.Bool(false)}}); err != nil {
-		t.Fatalf("update: UpdateTimeToLive: %v", err)
-	}
-	tfWait(t, "TTL DISABLED", tfTTL(c, name, types.TimeToLiveStatusDisabled))
-	if _, err := c.UpdateContinuousBackups(ctx, &dynamodb.UpdateContinuousBackupsInput{TableName: aws.String(name),
-		PointInTimeRecoverySpecification: &types.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: aws.Bool(false)}}); err != nil {
-		t.Fatalf("update: UpdateContinuousBackups: %v", err)
-	}
-	tfWait(t, "PITR DISABLED", tfPITR(c, name, types.PointInTimeRecoveryStatusDisabled))
+	tfApplyUpdate(t, c, name, td.TableArn)
 	td, pitr, ttl, tags = tfRead(t, c, name)
 	if td.BillingModeSummary == nil || td.BillingModeSummary.BillingMode != types.BillingModePayPerRequest ||
 		len(td.GlobalSecondaryIndexes) != 1 || aws.ToString(td.GlobalSecondaryIndexes[0].IndexName) != "by-owner" ||
@@ -200,6 +168,46 @@ func TestTerraformTableLifecycle(t *testing.T) {
 		}
 		return false, err
 	})
+}
+
+// tfApplyUpdate is the provider's resourceTableUpdate for a plan that
+// switches the billing mode to PAY_PER_REQUEST, adds a GSI, disables the
+// stream, changes tags and disables TTL and PITR: each change with its
+// waiter.
+func tfApplyUpdate(t *testing.T, c *dynamodb.Client, name string, arn *string) {
+	t.Helper()
+	ctx := ctxT(t)
+	if _, err := c.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(name), BillingMode: types.BillingModePayPerRequest}); err != nil {
+		t.Fatalf("update: UpdateTable BillingMode: %v", err)
+	}
+	tfWait(t, "table ACTIVE after billing mode", tfTableActive(c, name))
+	if _, err := c.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(name),
+		AttributeDefinitions:        attrDefs("id", "S", "ts", "N", "owner", "S"),
+		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{createGSIUpdate("by-owner", "owner")}}); err != nil {
+		t.Fatalf("update: UpdateTable GSI Create: %v", err)
+	}
+	tfWait(t, "GSI ACTIVE", tfTableActive(c, name))
+	if _, err := c.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(name),
+		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(false)}}); err != nil {
+		t.Fatalf("update: UpdateTable stream: %v", err)
+	}
+	tfWait(t, "table ACTIVE after stream", tfTableActive(c, name))
+	if _, err := c.UntagResource(ctx, &dynamodb.UntagResourceInput{ResourceArn: arn, TagKeys: []string{"team"}}); err != nil {
+		t.Fatalf("update: UntagResource: %v", err)
+	}
+	if _, err := c.TagResource(ctx, &dynamodb.TagResourceInput{ResourceArn: arn, Tags: []types.Tag{{Key: aws.String("env"), Value: aws.String("prod")}}}); err != nil {
+		t.Fatalf("update: TagResource: %v", err)
+	}
+	if _, err := c.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String(name),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("expires"), Enabled: aws.Bool(false)}}); err != nil {
+		t.Fatalf("update: UpdateTimeToLive: %v", err)
+	}
+	tfWait(t, "TTL DISABLED", tfTTL(c, name, types.TimeToLiveStatusDisabled))
+	if _, err := c.UpdateContinuousBackups(ctx, &dynamodb.UpdateContinuousBackupsInput{TableName: aws.String(name),
+		PointInTimeRecoverySpecification: &types.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: aws.Bool(false)}}); err != nil {
+		t.Fatalf("update: UpdateContinuousBackups: %v", err)
+	}
+	tfWait(t, "PITR DISABLED", tfPITR(c, name, types.PointInTimeRecoveryStatusDisabled))
 }
 
 // TestTableBrowserConnectFlows replays what dynamodb-admin, NoSQL
