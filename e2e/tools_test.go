@@ -100,7 +100,8 @@ func tfPITR(c *dynamodb.Client, name string, want types.PointInTimeRecoveryStatu
 // an apply that switches the billing mode, adds a GSI, disables the stream,
 // changes tags and disables TTL and PITR, then destroy.
 func TestTerraformTableLifecycle(t *testing.T) {
-	_, c := startClient(t)
+	// Tables stay CREATING/UPDATING/DELETING a while, so the waiters wait.
+	_, c := startClient(t, "--status-delay", "300ms")
 	ctx := ctxT(t)
 	name := tableName("tf")
 
