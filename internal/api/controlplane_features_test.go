@@ -134,9 +134,9 @@ func TestGlobalTablesOnATableThatIsNotGlobal(t *testing.T) {
 }
 
 // Every operation of the DynamoDB API reference has a handler: none answers
-// UnknownOperationException. Resource policies (Get/Put/DeleteResourcePolicy),
-// import/export and RestoreTableToPointInTime are served with the backups
-// and authentication work and are not listed here.
+// UnknownOperationException. Resource policies (Get/Put/DeleteResourcePolicy)
+// and import/export are served with the backups and authentication work
+// and are not listed here.
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Operations_Amazon_DynamoDB.html
 func TestEveryOperationAnswers(t *testing.T) {
 	ops := operations()
@@ -148,7 +148,7 @@ func TestEveryOperationAnswers(t *testing.T) {
 		"DescribeTimeToLive", "DisableKinesisStreamingDestination", "EnableKinesisStreamingDestination",
 		"ExecuteStatement", "ExecuteTransaction", "GetItem", "ListBackups", "ListContributorInsights",
 		"ListGlobalTables", "ListTables", "ListTagsOfResource", "PutItem", "Query", "RestoreTableFromBackup",
-		"Scan", "TagResource", "TransactGetItems", "TransactWriteItems", "UntagResource", "UpdateContinuousBackups",
+		"RestoreTableToPointInTime", "Scan", "TagResource", "TransactGetItems", "TransactWriteItems", "UntagResource", "UpdateContinuousBackups",
 		"UpdateContributorInsights", "UpdateGlobalTable", "UpdateGlobalTableSettings", "UpdateItem",
 		"UpdateKinesisStreamingDestination", "UpdateTable", "UpdateTableReplicaAutoScaling", "UpdateTimeToLive",
 	} {

@@ -41,3 +41,15 @@ func TableAlreadyExists(format string, args ...any) *Error {
 func GlobalTableNotFound(format string, args ...any) *Error {
 	return newf(nsDynamoDB, "GlobalTableNotFoundException", http.StatusBadRequest, format, args)
 }
+
+// PointInTimeRecoveryUnavailable is PointInTimeRecoveryUnavailableException:
+// point in time recovery is not enabled for the source table.
+func PointInTimeRecoveryUnavailable(format string, args ...any) *Error {
+	return newf(nsDynamoDB, "PointInTimeRecoveryUnavailableException", http.StatusBadRequest, format, args)
+}
+
+// InvalidRestoreTime is InvalidRestoreTimeException: the restore time is
+// outside the restorable window.
+func InvalidRestoreTime(format string, args ...any) *Error {
+	return newf(nsDynamoDB, "InvalidRestoreTimeException", http.StatusBadRequest, format, args)
+}
