@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/base64"
 	"fmt"
 	"sort"
 	"strings"
@@ -172,6 +173,22 @@ func TestPartiQLPagination(t *testing.T) {
 		Statement: aws.String(fmt.Sprintf(`SELECT sk FROM "%s" WHERE pk = 'p'`, tb)), NextToken: aws.String("bogus"),
 	})
 	wantAPIError(t, err, "ValidationException", "Invalid NextToken")
+	// A token altered to hold another key (of the wrong type, missing or
+	// extra attributes, an empty string) is as invalid as a bogus one: the
+	// token is opaque, so the client is never told about start keys.
+	// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ExecuteStatement.html#DDB-ExecuteStatement-request-NextToken
+	for _, key := range []string{
+		`{"pk":{"N":"1"},"sk":{"N":"1"}}`, `{"pk":{"S":"p"}}`, `{"pk":{"S":"p"},"sk":{"N":"1"},"x":{"S":"y"}}`,
+		`{"pk":{"S":""},"sk":{"N":"1"}}`, `{"pk":{"S":"p"},"sk":{"S":"1"}}`,
+	} {
+		tampered := base64.StdEncoding.EncodeToString([]byte("xdb1:" + key))
+		for _, stmt := range []string{`SELECT sk FROM "%s" WHERE pk = 'p'`, `SELECT sk FROM "%s"`} {
+			_, err = c.ExecuteStatement(ctxT(t), &dynamodb.ExecuteStatementInput{
+				Statement: aws.String(fmt.Sprintf(stmt, tb)), NextToken: aws.String(tampered),
+			})
+			wantAPIError(t, err, "ValidationException", "Invalid NextToken")
+		}
+	}
 }
 
 // SELECT FROM "table"."index": a Query of the index on its partition key,
