@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -121,6 +122,12 @@ func TestPartiQLStatements(t *testing.T) {
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	wantAPIError(t, err, "ConditionalCheckFailedException", "The conditional request failed")
+	// ALL_OLD puts the item in the error.
+	// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ExecuteStatement.html#DDB-ExecuteStatement-request-ReturnValuesOnConditionCheckFailure
+	var ccf *types.ConditionalCheckFailedException
+	if !errors.As(err, &ccf) || itemText(ccf.Item) != `{"n":{"N":"15"},"pk":{"S":"a"},"sk":{"N":"1"},"tags":{"SS":["y","z"]}}` {
+		t.Errorf("ReturnValuesOnConditionCheckFailure ALL_OLD: %v", err)
+	}
 
 	// DELETE, with RETURNING ALL OLD *; a DELETE of an absent item is a no-op.
 	got = runStmt(t, c, q(`DELETE FROM "%s" WHERE pk = 'b' AND sk = 1 RETURNING ALL OLD *`))
@@ -243,8 +250,8 @@ func TestPartiQLIndexes(t *testing.T) {
 		_, err = c.ExecuteStatement(ctxT(t), &dynamodb.ExecuteStatementInput{Statement: aws.String(fmt.Sprintf(tc.stmt, tb))})
 		wantAPIError(t, err, "ValidationException", tc.msg)
 	}
-	if got := ids(runStmt(t, c, fmt.Sprintf(`SELECT matchId FROM "%s"."PlayerIndex" WHERE score = '3-1'`, tb))); got != "" {
-		t.Errorf("an unkeyed filter the index cannot satisfy matches nothing: got %s", got)
+	if got := runStmt(t, c, fmt.Sprintf(`SELECT matchId FROM "%s"."PlayerIndex" WHERE score = '3-1'`, tb)); len(got) != 0 {
+		t.Errorf("an unkeyed filter the index cannot satisfy matches nothing: got %s", itemsText(got))
 	}
 	// DynamoDB Local's PartiQL message table words this refusal so.
 	_, err = c.ExecuteStatement(ctxT(t), &dynamodb.ExecuteStatementInput{
