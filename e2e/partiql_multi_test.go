@@ -98,11 +98,14 @@ func TestPartiQLBatchExecuteStatement(t *testing.T) {
 		t.Errorf("ConsumedCapacity: %s", capacityText(out.ConsumedCapacity))
 	}
 
-	// Reads: each by full key; an absent item is an entry with no Item.
+	// Reads: each by full key; an absent item is an entry with no Item. An
+	// EXISTS is refused on its own and is neither a read nor a write
+	// (DynamoDB Local's BatchExecuteStatementFunction).
 	out, err = c.BatchExecuteStatement(ctxT(t), &dynamodb.BatchExecuteStatementInput{Statements: []types.BatchStatementRequest{
 		stmt(q(`SELECT pk FROM "%s" WHERE pk = 'new'`)),
 		stmt(q(`SELECT * FROM "%s" WHERE pk = ?`), avS("absent")),
 		stmt(q(`SELECT * FROM "%s" WHERE n = 1`)),
+		stmt(q(`EXISTS(SELECT * FROM "%s" WHERE pk = 'new')`)),
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -113,8 +116,12 @@ func TestPartiQLBatchExecuteStatement(t *testing.T) {
 	if out.Responses[1].Item != nil || out.Responses[1].Error != nil {
 		t.Errorf("Responses[1]: %+v", out.Responses[1])
 	}
-	if e := out.Responses[2].Error; e == nil || e.Code != types.BatchStatementErrorCodeEnumValidationError {
+	if e := out.Responses[2].Error; e == nil || e.Code != types.BatchStatementErrorCodeEnumValidationError ||
+		aws.ToString(e.Message) != "Select statements within BatchExecuteStatement must specify the primary key in the where clause." {
 		t.Errorf("Responses[2]: a read without the full key: %+v", out.Responses[2])
+	}
+	if e := out.Responses[3].Error; e == nil || aws.ToString(e.Message) != "EXISTS can only be used in ExecuteTransaction write requests." {
+		t.Errorf("Responses[3]: EXISTS: %+v", out.Responses[3])
 	}
 
 	// Reads and writes do not mix; 26 statements are too many.

@@ -74,7 +74,7 @@ func batchExecuteStatement(e *Engine, ctx context.Context, r *protocol.Request) 
 		st, err := parseStatement(*s.Statement, s.Parameters)
 		stmts[i] = batchStatement{st: st, err: err}
 		switch {
-		case err != nil:
+		case err != nil, st.Kind == partiql.Exists: // refused on its own
 		case st.Kind == partiql.Select:
 			reads++
 		default:
