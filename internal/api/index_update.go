@@ -112,6 +112,20 @@ func errOnlineIndexLimit() error {
 	return ddberr.LimitExceeded("Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table")
 }
 
+// indexThroughputOutOfBounds reports whether an index Update asks for more
+// than DynamoDB's bound of capacity units.
+func indexThroughputOutOfBounds(tp *provisionedThroughput) bool {
+	return tp != nil && (tp.ReadCapacityUnits != nil && *tp.ReadCapacityUnits > maxThroughputUnits ||
+		tp.WriteCapacityUnits != nil && *tp.WriteCapacityUnits > maxThroughputUnits)
+}
+
+// errIndexUpdateBlocked is DynamoDB's answer to an index Update beyond the
+// capacity bound, whether or not the index exists (architect/dynalite
+// test/updateTable.js, recorded from DynamoDB).
+func errIndexUpdateBlocked() error {
+	return ddberr.Validation("This operation cannot be performed with given input values. Please contact DynamoDB service team for more info: Action Blocked: IndexUpdate")
+}
+
 // applyGSIUpdates applies ups to t (inside the catalog update) and reports
 // whether an index was created or deleted. defs is the request's
 // AttributeDefinitions, which must define a created index's key attributes.
@@ -157,6 +171,9 @@ func applyGSIUpdates(t *storage.Table, ups []gsiUpdate, defs []attributeDefiniti
 			ix.Status, ix.Backfilling, ix.BackfillCursor = storage.StatusDeleting, false, nil
 		case u.Update != nil:
 			name := *u.Update.IndexName
+			if indexThroughputOutOfBounds(u.Update.ProvisionedThroughput) {
+				return false, errIndexUpdateBlocked()
+			}
 			ix := t.Index(name)
 			if ix == nil || !ix.Global || ix.Status == storage.StatusDeleting {
 				return false, ddberr.ResourceNotFound("Requested resource not found: Index %s for table %s", name, t.Name)

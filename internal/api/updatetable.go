@@ -41,6 +41,13 @@ func updateTable(e *Engine, ctx context.Context, r *protocol.Request) (any, erro
 		in.SSESpecification == nil && in.ReplicaUpdates == nil {
 		return nil, ddberr.Validation("At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required")
 	}
+	// The table's throughput bounds are checked before the table is read
+	// (architect/dynalite test/updateTable.js, recorded from DynamoDB).
+	if in.ProvisionedThroughput != nil {
+		if err := throughputBounds(in.ProvisionedThroughput); err != nil {
+			return nil, err
+		}
+	}
 	if err := checkGSIUpdateActions(in.GlobalSecondaryIndexUpdates); err != nil {
 		return nil, err
 	}
