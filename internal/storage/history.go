@@ -11,7 +11,9 @@ import (
 // and TransactWrite appends HistoryRecordFor(t, old, new, now) for each
 // changed item, in the write's own transaction, to the stream (t.ID,
 // HistoryLabel) of StreamStore: the same storage, ordering and atomicity
-// as a stream record, and the same retention (StreamRetention).
+// as a stream record. TrimStreams leaves it alone: it is kept for the
+// table's recovery period (RecoveryPeriodInDays) and pruned past it by
+// TrimHistory (see HistoryCutoff).
 // ReadStream(t.ID, HistoryLabel, ...) reads it back in commit order.
 
 // HistoryLabel is the stream label of a table's change history. Stream
@@ -50,4 +52,15 @@ func HistoryRecordFor(t *Table, old, new item.Item, now time.Time) *StreamRecord
 		}
 	}
 	return r
+}
+
+// HistoryCutoff is the time before which t's change history is no longer
+// needed at now: the start of its recovery window (now less
+// RecoveryPeriodInDays days) while point in time recovery is enabled, and
+// now (all of it) once it is disabled.
+func HistoryCutoff(t *Table, now time.Time) time.Time {
+	if p := t.PointInTimeRecovery; p != nil {
+		return now.AddDate(0, 0, -p.RecoveryPeriodInDays)
+	}
+	return now
 }
