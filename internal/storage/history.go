@@ -55,12 +55,17 @@ func HistoryRecordFor(t *Table, old, new item.Item, now time.Time) *StreamRecord
 }
 
 // HistoryCutoff is the time before which t's change history is no longer
-// needed at now: the start of its recovery window (now less
-// RecoveryPeriodInDays days) while point in time recovery is enabled, and
-// now (all of it) once it is disabled.
+// needed at now: an hour before the start of its recovery window (now
+// less RecoveryPeriodInDays days) while point in time recovery is enabled,
+// and an hour before now once it is disabled. The hour's margin keeps a
+// pruner that read t just before its settings changed (recovery enabled
+// again, a longer period) from removing history the new settings keep.
 func HistoryCutoff(t *Table, now time.Time) time.Time {
 	if p := t.PointInTimeRecovery; p != nil {
-		return now.AddDate(0, 0, -p.RecoveryPeriodInDays)
+		now = now.AddDate(0, 0, -p.RecoveryPeriodInDays)
 	}
-	return now
+	return now.Add(-historyMargin)
 }
+
+// historyMargin is how much longer than needed the history is kept.
+const historyMargin = time.Hour
