@@ -20,7 +20,9 @@ func TestValidationStreams(t *testing.T) {
 		"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],
 		"StreamSpecification":{"StreamEnabled":true,"StreamViewType":"KEYS_ONLY"}}`)
 	out, _ := call(e, "DescribeTable", `{"TableName":"streamed"}`)
-	var d struct{ Table struct{ LatestStreamArn string } }
+	var d struct {
+		Table struct{ LatestStreamArn string }
+	}
 	if err := json.Unmarshal([]byte(out), &d); err != nil || d.Table.LatestStreamArn == "" {
 		t.Fatalf("DescribeTable: %s", out)
 	}
