@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -460,4 +461,26 @@ func TestSTS(t *testing.T) {
 		Credentials: credentials.NewStaticCredentialsProvider("AKIAUNKNOWNKEY000000", "x", "")})
 	_, err = bad.GetSessionToken(ctx, &sts.GetSessionTokenInput{})
 	wantAPIError(t, err, "InvalidClientTokenId", "The security token included in the request is invalid.")
+}
+
+// TestTTLInAnotherRegion: the background workers look after every account
+// and region, so an expired item of a table in eu-west-1 is deleted as in
+// the home region.
+func TestTTLInAnotherRegion(t *testing.T) {
+	_, home := startClient(t, "--ttl-interval", "200ms")
+	c := clientAs(home, testAccessKey, testSecretKey, "eu-west-1")
+	name := tableName("ttlreg")
+	authTable(t, c, name)
+	if err := updateTTL(c, name, true, "exp"); err != nil {
+		t.Fatal(err)
+	}
+	waitTTL(t, c, name, types.TimeToLiveStatusEnabled, 10*time.Second)
+	putItem(t, c, name, item{"pk": avS("old"), "exp": avN(strconv.FormatInt(time.Now().Add(-time.Minute).Unix(), 10))})
+	deadline := time.Now().Add(15 * time.Second)
+	for getItem(t, c, name, item{"pk": avS("old")}) != nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the expired item of a table in eu-west-1 was not deleted within 15s")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }

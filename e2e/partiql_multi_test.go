@@ -14,9 +14,17 @@ import (
 //   https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ql-reference.multiplestatements.batching.html
 //     (1 to 25 statements, all reads or all writes; a failed statement is an
 //     Error in its entry, Code "ValidationError" for a ValidationException;
-//     an entry with an Error has no TableName, and an UPDATE whose MODIFIED
-//     projection is empty has no Item, as recorded against DynamoDB by
-//     https://github.com/nubo-db/dynoxide's tests)
+//     an entry whose statement ran and failed (ConditionalCheckFailed,
+//     DuplicateItem, ResourceNotFound) keeps its TableName while a
+//     ValidationError has none; ReturnValuesOnConditionCheckFailure puts no
+//     Item in a batch entry; two statements on one item refuse the batch with
+//     "Provided list of item keys contains duplicates"; an UPDATE whose
+//     MODIFIED projection is empty has no Item: all recorded against DynamoDB
+//     in eu-west-2 by https://github.com/nubo-db/dynoxide's tests
+//     batch_statement_member_fields.rs and partiql.rs)
+//   "Read and write requests together in the same batch is not supported."
+//     is DynamoDB Local's PARTIQL_BATCH_MIXED_READ_WRITE, recorded against
+//     DynamoDB by the same tests.
 //   https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ExecuteTransaction.html
 //   https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ql-reference.multiplestatements.transactions.html
 //     (all reads or all writes, EXISTS as a condition check)
@@ -33,33 +41,43 @@ func TestPartiQLBatchExecuteStatement(t *testing.T) {
 	tb := tableName("pq-batch")
 	createHashTable(t, c, tb, "S")
 	q := func(s string) string { return fmt.Sprintf(s, tb) }
-	putItem(t, c, tb, item{"pk": avS("old"), "n": avN("1")})
+	for _, pk := range []string{"old", "o2", "o3", "o4"} {
+		putItem(t, c, tb, item{"pk": avS(pk), "n": avN("1")})
+	}
 
 	out, err := c.BatchExecuteStatement(ctxT(t), &dynamodb.BatchExecuteStatementInput{Statements: []types.BatchStatementRequest{
 		stmt(q(`INSERT INTO "%s" VALUE {'pk': 'new'}`)),
 		stmt(q(`INSERT INTO "%s" VALUE {'pk': ?}`), avS("old")),
-		stmt(q(`UPDATE "%s" SET n = 2 WHERE pk = 'old' AND n = 5`)),
+		{Statement: aws.String(q(`UPDATE "%s" SET n = 2 WHERE pk = 'o2' AND n = 5`)), ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld},
 		stmt(q(`SELECT * FROM "%s" WHERE`)),
 		stmt(`DELETE FROM "nope-table" WHERE pk = 'x'`),
-		stmt(q(`UPDATE "%s" REMOVE zz WHERE pk = 'old' RETURNING MODIFIED NEW *`)),
-		stmt(q(`UPDATE "%s" SET n = 3 WHERE pk = 'old' RETURNING MODIFIED NEW *`)),
+		stmt(q(`UPDATE "%s" REMOVE zz WHERE pk = 'o3' RETURNING MODIFIED NEW *`)),
+		stmt(q(`UPDATE "%s" SET n = 3 WHERE pk = 'o4' RETURNING MODIFIED NEW *`)),
+		stmt(q(`UPDATE "%s" SET n = 3 WHERE n = 1`)),
 	}, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []string{
 		tb + "|",
-		"|DuplicateItem:Duplicate primary key exists in table",
-		"|ConditionalCheckFailed:The conditional request failed",
+		tb + "|DuplicateItem:Duplicate primary key exists in table",
+		tb + "|ConditionalCheckFailed:The conditional request failed",
 		"|ValidationError:Statement wasn't well formed, can't be processed: Unexpected term",
-		"|ResourceNotFound:Requested resource not found",
+		"nope-table|ResourceNotFound:Requested resource not found",
 		tb + "|",
 		tb + `|{"n":{"N":"3"}}`,
+		"|ValidationError:Where clause does not contain a mandatory equality on all key attributes",
+	}
+	if len(out.Responses) != len(want) {
+		t.Fatalf("Responses: %+v", out.Responses)
 	}
 	for i, r := range out.Responses {
 		got := aws.ToString(r.TableName) + "|"
 		if r.Error != nil {
 			got += string(r.Error.Code) + ":" + aws.ToString(r.Error.Message)
+			if r.Error.Item != nil {
+				got += itemText(r.Error.Item)
+			}
 		}
 		if r.Item != nil {
 			got += itemText(r.Item)
@@ -95,7 +113,20 @@ func TestPartiQLBatchExecuteStatement(t *testing.T) {
 	_, err = c.BatchExecuteStatement(ctxT(t), &dynamodb.BatchExecuteStatementInput{Statements: []types.BatchStatementRequest{
 		stmt(q(`SELECT * FROM "%s" WHERE pk = 'a'`)), stmt(q(`DELETE FROM "%s" WHERE pk = 'a'`)),
 	}})
-	wantAPIError(t, err, "ValidationException", "Unsupported operation: A batch must contain either only read statements or only write statements")
+	wantAPIError(t, err, "ValidationException", "Read and write requests together in the same batch is not supported.")
+	// Two statements on one item refuse the whole batch before any runs,
+	// reads as well as writes, a number key compared as a number.
+	for _, dup := range [][]types.BatchStatementRequest{
+		{stmt(q(`INSERT INTO "%s" VALUE {'pk': 'd1'}`)), stmt(q(`UPDATE "%s" SET n = 1 WHERE pk = ?`), avS("d1"))},
+		{stmt(q(`DELETE FROM "%s" WHERE pk = 'd1'`)), stmt(q(`DELETE FROM "%s" WHERE pk = 'd1' AND n = 1`))},
+		{stmt(q(`SELECT * FROM "%s" WHERE pk = 'new'`)), stmt(q(`SELECT pk FROM "%s" WHERE pk = 'new'`))},
+	} {
+		_, err = c.BatchExecuteStatement(ctxT(t), &dynamodb.BatchExecuteStatementInput{Statements: dup})
+		wantAPIError(t, err, "ValidationException", "Provided list of item keys contains duplicates")
+	}
+	if it := getItem(t, c, tb, item{"pk": avS("d1")}); it != nil {
+		t.Errorf("a refused batch wrote %s", itemText(it))
+	}
 	many := make([]types.BatchStatementRequest, 26)
 	for i := range many {
 		many[i] = stmt(q(`SELECT * FROM "%s" WHERE pk = 'a'`))
@@ -187,7 +218,13 @@ func TestPartiQLExecuteTransaction(t *testing.T) {
 		{tx(q(`UPDATE "%s" SET n = 1 WHERE pk = 'a' RETURNING ALL NEW *`)), "Validation failed in TransactStatements[0]: RETURNING clause is not supported in ExecuteTransaction."},
 		{tx(q(`SELECT * FROM "%s" WHERE`)), "Validation failed in TransactStatements[0]: Statement wasn't well formed, can't be processed: Unexpected term"},
 		{tx(q(`SELECT * FROM "%s" WHERE n = 1`)), "Validation failed in TransactStatements[0]: Select statements within ExecuteTransaction must specify the primary key in the where clause."},
-		{tx(q(`SELECT * FROM "%s" WHERE pk = 'a'`), q(`DELETE FROM "%s" WHERE pk = 'a'`)), "Validation failed in TransactStatements[1]: Unsupported operation in transaction."},
+		// Reads and writes do not mix, checked before any statement is
+		// planned (DynamoDB Local's PARTIQL_TRANSACT_REQUEST_MIXED_OPERATION,
+		// also recorded against DynamoDB by https://github.com/nubo-db/dynoxide's
+		// tests/execute_transaction.rs).
+		{tx(q(`SELECT * FROM "%s" WHERE pk = 'a'`), q(`DELETE FROM "%s" WHERE pk = 'a'`)), "ExecuteTransaction API does not support both read and write operations in the same request."},
+		{tx(q(`DELETE FROM "%s" WHERE n = 1`), q(`SELECT * FROM "%s" WHERE pk = 'a'`)), "ExecuteTransaction API does not support both read and write operations in the same request."},
+		{tx(q(`EXISTS(SELECT * FROM "%s" WHERE pk = 'a')`), q(`SELECT * FROM "%s" WHERE pk = 'a'`)), "ExecuteTransaction API does not support both read and write operations in the same request."},
 	} {
 		stmts := tc.stmts
 		_, err := c.ExecuteTransaction(ctxT(t), &dynamodb.ExecuteTransactionInput{TransactStatements: stmts})

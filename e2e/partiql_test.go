@@ -203,7 +203,32 @@ func TestPartiQLIndexes(t *testing.T) {
 		}
 	}
 	_, err := c.ExecuteStatement(ctxT(t), &dynamodb.ExecuteStatementInput{Statement: aws.String(fmt.Sprintf(`SELECT * FROM "%s"."NoSuchIndex" WHERE player = '1'`, tb))})
-	wantAPIError(t, err, "ResourceNotFoundException", "Requested resource not found")
+	// An unknown index is a ValidationException that does not name it
+	// (recorded against DynamoDB in eu-west-2 by
+	// https://github.com/nubo-db/dynoxide's tests/partiql_index_qualifier.rs, Q12).
+	wantAPIError(t, err, "ValidationException", "The table does not have the specified index")
+	// Writes naming an index are refused before the table is looked up (Q23, Q24).
+	for _, s := range []string{
+		fmt.Sprintf(`UPDATE "%s"."PlayerIndex" SET a = 1 WHERE player = '1'`, tb),
+		`DELETE FROM "no-such-table"."PlayerIndex" WHERE player = '1'`,
+	} {
+		_, err = c.ExecuteStatement(ctxT(t), &dynamodb.ExecuteStatementInput{Statement: aws.String(s)})
+		wantAPIError(t, err, "ValidationException", "This operation is not supported on an index")
+	}
+	_, err = c.ExecuteStatement(ctxT(t), &dynamodb.ExecuteStatementInput{Statement: aws.String(fmt.Sprintf(`SELECT * FROM "%s".""`, tb))})
+	wantAPIError(t, err, "ValidationException", "Path component cannot be an empty string")
+	// A global secondary index cannot fetch what it does not project, and a
+	// read keyed on an index may not filter on it (Q8, Q28, Q34).
+	for _, tc := range []struct{ stmt, msg string }{
+		{`SELECT matchId, score FROM "%s"."PlayerIndex" WHERE player = '101'`, "One or more parameter values were invalid: Global secondary index PlayerIndex does not project [score]"},
+		{`SELECT matchId FROM "%s"."PlayerIndex" WHERE player = '101' AND score = '3-1'`, "One or more parameter values were invalid: Secondary index PlayerIndex does not project one or more filter attributes: [score]"},
+	} {
+		_, err = c.ExecuteStatement(ctxT(t), &dynamodb.ExecuteStatementInput{Statement: aws.String(fmt.Sprintf(tc.stmt, tb))})
+		wantAPIError(t, err, "ValidationException", tc.msg)
+	}
+	if got := ids(runStmt(t, c, fmt.Sprintf(`SELECT matchId FROM "%s"."PlayerIndex" WHERE score = '3-1'`, tb))); got != "" {
+		t.Errorf("an unkeyed filter the index cannot satisfy matches nothing: got %s", got)
+	}
 	// DynamoDB Local's PartiQL message table words this refusal so.
 	_, err = c.ExecuteStatement(ctxT(t), &dynamodb.ExecuteStatementInput{
 		Statement:      aws.String(fmt.Sprintf(`SELECT * FROM "%s"."PlayerIndex" WHERE player = '101'`, tb)),

@@ -73,6 +73,10 @@ func (r *Reservation) Grow(ctx context.Context, n int64) error {
 		return nil
 	}
 	need := n - r.held
+	if r.b.sem.TryAcquire(need) {
+		r.held = n
+		return nil
+	}
 	wctx, cancel := context.WithTimeout(ctx, r.b.wait)
 	defer cancel()
 	if err := r.b.sem.Acquire(wctx, need); err != nil {

@@ -141,6 +141,12 @@ func decode(body []byte, v any) error {
 	if errors.As(err, &te) {
 		return ddberr.Serialization("%s", serializationMessage(te))
 	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		// Text that is not JSON: a bare SerializationException, as for an
+		// empty body (see internal/protocol's checkJSONBody).
+		return ddberr.Serialization("")
+	}
 	return ddberr.Serialization("Start of structure or map found where not expected.")
 }
 

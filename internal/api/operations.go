@@ -35,6 +35,7 @@ func operations() map[string]opFunc {
 		"ListBackups":               listBackups,
 		"DeleteBackup":              deleteBackup,
 		"RestoreTableFromBackup":    restoreTableFromBackup,
+		"RestoreTableToPointInTime": restoreTableToPointInTime,
 		"UpdateContinuousBackups":   updateContinuousBackups,
 		"DescribeContinuousBackups": describeContinuousBackups,
 	}

@@ -173,12 +173,13 @@ func schemaForPlan(t *storage.Table) partiql.Schema {
 		}
 		return k
 	}
-	s := partiql.Schema{KeyNames: keys(t.KeySchema), Indexes: map[string]partiql.KeyNames{}, Types: map[string]string{}}
+	s := partiql.Schema{KeyNames: keys(t.KeySchema), Indexes: map[string]partiql.KeyNames{}, Types: map[string]string{}, Projections: map[string]partiql.IndexProjection{}}
 	for _, d := range t.AttributeDefinitions {
 		s.Types[d.AttributeName] = d.AttributeType
 	}
 	for _, ix := range t.Indexes {
 		s.Indexes[ix.IndexName] = keys(ix.KeySchema)
+		s.Projections[ix.IndexName] = partiql.IndexProjection{Global: ix.Global, Type: ix.Projection.ProjectionType, NonKey: ix.Projection.NonKeyAttributes}
 	}
 	return s
 }

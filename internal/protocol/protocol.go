@@ -118,7 +118,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	res := s.Budget.Reserve()
 	defer res.Release()
 	if err := res.Grow(r.Context(), baseReservation); err != nil {
-		s.writeError(w, r, err)
+		s.writeBodyError(w, r, err)
 		return
 	}
 	var bodyHash hash.Hash
@@ -128,7 +128,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	body, err := readBody(r.Context(), w, r, res)
 	if err != nil {
-		s.writeError(w, r, err)
+		s.writeBodyError(w, r, err)
 		return
 	}
 	// DynamoDB answers a body in a content type it does not speak as an
@@ -248,6 +248,15 @@ func (s *Server) region(r *http.Request) string {
 		return c.Region
 	}
 	return s.DefaultRegion
+}
+
+// writeBodyError answers a request whose body could not be admitted or
+// read, unless the client is already gone (nobody would read the answer).
+func (s *Server) writeBodyError(w http.ResponseWriter, r *http.Request, err error) {
+	if r.Context().Err() != nil || err == errBodyRead {
+		return
+	}
+	s.writeError(w, r, err)
 }
 
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {

@@ -147,3 +147,32 @@ func TestNegotiateEncoding(t *testing.T) {
 		}
 	}
 }
+
+// A \u escape of half a surrogate pair is refused; a pair, an escaped
+// backslash before "u" and plain text are not.
+func TestLoneSurrogates(t *testing.T) {
+	for body, lone := range map[string]bool{
+		`{"k":"\ud800"}`:         true,
+		`{"k":"\udc00"}`:         true,
+		`{"k":"\ud800\u0041"}`:   true,
+		`{"k":"\ud800x"}`:        true,
+		`{"k":"\ud83d\ude00"}`:   false,
+		`{"k":"\\ud800"}`:        false,
+		`{"k":"\\\ud83d\ude00"}`: false,
+		`{"k":"\u00e9\n"}`:       false,
+		`{"k":"plain"}`:          false,
+		`{"k":"\ud8`:             false, // not JSON: the operation refuses it
+	} {
+		if got := hasLoneSurrogate([]byte(body)); got != lone {
+			t.Errorf("%s: lone surrogate %v, want %v", body, got, lone)
+		}
+	}
+}
+
+// No body can make the front door's check panic.
+func FuzzCheckJSONBody(f *testing.F) {
+	for _, s := range []string{`{}`, `[`, `"\u`, `{"a":"\ud800\`, "\xff", `\`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) { _ = checkJSONBody(b) })
+}

@@ -237,6 +237,15 @@ func mapErr(err error) error {
 	if errors.As(err, &pe) && pe.Code == "54000" && strings.Contains(pe.Message, "index row size") {
 		return fmt.Errorf("%w: %v", ErrKeyTooLarge, err)
 	}
+	if errors.As(err, &pe) {
+		// https://www.postgresql.org/docs/current/errcodes-appendix.html
+		switch pe.Code {
+		case "53100": // disk_full
+			return fmt.Errorf("%w: %v", storage.ErrStorageFull, err)
+		case "XX001", "XX002": // data_corrupted, index_corrupted
+			return fmt.Errorf("%w: %v", storage.ErrCorrupt, err)
+		}
+	}
 	if strings.Contains(err.Error(), "closed pool") { // puddle.ErrClosedPool
 		return storage.ErrClosed
 	}
