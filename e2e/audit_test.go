@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -49,4 +50,40 @@ func TestAuditControlPlane(t *testing.T) {
 		AttributeDefinitions: attrDefs("a", "S"), KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("a"), KeyType: types.KeyTypeHash}, {AttributeName: aws.String("a"), KeyType: types.KeyTypeHash}},
 		BillingMode: types.BillingModePayPerRequest})
 	wantAPIError(t, err, "ValidationException", "Invalid KeySchema: Some index key attribute have no definition")
+}
+
+// TestAuditAttributeNames asserts the attribute-name limits (1 to 65,535
+// bytes, at every depth) through a real server. The over-long answer was
+// measured against DynamoDB (https://github.com/ExtendDB/extenddb/issues/365);
+// the empty one follows DynamoDB Local's error table and scylladb's
+// test_limit_attribute_length_nonkey_empty, run against DynamoDB.
+func TestAuditAttributeNames(t *testing.T) {
+	_, c := startClient(t)
+	name := tableName("names")
+	createHashTable(t, c, name, "S")
+	long := strings.Repeat("n", 65536)
+	const tooLarge = "1 validation error detected: Attribute name is too large, must be less than 65536 bytes"
+	for _, it := range []map[string]types.AttributeValue{
+		{"pk": avS("a"), long: avN("1")},
+		{"pk": avS("a"), "doc": avM(map[string]types.AttributeValue{long: avN("1")})},
+	} {
+		_, err := c.PutItem(ctxT(t), &dynamodb.PutItemInput{TableName: aws.String(name), Item: it})
+		wantAPIError(t, err, "ValidationException", tooLarge)
+	}
+	_, err := c.PutItem(ctxT(t), &dynamodb.PutItemInput{TableName: aws.String(name), Item: map[string]types.AttributeValue{"pk": avS("a"), "": avN("1")}})
+	wantAPIError(t, err, "ValidationException", "1 validation error detected: Empty attribute name")
+	_, err = c.UpdateItem(ctxT(t), &dynamodb.UpdateItemInput{TableName: aws.String(name), Key: map[string]types.AttributeValue{"pk": avS("a")},
+		UpdateExpression: aws.String("SET #n = :v"), ExpressionAttributeNames: map[string]string{"#n": long},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":v": avN("1")}})
+	wantAPIError(t, err, "ValidationException", tooLarge)
+	// Nothing was written.
+	out, err := c.GetItem(ctxT(t), &dynamodb.GetItemInput{TableName: aws.String(name), Key: map[string]types.AttributeValue{"pk": avS("a")}, ConsistentRead: aws.Bool(true)})
+	if err != nil || out.Item != nil {
+		t.Fatalf("GetItem after refused writes: %v %v", out.Item, err)
+	}
+	// 65,535 bytes is the longest name accepted.
+	max := strings.Repeat("n", 65535)
+	if _, err := c.PutItem(ctxT(t), &dynamodb.PutItemInput{TableName: aws.String(name), Item: map[string]types.AttributeValue{"pk": avS("a"), max: avN("1")}}); err != nil {
+		t.Fatal(err)
+	}
 }
