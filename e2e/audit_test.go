@@ -87,3 +87,44 @@ func TestAuditAttributeNames(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestAuditAttributeDefinitions asserts that DescribeTable's
+// AttributeDefinitions are exactly the key attributes of the table and its
+// indexes, as DynamoDB keeps them: an unused definition given with a new
+// index is dropped, a deleted index's key attributes leave with it, and a
+// new index must have its key attributes defined in the request itself.
+// https://github.com/paritysuite/dynamodb-conformance/issues/79 and
+// https://github.com/nubo-db/dynoxide/issues/144 (observed on DynamoDB).
+func TestAuditAttributeDefinitions(t *testing.T) {
+	_, c := startClient(t)
+	name := tableName("defs")
+	createHashTable(t, c, name, "S")
+	defs := func() string {
+		var names []string
+		for _, d := range describe(t, c, name).AttributeDefinitions {
+			names = append(names, aws.ToString(d.AttributeName)+":"+string(d.AttributeType))
+		}
+		return strings.Join(names, ",")
+	}
+	if _, err := c.UpdateTable(ctxT(t), &dynamodb.UpdateTableInput{TableName: aws.String(name),
+		AttributeDefinitions:        attrDefs("g", "S", "unused", "N"),
+		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{createGSIUpdate("byG", "g")}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := defs(); got != "pk:S,g:S" {
+		t.Fatalf("AttributeDefinitions after adding byG: %s", got)
+	}
+	waitIndex(t, c, name, "byG", false)
+	_, err := c.UpdateTable(ctxT(t), &dynamodb.UpdateTableInput{TableName: aws.String(name),
+		AttributeDefinitions:        attrDefs("x", "S"),
+		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{createGSIUpdate("byPk", "pk")}})
+	wantAPIError(t, err, "ValidationException", "One or more parameter values were invalid: Some index key attributes are not defined in AttributeDefinitions. Keys: [pk], AttributeDefinitions: [x]")
+	if _, err := c.UpdateTable(ctxT(t), &dynamodb.UpdateTableInput{TableName: aws.String(name),
+		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Delete: &types.DeleteGlobalSecondaryIndexAction{IndexName: aws.String("byG")}}}}); err != nil {
+		t.Fatal(err)
+	}
+	waitIndex(t, c, name, "byG", true)
+	if got := defs(); got != "pk:S" {
+		t.Fatalf("AttributeDefinitions after deleting byG: %s", got)
+	}
+}
