@@ -170,13 +170,7 @@ func tagResource(e *Engine, ctx context.Context, r *protocol.Request) (any, erro
 	if in.ResourceArn == nil {
 		return nil, errNoResourceArn()
 	}
-	var c constraints
-	c.lenRange(in.ResourceArn, "resourceArn", 1, 1283)
-	c.notNull(in.Tags != nil, "tags")
-	for i, tg := range in.Tags {
-		tagConstraints(&c, tg, "tags."+itoa(i+1)+".member.")
-	}
-	if err := c.err(); err != nil {
+	if err := tagResourceRules.check(&in); err != nil {
 		return nil, err
 	}
 	arn := *in.ResourceArn
@@ -227,10 +221,7 @@ func untagResource(e *Engine, ctx context.Context, r *protocol.Request) (any, er
 	if in.ResourceArn == nil {
 		return nil, errNoResourceArn()
 	}
-	var c constraints
-	c.lenRange(in.ResourceArn, "resourceArn", 1, 1283)
-	c.notNull(in.TagKeys != nil, "tagKeys")
-	if err := c.err(); err != nil {
+	if err := untagResourceRules.check(&in); err != nil {
 		return nil, err
 	}
 	arn := *in.ResourceArn
@@ -277,9 +268,7 @@ func listTagsOfResource(e *Engine, ctx context.Context, r *protocol.Request) (an
 	if in.ResourceArn == nil {
 		return nil, errNoResourceArn()
 	}
-	var c constraints
-	c.lenRange(in.ResourceArn, "resourceArn", 1, 1283)
-	if err := c.err(); err != nil {
+	if err := listTagsRules.check(&in); err != nil {
 		return nil, err
 	}
 	arn := *in.ResourceArn
@@ -306,3 +295,25 @@ func catalogErr(err error, name string) error {
 	}
 	return err
 }
+
+// The tagging operations' member constraints, checked after a missing
+// ResourceArn (errNoResourceArn), in DynamoDB's order (validation_tags_test.go
+// lists the sources).
+var (
+	tagResourceRules = rules[tagResourceInput]{
+		lengthRule("resourceArn", func(in *tagResourceInput) *string { return in.ResourceArn }, 1, 1283, false),
+		required("tags", func(in *tagResourceInput) bool { return in.Tags != nil }),
+		func(in *tagResourceInput, c *constraints) {
+			for i, tg := range in.Tags {
+				tagConstraints(c, tg, "tags."+itoa(i+1)+".member.")
+			}
+		},
+	}
+	untagResourceRules = rules[untagResourceInput]{
+		lengthRule("resourceArn", func(in *untagResourceInput) *string { return in.ResourceArn }, 1, 1283, false),
+		required("tagKeys", func(in *untagResourceInput) bool { return in.TagKeys != nil }),
+	}
+	listTagsRules = rules[listTagsInput]{
+		lengthRule("resourceArn", func(in *listTagsInput) *string { return in.ResourceArn }, 1, 1283, false),
+	}
+)
