@@ -34,6 +34,10 @@ func TestValidationAttributeNames(t *testing.T) {
 		{"long key in a value", `{"TableName":"hash","Key":{"pk":{"S":"a"}},"UpdateExpression":"SET doc = :v","ExpressionAttributeValues":{":v":{"M":{"` + long + `":{"N":"1"}}}}}`,
 			tooLarge, srcLarge},
 	})
+	runValidations(t, e, "GetItem", []validation{
+		{"long name in a projection", `{"TableName":"hash","Key":{"pk":{"S":"a"}},"ProjectionExpression":"#n","ExpressionAttributeNames":{"#n":"` + long + `"}}`,
+			tooLarge, "https://github.com/scylladb/scylladb/blob/master/test/alternator/test_limits.py (test_limit_attribute_length_nonkey_bad)"},
+	})
 	runValidations(t, e, "BatchWriteItem", []validation{
 		{"long name", `{"RequestItems":{"hash":[{"PutRequest":{"Item":{"pk":{"S":"a"},"` + long + `":{"N":"1"}}}}]}}`, tooLarge, srcLarge},
 	})
