@@ -7,6 +7,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
+	stypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 )
 
 // TestAuditControlPlane asserts, through a real server, the control-plane
@@ -126,5 +128,26 @@ func TestAuditAttributeDefinitions(t *testing.T) {
 	waitIndex(t, c, name, "byG", true)
 	if got := defs(); got != "pk:S" {
 		t.Fatalf("AttributeDefinitions after deleting byG: %s", got)
+	}
+}
+
+// TestAuditShardIteratorSequenceNumber asserts that GetShardIterator
+// refuses a SequenceNumber with TRIM_HORIZON or LATEST, as DynamoDB
+// Streams does (scylladb's test_get_shard_iterator, run against DynamoDB:
+// https://github.com/scylladb/scylladb/blob/master/test/alternator/test_streams.py);
+// the words are extenddb's (docs/differences-from-dynamodb.md).
+func TestAuditShardIteratorSequenceNumber(t *testing.T) {
+	s, c := startClient(t)
+	arn := createStreamTable(t, c, tableName("seq"), types.StreamViewTypeKeysOnly)
+	sc := newStreamsClient(t, s.Endpoint)
+	d, err := sc.DescribeStream(ctxT(t), &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn)})
+	if err != nil || len(d.StreamDescription.Shards) == 0 {
+		t.Fatalf("DescribeStream: %v", err)
+	}
+	shard := d.StreamDescription.Shards[0].ShardId
+	for _, typ := range []stypes.ShardIteratorType{stypes.ShardIteratorTypeTrimHorizon, stypes.ShardIteratorTypeLatest} {
+		_, err := sc.GetShardIterator(ctxT(t), &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(arn), ShardId: shard,
+			ShardIteratorType: typ, SequenceNumber: aws.String(strings.Repeat("1", 21))})
+		wantAPIError(t, err, "ValidationException", "SequenceNumber cannot be specified when using ShardIteratorType "+string(typ))
 	}
 }

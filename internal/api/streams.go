@@ -319,7 +319,13 @@ func (e *Engine) getShardIterator(ctx context.Context, r *protocol.Request) (any
 		return nil, err
 	}
 	it := &shardIterator{Arn: ref.arn, Table: t.ID, Shard: *in.ShardId, Issued: e.now().UnixMilli()}
-	switch typ := *in.ShardIteratorType; typ {
+	typ := *in.ShardIteratorType
+	if in.SequenceNumber != nil && (typ == "TRIM_HORIZON" || typ == "LATEST") {
+		// DynamoDB refuses it (scylladb's test_get_shard_iterator, run
+		// against DynamoDB); the words are extenddb's.
+		return nil, ddberr.Validation("SequenceNumber cannot be specified when using ShardIteratorType %s", typ)
+	}
+	switch typ {
 	case "TRIM_HORIZON":
 		it.After = b.Trimmed
 	case "LATEST":
