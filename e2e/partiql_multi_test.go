@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -22,6 +23,8 @@ import (
 //     MODIFIED projection is empty has no Item: all recorded against DynamoDB
 //     in eu-west-2 by https://github.com/nubo-db/dynoxide's tests
 //     batch_statement_member_fields.rs and partiql.rs)
+//     A statement whose condition failed is charged the write it attempted
+//     on the table's total (B10 there).
 //   "Read and write requests together in the same batch is not supported."
 //     is DynamoDB Local's PARTIQL_BATCH_MIXED_READ_WRITE, recorded against
 //     DynamoDB by the same tests.
@@ -41,7 +44,7 @@ func TestPartiQLBatchExecuteStatement(t *testing.T) {
 	tb := tableName("pq-batch")
 	createHashTable(t, c, tb, "S")
 	q := func(s string) string { return fmt.Sprintf(s, tb) }
-	for _, pk := range []string{"old", "o2", "o3", "o4"} {
+	for _, pk := range []string{"old", "o2", "o3", "o4", "big"} {
 		putItem(t, c, tb, item{"pk": avS(pk), "n": avN("1")})
 	}
 
@@ -54,7 +57,8 @@ func TestPartiQLBatchExecuteStatement(t *testing.T) {
 		stmt(q(`UPDATE "%s" REMOVE zz WHERE pk = 'o3' RETURNING MODIFIED NEW *`)),
 		stmt(q(`UPDATE "%s" SET n = 3 WHERE pk = 'o4' RETURNING MODIFIED NEW *`)),
 		stmt(q(`UPDATE "%s" SET n = 3 WHERE n = 1`)),
-	}, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+		stmt(q(`INSERT INTO "%s" VALUE {'pk': 'big', 'pad': ?}`), avS(strings.Repeat("x", 2500))),
+	}, ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,6 +71,7 @@ func TestPartiQLBatchExecuteStatement(t *testing.T) {
 		tb + "|",
 		tb + `|{"n":{"N":"3"}}`,
 		"|ValidationError:Where clause does not contain a mandatory equality on all key attributes",
+		tb + "|DuplicateItem:Duplicate primary key exists in table",
 	}
 	if len(out.Responses) != len(want) {
 		t.Fatalf("Responses: %+v", out.Responses)
@@ -86,15 +91,21 @@ func TestPartiQLBatchExecuteStatement(t *testing.T) {
 			t.Errorf("Responses[%d]: got %q, want %q", i, got, want[i])
 		}
 	}
-	if len(out.ConsumedCapacity) != 1 || aws.ToFloat64(out.ConsumedCapacity[0].CapacityUnits) != 3 {
-		t.Errorf("ConsumedCapacity: %+v", out.ConsumedCapacity)
+	// Three writes of 1 unit on the table and its arm; the statements whose
+	// condition failed are charged the write they attempted (1, 1 and 3 units
+	// for the 2.5 KB INSERT) on the total alone; refused ones nothing.
+	if cc := out.ConsumedCapacity; len(cc) != 1 || aws.ToFloat64(cc[0].CapacityUnits) != 8 || cc[0].Table == nil || aws.ToFloat64(cc[0].Table.CapacityUnits) != 3 {
+		t.Errorf("ConsumedCapacity: %s", capacityText(out.ConsumedCapacity))
 	}
 
-	// Reads: each by full key; an absent item is an entry with no Item.
+	// Reads: each by full key; an absent item is an entry with no Item. An
+	// EXISTS is refused on its own and is neither a read nor a write
+	// (DynamoDB Local's BatchExecuteStatementFunction).
 	out, err = c.BatchExecuteStatement(ctxT(t), &dynamodb.BatchExecuteStatementInput{Statements: []types.BatchStatementRequest{
 		stmt(q(`SELECT pk FROM "%s" WHERE pk = 'new'`)),
 		stmt(q(`SELECT * FROM "%s" WHERE pk = ?`), avS("absent")),
 		stmt(q(`SELECT * FROM "%s" WHERE n = 1`)),
+		stmt(q(`EXISTS(SELECT * FROM "%s" WHERE pk = 'new')`)),
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -105,8 +116,12 @@ func TestPartiQLBatchExecuteStatement(t *testing.T) {
 	if out.Responses[1].Item != nil || out.Responses[1].Error != nil {
 		t.Errorf("Responses[1]: %+v", out.Responses[1])
 	}
-	if e := out.Responses[2].Error; e == nil || e.Code != types.BatchStatementErrorCodeEnumValidationError {
+	if e := out.Responses[2].Error; e == nil || e.Code != types.BatchStatementErrorCodeEnumValidationError ||
+		aws.ToString(e.Message) != "Select statements within BatchExecuteStatement must specify the primary key in the where clause." {
 		t.Errorf("Responses[2]: a read without the full key: %+v", out.Responses[2])
+	}
+	if e := out.Responses[3].Error; e == nil || aws.ToString(e.Message) != "EXISTS can only be used in ExecuteTransaction write requests." {
+		t.Errorf("Responses[3]: EXISTS: %+v", out.Responses[3])
 	}
 
 	// Reads and writes do not mix; 26 statements are too many.
@@ -133,6 +148,18 @@ func TestPartiQLBatchExecuteStatement(t *testing.T) {
 	}
 	_, err = c.BatchExecuteStatement(ctxT(t), &dynamodb.BatchExecuteStatementInput{Statements: many})
 	wantAPIError(t, err, "ValidationException", "1 validation error detected: Value '[...]' at 'statements' failed to satisfy constraint: Member must have length less than or equal to 25")
+}
+
+func capacityText(cc []types.ConsumedCapacity) string {
+	var parts []string
+	for _, c := range cc {
+		p := fmt.Sprintf("%s:%v", aws.ToString(c.TableName), aws.ToFloat64(c.CapacityUnits))
+		if c.Table != nil {
+			p += fmt.Sprintf(" table %v", aws.ToFloat64(c.Table.CapacityUnits))
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, ", ")
 }
 
 func tx(ss ...string) []types.ParameterizedStatement {

@@ -74,7 +74,7 @@ func batchExecuteStatement(e *Engine, ctx context.Context, r *protocol.Request) 
 		st, err := parseStatement(*s.Statement, s.Parameters)
 		stmts[i] = batchStatement{st: st, err: err}
 		switch {
-		case err != nil:
+		case err != nil, st.Kind == partiql.Exists: // refused on its own
 		case st.Kind == partiql.Select:
 			reads++
 		default:
@@ -171,7 +171,8 @@ func batchTarget(pl *partiql.Plan, t *storage.Table) string {
 // ran and failed (ConditionalCheckFailed, DuplicateItem, ResourceNotFound)
 // keeps its TableName, one refused as invalid (ValidationError) has none.
 // ReturnValuesOnConditionCheckFailure is accepted and has no effect: DynamoDB
-// returns no Item in a batch entry whatever it says.
+// returns no Item in a batch entry whatever it says. A statement whose
+// condition failed is still charged (failedWriteCapacity).
 func (e *Engine) runBatchStatement(ctx context.Context, r *protocol.Request, b batchStatement, s batchStatementRequest, capacity *string) (batchStatementResponse, json.RawMessage, error) {
 	var resp batchStatementResponse
 	if b.err != nil {
@@ -179,7 +180,8 @@ func (e *Engine) runBatchStatement(ctx context.Context, r *protocol.Request, b b
 	}
 	res, err := e.runPlan(ctx, r, b.pl, runOptions{consistent: s.ConsistentRead, capacity: capacity})
 	if err != nil {
-		return statementFailure(resp, b.st, err)
+		resp, _, err := statementFailure(resp, b.st, err)
+		return resp, failedWriteCapacity(b.pl, resp.Error, capacity), err
 	}
 	resp.TableName, resp.Item = b.st.Table, res.single
 	return resp, res.consumed, nil
@@ -202,6 +204,24 @@ func statementFailure(resp batchStatementResponse, st *partiql.Statement, err er
 		resp.TableName = st.Table
 	}
 	return resp, nil, nil
+}
+
+// failedWriteCapacity is what a batch write statement whose condition
+// failed (ConditionalCheckFailed, DuplicateItem) is charged: the write it
+// attempted, one unit per KB of an INSERT's item and one unit otherwise, on
+// its table's total and on no Table or index arm (as recorded against
+// DynamoDB in eu-west-2 by https://github.com/nubo-db/dynoxide's
+// tests/batch_statement_member_fields.rs, B10). nil when nothing is charged.
+func failedWriteCapacity(pl *partiql.Plan, failure *batchStatementError, capacity *string) json.RawMessage {
+	if capacityMode(capacity) == capNone || pl == nil || failure == nil || failure.Code != "ConditionalCheckFailed" && failure.Code != "DuplicateItem" {
+		return nil
+	}
+	units := 1.0
+	if pl.Operation == partiql.OpPutItem {
+		units = writeUnits(item.Size(pl.Item))
+	}
+	b, _ := json.Marshal(map[string]any{"TableName": pl.Table, "CapacityUnits": units})
+	return b
 }
 
 // mergeCapacity sums the ConsumedCapacity of statements on the same table.
@@ -249,6 +269,8 @@ func addCapacity(dst, src map[string]any) {
 		case map[string]any:
 			if d, ok := dst[k].(map[string]any); ok {
 				addCapacity(d, v)
+			} else {
+				dst[k] = v
 			}
 		}
 	}
