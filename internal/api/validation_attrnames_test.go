@@ -31,6 +31,10 @@ func TestValidationAttributeNames(t *testing.T) {
 	runValidations(t, e, "UpdateItem", []validation{
 		{"long name in ExpressionAttributeNames", `{"TableName":"hash","Key":{"pk":{"S":"a"}},"UpdateExpression":"SET #n = :v","ExpressionAttributeNames":{"#n":"` + long + `"},"ExpressionAttributeValues":{":v":{"N":"1"}}}`,
 			tooLarge, srcLarge},
+		{"long name in AttributeUpdates", `{"TableName":"hash","Key":{"pk":{"S":"a"}},"AttributeUpdates":{"` + long + `":{"Action":"PUT","Value":{"N":"1"}}}}`,
+			tooLarge, "https://github.com/scylladb/scylladb/blob/master/test/alternator/test_limits.py (test_limit_attribute_length_nonkey_bad)"},
+		{"empty name in AttributeUpdates", `{"TableName":"hash","Key":{"pk":{"S":"a"}},"AttributeUpdates":{"":{"Action":"PUT","Value":{"N":"1"}}}}`,
+			empty, srcEmpty},
 		{"long key in a value", `{"TableName":"hash","Key":{"pk":{"S":"a"}},"UpdateExpression":"SET doc = :v","ExpressionAttributeValues":{":v":{"M":{"` + long + `":{"N":"1"}}}}}`,
 			tooLarge, srcLarge},
 	})
