@@ -78,6 +78,9 @@ func TestAuditAttributeNames(t *testing.T) {
 		UpdateExpression: aws.String("SET #n = :v"), ExpressionAttributeNames: map[string]string{"#n": long},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":v": avN("1")}})
 	wantAPIError(t, err, "ValidationException", tooLarge)
+	_, err = c.UpdateItem(ctxT(t), &dynamodb.UpdateItemInput{TableName: aws.String(name), Key: map[string]types.AttributeValue{"pk": avS("a")},
+		AttributeUpdates: map[string]types.AttributeValueUpdate{long: {Action: types.AttributeActionPut, Value: avN("1")}}})
+	wantAPIError(t, err, "ValidationException", tooLarge)
 	// Nothing was written.
 	out, err := c.GetItem(ctxT(t), &dynamodb.GetItemInput{TableName: aws.String(name), Key: map[string]types.AttributeValue{"pk": avS("a")}, ConsistentRead: aws.Bool(true)})
 	if err != nil || out.Item != nil {
