@@ -75,25 +75,34 @@ type authzBody struct {
 	ReturnValues  string
 	RequestItems  map[string]json.RawMessage
 	TransactItems []map[string]struct{ TableName string }
+	ShardIterator string
+	// Statement, Statements and TransactStatements are PartiQL's.
+	Statement          string
+	Statements         []struct{ Statement string }
+	TransactStatements []struct{ Statement string }
 }
 
 // checksOf lists the (action, resource) pairs of a request, as DynamoDB
 // authorizes them: batches per table, transactions per item action and
-// table, Query and Scan on an index per index ARN.
+// table, Query and Scan on an index per index ARN, PartiQL statements per
+// statement kind and table or index, Streams operations on the stream ARN.
 func checksOf(c protocol.Caller, op string, b *authzBody) []check {
 	table := func(name string) string {
 		return "arn:aws:dynamodb:" + c.Region + ":" + c.Account + ":table/" + name
 	}
 	action := "dynamodb:" + op
 	switch op {
-	case "ListTables", "DescribeLimits", "DescribeEndpoints", "ListStreams", "GetRecords", "GetShardIterator",
-		"ExecuteStatement", "BatchExecuteStatement", "ExecuteTransaction", "ListBackups", "ListGlobalTables":
-		if b.StreamArn != "" {
-			return []check{{action, b.StreamArn}}
-		}
+	case "ListTables", "DescribeLimits", "DescribeEndpoints", "ListStreams", "ListBackups", "ListGlobalTables":
 		return []check{{action, "*"}}
-	case "DescribeStream":
+	case "ExecuteStatement", "BatchExecuteStatement", "ExecuteTransaction":
+		return partiQLChecks(table, b.statementTexts())
+	case "DescribeStream", "GetShardIterator":
 		return []check{{action, b.StreamArn}}
+	case "GetRecords":
+		if arn := iteratorStream(b.ShardIterator); arn != "" {
+			return []check{{action, arn}}
+		}
+		return nil
 	case "TagResource", "UntagResource", "ListTagsOfResource":
 		return []check{{action, b.ResourceArn}}
 	case "BatchGetItem", "BatchWriteItem":
