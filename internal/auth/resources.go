@@ -3,6 +3,7 @@ package auth
 import (
 	"encoding/base64"
 	"encoding/json"
+	"strings"
 
 	"github.com/extenddb/extenddb/internal/partiql"
 )
@@ -35,7 +36,7 @@ func partiQLChecks(table func(string) string, stmts []string) []check {
 		if st.Index != "" {
 			res += "/index/" + st.Index
 		}
-		out = append(out, check{partiQLActions[st.Kind], res})
+		out = append(out, check{action: partiQLActions[st.Kind], resource: res})
 	}
 	return out
 }
@@ -71,4 +72,22 @@ func iteratorStream(it string) string {
 		return ""
 	}
 	return v.Arn
+}
+
+// tableNameOf is the table name a TableName parameter names: the name
+// itself, or NAME of a table ARN (arn:PARTITION:dynamodb:REGION:ACCOUNT:table/NAME),
+// which the engine resolves within the caller's namespace as it does a
+// name, so that a policy on the table decides whichever form is sent.
+func tableNameOf(s string) string {
+	if !strings.HasPrefix(s, "arn:") {
+		return s
+	}
+	parts := strings.SplitN(s, ":", 6)
+	if len(parts) != 6 || parts[2] != "dynamodb" {
+		return s
+	}
+	if name, ok := strings.CutPrefix(parts[5], "table/"); ok && name != "" && !strings.Contains(name, "/") {
+		return name
+	}
+	return s
 }
