@@ -89,3 +89,62 @@ func TestPartiQLAndStreamsAccess(t *testing.T) {
 	_, err = sc.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: it.ShardIterator})
 	wantAPIError(t, err, "AccessDeniedException", denied("dynamodb:GetRecords", streamB))
 }
+
+// TestLeadingKeysAccess: AWS's fine-grained access control example, a
+// user confined to the items whose partition key is their user name with
+// ForAllValues:StringEquals on dynamodb:LeadingKeys and ${aws:username}
+// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/specifying-conditions.html),
+// through the SDK: own items read, written and queried; another user's
+// refused, in batches and transactions too, and nothing of a refused
+// request applied.
+func TestLeadingKeysAccess(t *testing.T) {
+	dir := t.TempDir()
+	adminCLI(t, dir, nil, "account", "create", "--id", testAccount)
+	adminCLI(t, dir, nil, "user", "create", "--account", testAccount, "erin")
+	adminCLI(t, dir, nil, "policy", "put", "--account", testAccount, "--user", "erin", "own", "--document",
+		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow",
+		"Action":["dynamodb:GetItem","dynamodb:BatchGetItem","dynamodb:Query","dynamodb:PutItem","dynamodb:UpdateItem","dynamodb:DeleteItem","dynamodb:BatchWriteItem"],
+		"Resource":"arn:aws:dynamodb:*:*:table/Scores*",
+		"Condition":{"ForAllValues:StringEquals":{"dynamodb:LeadingKeys":["${aws:username}"]}}}]}`)
+	var key struct{ AccessKeyId, SecretAccessKey string }
+	adminCLI(t, dir, &key, "key", "create", "--account", testAccount, "--user", "erin")
+	_, admin := startClient(t, authArgs("--data-dir", dir, "--account-id", testAccount)...)
+	erin := clientAs(admin, key.AccessKeyId, key.SecretAccessKey, testRegion)
+	ctx := ctxT(t)
+	name := "Scores" + tableName("lk")
+	if _, err := admin.CreateTable(ctx, &dynamodb.CreateTableInput{TableName: aws.String(name),
+		AttributeDefinitions: attrDefs("UserId", "S", "Game", "S"), KeySchema: keySchema("UserId", "Game"),
+		BillingMode: types.BillingModePayPerRequest}); err != nil {
+		t.Fatal(err)
+	}
+	putItem(t, admin, name, item{"UserId": avS("frank"), "Game": avS("go")})
+	user := "arn:aws:iam::" + testAccount + ":user/erin"
+	res := "arn:aws:dynamodb:us-east-1:" + testAccount + ":table/" + name
+	denied := func(action string) string {
+		return "User: " + user + " is not authorized to perform: " + action + " on resource: " + res +
+			" because no identity-based policy allows the " + action + " action"
+	}
+
+	putItem(t, erin, name, item{"UserId": avS("erin"), "Game": avS("go")})
+	wantItem(t, getItem(t, erin, name, item{"UserId": avS("erin"), "Game": avS("go")}), item{"UserId": avS("erin"), "Game": avS("go")})
+	q, err := erin.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(name), KeyConditionExpression: aws.String("UserId = :u"),
+		ExpressionAttributeValues: item{":u": avS("erin")}})
+	if err != nil || len(q.Items) != 1 {
+		t.Fatalf("Query own partition: %+v %v", q, err)
+	}
+	_, err = erin.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(name), KeyConditionExpression: aws.String("UserId = :u"),
+		ExpressionAttributeValues: item{":u": avS("frank")}})
+	wantAPIError(t, err, "AccessDeniedException", denied("dynamodb:Query"))
+	_, err = erin.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(name), Key: item{"UserId": avS("frank"), "Game": avS("go")}})
+	wantAPIError(t, err, "AccessDeniedException", denied("dynamodb:GetItem"))
+	_, err = erin.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(res), Key: item{"UserId": avS("frank"), "Game": avS("go")}})
+	wantAPIError(t, err, "AccessDeniedException", denied("dynamodb:DeleteItem"))
+	_, err = erin.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{name: {
+		{PutRequest: &types.PutRequest{Item: item{"UserId": avS("erin"), "Game": avS("chess")}}},
+		{DeleteRequest: &types.DeleteRequest{Key: item{"UserId": avS("frank"), "Game": avS("go")}}}}}})
+	wantAPIError(t, err, "AccessDeniedException", denied("dynamodb:BatchWriteItem"))
+	if got := getItem(t, admin, name, item{"UserId": avS("erin"), "Game": avS("chess")}); got != nil {
+		t.Fatalf("the refused batch wrote %v", got)
+	}
+	wantItem(t, getItem(t, admin, name, item{"UserId": avS("frank"), "Game": avS("go")}), item{"UserId": avS("frank"), "Game": avS("go")})
+}
