@@ -176,8 +176,10 @@ func requestContext(r *http.Request, c protocol.Caller, b *authzBody) map[string
 		"aws:requestedregion":  {c.Region},
 		"aws:securetransport":  {map[bool]string{true: "true", false: "false"}[r.TLS != nil]},
 	}
-	if i := strings.LastIndex(c.Principal, "/"); i >= 0 {
-		ctx["aws:username"] = []string{c.Principal[i+1:]}
+	// aws:username is an IAM user's name; role sessions have none
+	// (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_condition-keys.html#condition-keys-username).
+	if _, name, ok := strings.Cut(c.Principal, ":user/"); ok {
+		ctx["aws:username"] = []string{name}
 	}
 	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
 		ctx["aws:sourceip"] = []string{host}
