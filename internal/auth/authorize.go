@@ -131,10 +131,10 @@ func checksOf(c protocol.Caller, op string, b *authzBody) []check {
 	case "ExecuteStatement", "BatchExecuteStatement", "ExecuteTransaction":
 		return partiQLChecks(table, b.statementTexts())
 	case "DescribeStream", "GetShardIterator":
-		return []check{{action: action, resource: b.StreamArn}}
+		return []check{{action: action, resource: streamResource(c.Region, c.Account, b.StreamArn)}}
 	case "GetRecords":
 		if arn := iteratorStream(b.ShardIterator); arn != "" {
-			return []check{{action: action, resource: arn}}
+			return []check{{action: action, resource: streamResource(c.Region, c.Account, arn)}}
 		}
 		return nil
 	case "TagResource", "UntagResource", "ListTagsOfResource":

@@ -91,3 +91,24 @@ func tableNameOf(s string) string {
 	}
 	return s
 }
+
+// streamResource is the stream ARN a request is authorized on: the table
+// and label of arn in the caller's account and region, where the engine
+// looks the stream up whatever account and region arn names, so that a
+// policy on the stream's ARN cannot be sidestepped by naming another. An
+// ARN that is not a stream's is returned as it is (the engine refuses it).
+func streamResource(region, account, arn string) string {
+	parts := strings.SplitN(arn, ":", 6)
+	if len(parts) != 6 || parts[0] != "arn" || parts[2] != "dynamodb" {
+		return arn
+	}
+	rest, ok := strings.CutPrefix(parts[5], "table/")
+	if !ok {
+		return arn
+	}
+	name, label, ok := strings.Cut(rest, "/stream/")
+	if !ok || name == "" || label == "" || strings.Contains(name, "/") {
+		return arn
+	}
+	return "arn:aws:dynamodb:" + region + ":" + account + ":table/" + name + "/stream/" + label
+}
