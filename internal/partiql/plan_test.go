@@ -76,7 +76,7 @@ func TestPlan(t *testing.T) {
 		{`SELECT * FROM t WHERE pk = 'x' AND sk > 1 AND sk < 5`,
 			`Scan t filter[((#n0 = :v0 AND #n1 > :v1) AND #n1 < :v2)] {#n0=pk #n1=sk | :v0={"S":"x"} :v1={"N":"1"} :v2={"N":"5"}}`},
 		{`SELECT * FROM t WHERE a IS NULL AND b IS NOT MISSING AND c IS BOOLEAN AND exists(d) AND missing(e) AND size(f) > 1 AND g IN [1, 2]`,
-			`Scan t filter[(((((((attribute_not_exists(#n0) OR attribute_type(#n0, :v0)) AND attribute_exists(#n1)) AND attribute_type(#n2, :v1)) AND attribute_exists(#n3)) AND attribute_not_exists(#n4)) AND size(#n5) > :v2) AND #n6 IN (:v3, :v4))] {#n0=a #n1=b #n2=c #n3=d #n4=e #n5=f #n6=g | :v0={"S":"NULL"} :v1={"S":"BOOL"} :v2={"N":"1"} :v3={"N":"1"} :v4={"N":"2"}}`},
+			`Scan t filter[((((((attribute_type(#n0, :v0) AND attribute_exists(#n1)) AND attribute_type(#n2, :v1)) AND attribute_exists(#n3)) AND attribute_not_exists(#n4)) AND size(#n5) > :v2) AND #n6 IN (:v3, :v4))] {#n0=a #n1=b #n2=c #n3=d #n4=e #n5=f #n6=g | :v0={"S":"NULL"} :v1={"S":"BOOL"} :v2={"N":"1"} :v3={"N":"1"} :v4={"N":"2"}}`},
 		// INSERT: PutItem unless the key exists.
 		{`INSERT INTO t VALUE {'pk': ?, 'sk': 2, 's': <<'a'>>}`,
 			`PutItem t item[{"pk":{"S":"p"},"s":{"SS":["a"]},"sk":{"N":"2"}}] cond[attribute_not_exists(#n0)] {#n0=pk | }`},

@@ -197,7 +197,8 @@ var isTypeDescriptors = map[string]string{
 }
 
 // is renders IS [NOT] MISSING as attribute_(not_)exists and the other types
-// as attribute_type. A missing attribute IS NULL, as in PartiQL.
+// as attribute_type: a missing attribute IS NOT NULL (and is not NULL), as
+// DynamoDB answers.
 func (r *renderer) is(x *Is) (string, error) {
 	pe, ok := x.X.(*PathExpr)
 	if !ok {
@@ -211,8 +212,6 @@ func (r *renderer) is(x *Is) (string, error) {
 			return "attribute_exists(" + p + ")", nil
 		}
 		return "attribute_not_exists(" + p + ")", nil
-	case "NULL":
-		s = "(attribute_not_exists(" + p + ") OR attribute_type(" + p + ", " + r.value(item.AttributeValue{Type: item.TypeS, S: "NULL"}) + "))"
 	default:
 		s = "attribute_type(" + p + ", " + r.value(item.AttributeValue{Type: item.TypeS, S: isTypeDescriptors[x.Type]}) + ")"
 	}
