@@ -41,6 +41,9 @@ func planSelect(st *Statement, sch Schema, r *renderer, pl *Plan) error {
 		if st.Where == nil {
 			return ddberr.Validation("Must have WHERE clause in the statement when using ORDER BY clause.")
 		}
+		if inOn(conj, keys.Hash) && !orderNames(st, keys.Hash) {
+			return ddberr.Validation("Must have hash key in ORDER BY clause when more than one hash key condition specified in WHERE clause.")
+		}
 		return ddberr.Validation("Must have at least one non-optional hash key condition in WHERE clause when using ORDER BY clause.")
 	}
 	pl.Operation = OpScan
@@ -145,7 +148,7 @@ func isRangeCondition(x Expr, name string) bool {
 func planOrder(st *Statement, keys KeyNames, pl *Plan) error {
 	for _, o := range st.OrderBy {
 		if !keys.isKey(o.Name) {
-			return ddberr.Validation("Variable reference " + o.Name + " in ORDER BY clause must be part of the primary key")
+			return ddberr.Validation("Attribute " + o.Name + " in ORDER BY clause must be part of the primary key")
 		}
 		if o.Name == keys.Range || keys.Range == "" || len(st.OrderBy) == 1 {
 			pl.Descending = o.Desc
@@ -201,4 +204,24 @@ func planMultiQuery(st *Statement, keys KeyNames, conj []Expr, r *renderer, pl *
 	var err error
 	pl.Filter, err = andAll(r, rest)
 	return true, err
+}
+
+// inOn reports whether a top-level conjunct is an IN on the attribute name.
+func inOn(conj []Expr, name string) bool {
+	for _, c := range conj {
+		if in, ok := c.(*In); ok && isAttr(in.X, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// orderNames reports whether the ORDER BY names the attribute.
+func orderNames(st *Statement, name string) bool {
+	for _, o := range st.OrderBy {
+		if o.Name == name {
+			return true
+		}
+	}
+	return false
 }

@@ -115,7 +115,13 @@ func TestPlanErrors(t *testing.T) {
 		{`DELETE FROM t WHERE pk = 'x' AND sk = 1 AND sk = 2`, "Multiple conditions on same key sk. Only single item Update/Insert/Delete are supported"},
 		{`SELECT * FROM t ORDER BY pk`, "Must have WHERE clause in the statement when using ORDER BY clause."},
 		{`SELECT * FROM t WHERE a = 1 ORDER BY pk`, "Must have at least one non-optional hash key condition in WHERE clause when using ORDER BY clause."},
-		{`SELECT * FROM t WHERE pk = 'a' ORDER BY a`, "Variable reference a in ORDER BY clause must be part of the primary key"},
+		// The ORDER BY, EXISTS and IN texts below were recorded against
+		// DynamoDB in eu-west-2 by https://github.com/hectorvent/floci's
+		// DynamoDbPartiQLDocumentedSyntaxIntegrationTest.
+		{`SELECT * FROM t WHERE pk = 'a' ORDER BY a`, "Attribute a in ORDER BY clause must be part of the primary key"},
+		{`SELECT * FROM t WHERE pk IN ['a', 'b'] ORDER BY sk DESC`, "Must have hash key in ORDER BY clause when more than one hash key condition specified in WHERE clause."},
+		{`SELECT * FROM t WHERE pk > 'a' ORDER BY sk`, "Must have at least one non-optional hash key condition in WHERE clause when using ORDER BY clause."},
+		{`EXISTS(SELECT * FROM t WHERE pk = 'a' AND sk = 1)`, "EXISTS() must contain a single item read with additional condition"},
 		{`SELECT * FROM t WHERE a = MISSING`, "MISSING must be compared using IS operator"},
 		{`SELECT * FROM t WHERE a`, "WHERE clause must contain an expression that resolves to a boolean"},
 		{`UPDATE t SET s = set_add(x, <<1>>) WHERE pk = 'x' AND sk = 1`, "The first argument to SET_ADD must equal the assignment value"},

@@ -76,6 +76,9 @@ func planWrite(st *Statement, sch Schema, r *renderer, pl *Plan) error {
 			pl.Condition = "attribute_not_exists(" + r.name(sch.Hash) + ") OR (" + cond + ")"
 		}
 	case Exists:
+		if cond == "" {
+			return ddberr.Validation("EXISTS() must contain a single item read with additional condition")
+		}
 		pl.Operation = OpConditionOnly
 		pl.Condition = joinAnd(exists(), cond)
 	}
