@@ -122,6 +122,8 @@ func TestPlanErrors(t *testing.T) {
 		{`SELECT * FROM t WHERE pk IN ['a', 'b'] ORDER BY sk DESC`, "Must have hash key in ORDER BY clause when more than one hash key condition specified in WHERE clause."},
 		{`SELECT * FROM t WHERE pk > 'a' ORDER BY sk`, "Must have at least one non-optional hash key condition in WHERE clause when using ORDER BY clause."},
 		{`EXISTS(SELECT * FROM t WHERE pk = 'a' AND sk = 1)`, "EXISTS() must contain a single item read with additional condition"},
+		{`SELECT * FROM t WHERE pk = 'a' AND attribute_type(n, 'X')`, "Invalid attribute type name found; type: X, valid types: {N,BS,L,B,NULL,M,S,SS,NS,BOOL}"},
+		{`SELECT * FROM t WHERE attribute_type(n, 'string')`, "Invalid attribute type name found; type: string, valid types: {N,BS,L,B,NULL,M,S,SS,NS,BOOL}"},
 		{`SELECT * FROM t WHERE a = MISSING`, "MISSING must be compared using IS operator"},
 		{`SELECT * FROM t WHERE a`, "WHERE clause must contain an expression that resolves to a boolean"},
 		{`UPDATE t SET s = set_add(x, <<1>>) WHERE pk = 'x' AND sk = 1`, "The first argument to SET_ADD must equal the assignment value"},

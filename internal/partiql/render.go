@@ -238,6 +238,11 @@ func (r *renderer) callCond(c *Call) (string, error) {
 		if err != nil {
 			return "", err
 		}
+		if c.Name == "attribute_type" {
+			if err := checkTypeName(c.Args[1], r.params); err != nil {
+				return "", err
+			}
+		}
 		v, err := r.operand(c.Args[1])
 		if err != nil {
 			return "", err
@@ -245,4 +250,21 @@ func (r *renderer) callCond(c *Call) (string, error) {
 		return c.Name + "(" + p + ", " + v + ")", nil
 	}
 	return "", errUnsupportedFunction(c.Name)
+}
+
+// checkTypeName refuses an attribute_type whose type is a string that names
+// no DynamoDB type, in DynamoDB's words (its list in DynamoDB's order).
+func checkTypeName(x Expr, params []item.AttributeValue) error {
+	if !isValue(x) {
+		return nil
+	}
+	v, err := Value(x, params)
+	if err != nil || v.Type != item.TypeS {
+		return nil
+	}
+	switch v.S {
+	case "N", "BS", "L", "B", "NULL", "M", "S", "SS", "NS", "BOOL":
+		return nil
+	}
+	return ddberr.Validation("Invalid attribute type name found; type: " + v.S + ", valid types: {N,BS,L,B,NULL,M,S,SS,NS,BOOL}")
 }
