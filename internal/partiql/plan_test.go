@@ -126,7 +126,11 @@ func TestPlanErrors(t *testing.T) {
 		{`SELECT * FROM t WHERE attribute_type(n, 'string')`, "Invalid attribute type name found; type: string, valid types: {N,BS,L,B,NULL,M,S,SS,NS,BOOL}"},
 		{`SELECT * FROM t WHERE a = MISSING`, "MISSING must be compared using IS operator"},
 		{`SELECT * FROM t WHERE a`, "WHERE clause must contain an expression that resolves to a boolean"},
-		{`UPDATE t SET s = set_add(x, <<1>>) WHERE pk = 'x' AND sk = 1`, "The first argument to SET_ADD must equal the assignment value"},
+		// Recorded against DynamoDB in eu-west-2 by https://github.com/hectorvent/floci's
+		// DynamoDbPartiQLDocumentedSyntaxIntegrationTest: the position of the
+		// function's name, line:column:length.
+		{`UPDATE t SET s = set_add(x, <<1>>) WHERE pk = 'x' AND sk = 1`, "The first argument to SET_ADD must equal the assignment value at 1:18:7"},
+		{"UPDATE t\n SET s = SET_DELETE(x, <<1>>) WHERE pk = 'x' AND sk = 1", "The first argument to SET_DELETE must equal the assignment value at 2:10:10"},
 		{`UPDATE t SET s = set_delete(s, [1]) WHERE pk = 'x' AND sk = 1`, "The second argument to SET_DELETE must be a value with type SET"},
 		{`UPDATE t SET s = set_add(s) WHERE pk = 'x' AND sk = 1`, "SET_ADD must have exactly two arguments"},
 		// DynamoDB Local's INSERT key checks (ValidationExceptionMessages).

@@ -140,7 +140,7 @@ func setOperand(c *Call, target Path, r *renderer) (string, error) {
 		return "", ddberr.Validation("SET_" + fn + " must have exactly two arguments")
 	}
 	if p, ok := c.Args[0].(*PathExpr); !ok || p.Path.String() != target.String() {
-		return "", ddberr.Validation("The first argument to SET_" + fn + " must equal the assignment value")
+		return "", ddberr.Validation("The first argument to SET_" + fn + " must equal the assignment value at " + c.At)
 	}
 	if !isValue(c.Args[1]) {
 		return "", ddberr.Validation("The second argument to SET_" + fn + " must be a value with type SET")
