@@ -68,6 +68,7 @@ func TestPartiQLStatements(t *testing.T) {
 		// Partition key: the Query path, in sort-key order.
 		{`SELECT pk, sk FROM "%s" WHERE pk = 'a'`, `{"pk":{"S":"a"},"sk":{"N":"1"}} | {"pk":{"S":"a"},"sk":{"N":"2"}}`},
 		{`SELECT sk FROM "%s" WHERE pk = 'a' ORDER BY sk DESC`, `{"sk":{"N":"2"}} | {"sk":{"N":"1"}}`},
+		{`SELECT sk FROM "%s" WHERE pk = 'a' ORDER BY pk ASC`, `{"sk":{"N":"2"}} | {"sk":{"N":"1"}}`},
 		{`SELECT sk FROM "%s" WHERE pk = 'a' AND sk > 1`, `{"sk":{"N":"2"}}`},
 		{`SELECT sk FROM "%s" WHERE pk = 'a' AND sk BETWEEN 0 AND 5 AND n >= 20`, `{"sk":{"N":"2"}}`},
 		{`SELECT m.l[1] FROM "%s" WHERE pk = 'a' AND sk = 1`, `{"m":{"M":{"l":{"L":[{"S":"two"}]}}}}`},

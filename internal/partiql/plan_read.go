@@ -144,8 +144,13 @@ func isRangeCondition(x Expr, name string) bool {
 }
 
 // planOrder checks ORDER BY names only key attributes and sets the
-// direction of the Query.
+// direction of the Query: the direction given for the sort key; when the
+// ORDER BY names only the partition key of a key with a sort key, the items
+// come in descending sort-key order whatever its direction, as DynamoDB
+// answers (recorded against DynamoDB in eu-west-2 by
+// https://github.com/hectorvent/floci's DynamoDbPartiQLDocumentedSyntaxIntegrationTest).
 func planOrder(st *Statement, keys KeyNames, pl *Plan) error {
+	namesRange := false
 	for _, o := range st.OrderBy {
 		if !keys.isKey(o.Name) {
 			return ddberr.Validation("Attribute " + o.Name + " in ORDER BY clause must be part of the primary key")
@@ -153,6 +158,10 @@ func planOrder(st *Statement, keys KeyNames, pl *Plan) error {
 		if o.Name == keys.Range || keys.Range == "" || len(st.OrderBy) == 1 {
 			pl.Descending = o.Desc
 		}
+		namesRange = namesRange || o.Name == keys.Range
+	}
+	if len(st.OrderBy) > 0 && keys.Range != "" && !keys.multi() && !namesRange {
+		pl.Descending = true
 	}
 	return nil
 }

@@ -65,8 +65,14 @@ func TestPlan(t *testing.T) {
 			`Query t kc[#n0 = :v0 AND #n1 > :v1] filter[#n2 <> :v2] {#n0=pk #n1=sk #n2=n | :v0={"S":"p"} :v1={"N":"7"} :v2={"N":"3"}}`},
 		{`SELECT * FROM t WHERE pk = 'x' AND begins_with(sk, 'a') ORDER BY sk DESC`,
 			`Query t kc[#n0 = :v0 AND begins_with(#n1, :v1)] desc {#n0=pk #n1=sk | :v0={"S":"x"} :v1={"S":"a"}}`},
+		// ORDER BY the partition key alone reads the sort key descending,
+		// ASC or DESC (recorded against DynamoDB in eu-west-2 by
+		// https://github.com/hectorvent/floci's DynamoDbPartiQLDocumentedSyntaxIntegrationTest).
 		{`SELECT * FROM t WHERE pk = 'x' AND sk = 1 ORDER BY pk`,
-			`Query t kc[#n0 = :v0 AND #n1 = :v1] {#n0=pk #n1=sk | :v0={"S":"x"} :v1={"N":"1"}}`},
+			`Query t kc[#n0 = :v0 AND #n1 = :v1] desc {#n0=pk #n1=sk | :v0={"S":"x"} :v1={"N":"1"}}`},
+		{`SELECT * FROM t WHERE pk = 'x' ORDER BY pk ASC`, `Query t kc[#n0 = :v0] desc {#n0=pk | :v0={"S":"x"}}`},
+		{`SELECT * FROM t WHERE pk = 'x' ORDER BY pk DESC, sk ASC`, `Query t kc[#n0 = :v0] {#n0=pk | :v0={"S":"x"}}`},
+		{`SELECT * FROM t WHERE pk = 'x' ORDER BY sk`, `Query t kc[#n0 = :v0] {#n0=pk | :v0={"S":"x"}}`},
 		{`SELECT * FROM t."byG" WHERE g = 'x' AND sk BETWEEN 1 AND 2`,
 			`Query t.byG kc[#n0 = :v0 AND (#n1 BETWEEN :v1 AND :v2)] {#n0=g #n1=sk | :v0={"S":"x"} :v1={"N":"1"} :v2={"N":"2"}}`},
 		// Anything else: Scan with the WHERE as its filter.
