@@ -170,6 +170,21 @@ func TestAccountIsolation(t *testing.T) {
 	_, err = b.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
 	wantAPIError(t, err, "ResourceNotFoundException", "")
 
+	// Backups: B can neither back up A's table nor see A's backups.
+	ab, err := a.CreateBackup(ctx, &dynamodb.CreateBackupInput{TableName: aws.String(name), BackupName: aws.String("a-backup")})
+	if err != nil {
+		t.Fatalf("A's CreateBackup: %v", err)
+	}
+	_, err = b.CreateBackup(ctx, &dynamodb.CreateBackupInput{TableName: aws.String(name), BackupName: aws.String("b-backup")})
+	wantAPIError(t, err, "TableNotFoundException", "")
+	if lb, err := b.ListBackups(ctx, &dynamodb.ListBackupsInput{}); err != nil || len(lb.BackupSummaries) != 0 {
+		t.Fatalf("account B lists backups %v (%v)", lb, err)
+	}
+	_, err = b.DescribeBackup(ctx, &dynamodb.DescribeBackupInput{BackupArn: ab.BackupDetails.BackupArn})
+	wantAPIError(t, err, "BackupNotFoundException", "")
+	_, err = b.RestoreTableFromBackup(ctx, &dynamodb.RestoreTableFromBackupInput{BackupArn: ab.BackupDetails.BackupArn, TargetTableName: aws.String(name + "-r")})
+	wantAPIError(t, err, "BackupNotFoundException", "")
+
 	// B's table of the same name is its own, with B's account in its ARN.
 	out := authTable(t, b, name)
 	if arn := aws.ToString(out.TableDescription.TableArn); arn != "arn:aws:dynamodb:us-east-1:111122223333:table/"+name {

@@ -149,3 +149,47 @@ func TestBackupRestoresOnAnotherBackend(t *testing.T) {
 		t.Fatalf("table restored on %s differs from the table on sqlite:\ngot\n%s\nwant\n%s", target, got, want)
 	}
 }
+
+// A server killed with SIGKILL during a point in time restore finishes it
+// when it restarts; the table is never ACTIVE before it is complete.
+func TestPointInTimeRestoreSurvivesKill(t *testing.T) {
+	dataDir, root := t.TempDir(), t.TempDir()
+	args := []string{"--data-dir", dataDir, "--backup-root", root}
+	s := startServer(t, args...)
+	c := newClient(t, s.Endpoint)
+	src := tableName("pitr_kill")
+	createIndexedTable(t, c, src)
+	if _, err := c.UpdateContinuousBackups(ctxT(t), &dynamodb.UpdateContinuousBackupsInput{TableName: aws.String(src),
+		PointInTimeRecoverySpecification: &types.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: aws.Bool(true)}}); err != nil {
+		t.Fatal(err)
+	}
+	const n = 2000
+	fillTable(t, c, src, n)
+	dst := tableName("pitr_kill_dst")
+	if _, err := c.RestoreTableToPointInTime(ctxT(t), &dynamodb.RestoreTableToPointInTimeInput{SourceTableName: aws.String(src),
+		TargetTableName: aws.String(dst), UseLatestRestorableTime: aws.Bool(true)}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond) // let the restore begin
+	s.kill()
+
+	s = startServer(t, args...)
+	c = newClient(t, s.Endpoint)
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		st := describe(t, c, dst).TableStatus
+		if st == types.TableStatusActive {
+			break
+		}
+		if st != types.TableStatusCreating || time.Now().After(deadline) {
+			t.Fatalf("restored table is %s", st)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if got := countItems(t, c, dst); got != n {
+		t.Fatalf("restored table is ACTIVE with %d items, want %d", got, n)
+	}
+	if got, want := tableState(t, c, dst), tableState(t, c, src); got != want {
+		t.Fatalf("restored table and its indexes differ from the source")
+	}
+}

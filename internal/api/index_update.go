@@ -26,6 +26,8 @@ type gsiUpdate struct {
 	Update *struct {
 		IndexName             *string                `json:"IndexName"`
 		ProvisionedThroughput *provisionedThroughput `json:"ProvisionedThroughput"`
+		OnDemandThroughput    *onDemandThroughput    `json:"OnDemandThroughput"` // throughput_settings.go
+		WarmThroughput        *warmThroughput        `json:"WarmThroughput"`
 	} `json:"Update"`
 	Delete *struct {
 		IndexName *string `json:"IndexName"`
@@ -43,7 +45,8 @@ func gsiUpdateConstraints(c *constraints, ups []gsiUpdate) {
 			if c.notNull(u.Update.IndexName != nil, p+"update.indexName") {
 				c.name(u.Update.IndexName, p+"update.indexName")
 			}
-			if c.notNull(u.Update.ProvisionedThroughput != nil, p+"update.provisionedThroughput") {
+			settingsOnly := u.Update.OnDemandThroughput != nil || u.Update.WarmThroughput != nil
+			if c.notNull(u.Update.ProvisionedThroughput != nil || settingsOnly, p+"update.provisionedThroughput") && u.Update.ProvisionedThroughput != nil {
 				throughputConstraints(c, u.Update.ProvisionedThroughput, p+"update.provisionedThroughput")
 			}
 		}
@@ -178,6 +181,12 @@ func applyGSIUpdates(t *storage.Table, ups []gsiUpdate, defs []attributeDefiniti
 			if ix == nil || !ix.Global || ix.Status == storage.StatusDeleting {
 				return false, ddberr.ResourceNotFound("Requested resource not found: Index %s for table %s", name, t.Name)
 			}
+			if u.Update.ProvisionedThroughput == nil {
+				if err := indexThroughputSettings(t, ix, u.Update.OnDemandThroughput, u.Update.WarmThroughput); err != nil {
+					return false, err
+				}
+				continue
+			}
 			if t.BillingMode == "PAY_PER_REQUEST" {
 				return false, invalid("The only Updates for index: %s when TableThroughputMode is PAY_PER_REQUEST can be to OnDemandThroughput, WarmThroughput", name)
 			}
@@ -274,6 +283,9 @@ func createGSI(t *storage.Table, in *secondaryIndexInput, reqDefs []attributeDef
 	idx.ID = uuid.NewString()
 	idx.Status, idx.Backfilling = storage.StatusCreating, true
 	t.Indexes = append(t.Indexes, idx)
+	if err := indexThroughputSettings(t, &t.Indexes[len(t.Indexes)-1], in.OnDemandThroughput, in.WarmThroughput); err != nil {
+		return err
+	}
 	return nil
 }
 

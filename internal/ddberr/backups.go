@@ -35,6 +35,13 @@ func TableAlreadyExists(format string, args ...any) *Error {
 	return newf(nsDynamoDB, "TableAlreadyExistsException", http.StatusBadRequest, format, args)
 }
 
+// GlobalTableNotFound is GlobalTableNotFoundException: no global table has
+// the given name.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DescribeGlobalTable.html#API_DescribeGlobalTable_Errors
+func GlobalTableNotFound(format string, args ...any) *Error {
+	return newf(nsDynamoDB, "GlobalTableNotFoundException", http.StatusBadRequest, format, args)
+}
+
 // PointInTimeRecoveryUnavailable is PointInTimeRecoveryUnavailableException:
 // point in time recovery is not enabled for the source table.
 func PointInTimeRecoveryUnavailable(format string, args ...any) *Error {

@@ -40,6 +40,9 @@ type Config struct {
 	// default 2 s.
 	Poll time.Duration
 	Log  *slog.Logger
+	// OnEnd, when set, is called with a job's kind and final state
+	// (Succeeded, Failed, Cancelled) once the outcome of a run is recorded.
+	OnEnd func(kind, state string)
 }
 
 // Runner runs the jobs of the kinds registered with it, each in exactly one
@@ -244,6 +247,9 @@ func (r *Runner) finish(ctx context.Context, j *Job, err error) {
 	}
 	if final != nil {
 		j = final
+	}
+	if r.cfg.OnEnd != nil {
+		r.cfg.OnEnd(j.Kind, state)
 	}
 	r.cfg.Log.Info("job ended", "kind", j.Kind, "id", j.ID, "state", state, "error", msg,
 		"done", j.Progress.Done, "total", j.Progress.Total, "bytes", j.Progress.Bytes)

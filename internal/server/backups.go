@@ -26,7 +26,7 @@ func (c Config) BackupRootOrDefault() string {
 func startBackups(cfg Config, store storage.Backend, engine *api.Engine) *jobs.Runner {
 	js := jobs.NewStore(store)
 	_, shared := store.(storage.Leaser)
-	runner := jobs.NewRunner(js, jobs.Config{Log: cfg.Log, Exclusive: !shared})
+	runner := jobs.NewRunner(js, jobs.Config{Log: cfg.Log, Exclusive: !shared, OnEnd: cfg.registry.JobFinished})
 	svc := backup.New(store, js, cfg.BackupRootOrDefault(), cfg.Log)
 	svc.Register(runner)
 	engine.SetBackups(svc)

@@ -22,8 +22,9 @@ const HistoryLabel = "pitr"
 func (t *Table) HistoryEnabled() bool { return t.PointInTimeRecovery != nil }
 
 // HistoryRecordFor derives the history record of one item write of t: its
-// keys and both images (nil when absent) at now, with CreatedAt in whole
-// seconds. It returns nil when t keeps no history and when the write
+// event, keys and image before the write (nil when absent) at now, with
+// CreatedAt in whole seconds. The image after is not kept: a restore to a
+// time undoes the changes after it, for which the images before suffice. It returns nil when t keeps no history and when the write
 // changes nothing. It is pure: every backend stores exactly this record.
 func HistoryRecordFor(t *Table, old, new item.Item, now time.Time) *StreamRecord {
 	if !t.HistoryEnabled() || (old == nil && new == nil) {
@@ -32,7 +33,7 @@ func HistoryRecordFor(t *Table, old, new item.Item, now time.Time) *StreamRecord
 	if old != nil && new != nil && itemsEqual(old, new) {
 		return nil
 	}
-	r := &StreamRecord{CreatedAt: now.Truncate(time.Second), ViewType: ViewNewAndOldImage, NewImage: new, OldImage: old}
+	r := &StreamRecord{CreatedAt: now.Truncate(time.Second), ViewType: ViewOldImage, OldImage: old}
 	img := new
 	switch {
 	case old == nil:

@@ -60,6 +60,10 @@ type Options struct {
 	// is checked with SQLite's PRAGMA quick_check, and a damaged one is
 	// refused. Default 1 GiB; negative never checks.
 	QuickCheckMaxBytes int64
+	// OnCommit, when set, is called by the writer after every group commit
+	// with the number of write requests it applied and the time its COMMIT
+	// took (the WAL fsync, with Synchronous FULL). It must not block.
+	OnCommit func(writes int, commit time.Duration)
 }
 
 // Backend is a storage.Backend on one SQLite database. It is safe for
@@ -203,7 +207,7 @@ func (b *Backend) open(syncMode string, opts Options) error {
 
 	b.queue = make(chan *writeReq, opts.MaxBatch)
 	b.done = make(chan struct{})
-	w := &writer{b: b, conn: conn, maxBatch: opts.MaxBatch}
+	w := &writer{b: b, conn: conn, maxBatch: opts.MaxBatch, onCommit: opts.OnCommit}
 	w.reset()
 	go w.run()
 	return nil
