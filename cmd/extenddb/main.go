@@ -46,6 +46,7 @@ func rootCmd() *cobra.Command {
 	root.AddCommand(loadCmd())
 	root.AddCommand(authCmd())
 	root.AddCommand(certCmd())
+	root.AddCommand(watchdogCmd())
 	return root
 }
 
@@ -62,6 +63,7 @@ func serveCmd() *cobra.Command {
 			}
 			log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 			cfg.Log = log
+			cfg.GuardMemoryDir = guardMemoryDir
 			ownerOnlyFiles()
 			warnUnused(log, cfg)
 			// Catch signals before serving, so a signal that arrives right

@@ -60,7 +60,7 @@ func openStorage(cfg Config) (storage.Backend, error) {
 
 func openSQLite(_ context.Context, cfg Config) (storage.Backend, error) {
 	if cfg.InMemory {
-		return sqlite.Open("", sqlite.Options{})
+		return sqlite.Open("", sqlite.Options{Guard: cfg.GuardMemoryDir})
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)

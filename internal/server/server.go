@@ -59,6 +59,12 @@ type Config struct {
 
 	Log *slog.Logger
 
+	// GuardMemoryDir, when set, arranges for the --in-memory directory to
+	// be removed if the process dies without shutting down (the extenddb
+	// command sets it to internal/watchdog's Guard); nil leaves that to
+	// the next --in-memory start.
+	GuardMemoryDir func(dir string) error
+
 	HTTP HTTPLimits // timeouts, connections and memory of the HTTP front end
 }
 
