@@ -133,6 +133,12 @@ func Start(cfg Config) (*Server, error) {
 		wg.Wait()
 	}()
 	limits := cfg.HTTP.withDefaults()
+	nofile := descriptorLimit()
+	if n := fitConnections(limits.MaxConnections, nofile); n < limits.MaxConnections {
+		cfg.Log.Warn("max-connections lowered to fit the process's file descriptor limit (raise it with ulimit -n)",
+			"max_connections", n, "configured", limits.MaxConnections, "nofile", nofile)
+		limits.MaxConnections = n
+	}
 	h := &protocol.Server{Handler: engine, Log: cfg.Log, DefaultRegion: cfg.Region,
 		Budget: admission.New(limits.MemoryBudget, limits.AdmissionWait), Auth: authn}
 	s := &Server{
