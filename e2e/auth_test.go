@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -168,6 +169,21 @@ func TestAccountIsolation(t *testing.T) {
 	wantAPIError(t, err, "ResourceNotFoundException", "")
 	_, err = b.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
 	wantAPIError(t, err, "ResourceNotFoundException", "")
+
+	// Backups: B can neither back up A's table nor see A's backups.
+	ab, err := a.CreateBackup(ctx, &dynamodb.CreateBackupInput{TableName: aws.String(name), BackupName: aws.String("a-backup")})
+	if err != nil {
+		t.Fatalf("A's CreateBackup: %v", err)
+	}
+	_, err = b.CreateBackup(ctx, &dynamodb.CreateBackupInput{TableName: aws.String(name), BackupName: aws.String("b-backup")})
+	wantAPIError(t, err, "TableNotFoundException", "")
+	if lb, err := b.ListBackups(ctx, &dynamodb.ListBackupsInput{}); err != nil || len(lb.BackupSummaries) != 0 {
+		t.Fatalf("account B lists backups %v (%v)", lb, err)
+	}
+	_, err = b.DescribeBackup(ctx, &dynamodb.DescribeBackupInput{BackupArn: ab.BackupDetails.BackupArn})
+	wantAPIError(t, err, "BackupNotFoundException", "")
+	_, err = b.RestoreTableFromBackup(ctx, &dynamodb.RestoreTableFromBackupInput{BackupArn: ab.BackupDetails.BackupArn, TargetTableName: aws.String(name + "-r")})
+	wantAPIError(t, err, "BackupNotFoundException", "")
 
 	// B's table of the same name is its own, with B's account in its ARN.
 	out := authTable(t, b, name)
@@ -460,4 +476,26 @@ func TestSTS(t *testing.T) {
 		Credentials: credentials.NewStaticCredentialsProvider("AKIAUNKNOWNKEY000000", "x", "")})
 	_, err = bad.GetSessionToken(ctx, &sts.GetSessionTokenInput{})
 	wantAPIError(t, err, "InvalidClientTokenId", "The security token included in the request is invalid.")
+}
+
+// TestTTLInAnotherRegion: the background workers look after every account
+// and region, so an expired item of a table in eu-west-1 is deleted as in
+// the home region.
+func TestTTLInAnotherRegion(t *testing.T) {
+	_, home := startClient(t, "--ttl-interval", "200ms")
+	c := clientAs(home, testAccessKey, testSecretKey, "eu-west-1")
+	name := tableName("ttlreg")
+	authTable(t, c, name)
+	if err := updateTTL(c, name, true, "exp"); err != nil {
+		t.Fatal(err)
+	}
+	waitTTL(t, c, name, types.TimeToLiveStatusEnabled, 10*time.Second)
+	putItem(t, c, name, item{"pk": avS("old"), "exp": avN(strconv.FormatInt(time.Now().Add(-time.Minute).Unix(), 10))})
+	deadline := time.Now().Add(15 * time.Second)
+	for getItem(t, c, name, item{"pk": avS("old")}) != nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the expired item of a table in eu-west-1 was not deleted within 15s")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -14,9 +15,19 @@ import (
 //   https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ql-reference.multiplestatements.batching.html
 //     (1 to 25 statements, all reads or all writes; a failed statement is an
 //     Error in its entry, Code "ValidationError" for a ValidationException;
-//     an entry with an Error has no TableName, and an UPDATE whose MODIFIED
-//     projection is empty has no Item, as recorded against DynamoDB by
-//     https://github.com/nubo-db/dynoxide's tests)
+//     an entry whose statement ran and failed (ConditionalCheckFailed,
+//     DuplicateItem, ResourceNotFound) keeps its TableName while a
+//     ValidationError has none; ReturnValuesOnConditionCheckFailure puts no
+//     Item in a batch entry; two statements on one item refuse the batch with
+//     "Provided list of item keys contains duplicates"; an UPDATE whose
+//     MODIFIED projection is empty has no Item: all recorded against DynamoDB
+//     in eu-west-2 by https://github.com/nubo-db/dynoxide's tests
+//     batch_statement_member_fields.rs and partiql.rs)
+//     A statement whose condition failed is charged the write it attempted
+//     on the table's total (B10 there).
+//   "Read and write requests together in the same batch is not supported."
+//     is DynamoDB Local's PARTIQL_BATCH_MIXED_READ_WRITE, recorded against
+//     DynamoDB by the same tests.
 //   https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ExecuteTransaction.html
 //   https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ql-reference.multiplestatements.transactions.html
 //     (all reads or all writes, EXISTS as a condition check)
@@ -33,33 +44,45 @@ func TestPartiQLBatchExecuteStatement(t *testing.T) {
 	tb := tableName("pq-batch")
 	createHashTable(t, c, tb, "S")
 	q := func(s string) string { return fmt.Sprintf(s, tb) }
-	putItem(t, c, tb, item{"pk": avS("old"), "n": avN("1")})
+	for _, pk := range []string{"old", "o2", "o3", "o4", "big"} {
+		putItem(t, c, tb, item{"pk": avS(pk), "n": avN("1")})
+	}
 
 	out, err := c.BatchExecuteStatement(ctxT(t), &dynamodb.BatchExecuteStatementInput{Statements: []types.BatchStatementRequest{
 		stmt(q(`INSERT INTO "%s" VALUE {'pk': 'new'}`)),
 		stmt(q(`INSERT INTO "%s" VALUE {'pk': ?}`), avS("old")),
-		stmt(q(`UPDATE "%s" SET n = 2 WHERE pk = 'old' AND n = 5`)),
+		{Statement: aws.String(q(`UPDATE "%s" SET n = 2 WHERE pk = 'o2' AND n = 5`)), ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld},
 		stmt(q(`SELECT * FROM "%s" WHERE`)),
 		stmt(`DELETE FROM "nope-table" WHERE pk = 'x'`),
-		stmt(q(`UPDATE "%s" REMOVE zz WHERE pk = 'old' RETURNING MODIFIED NEW *`)),
-		stmt(q(`UPDATE "%s" SET n = 3 WHERE pk = 'old' RETURNING MODIFIED NEW *`)),
-	}, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+		stmt(q(`UPDATE "%s" REMOVE zz WHERE pk = 'o3' RETURNING MODIFIED NEW *`)),
+		stmt(q(`UPDATE "%s" SET n = 3 WHERE pk = 'o4' RETURNING MODIFIED NEW *`)),
+		stmt(q(`UPDATE "%s" SET n = 3 WHERE n = 1`)),
+		stmt(q(`INSERT INTO "%s" VALUE {'pk': 'big', 'pad': ?}`), avS(strings.Repeat("x", 2500))),
+	}, ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []string{
 		tb + "|",
-		"|DuplicateItem:Duplicate primary key exists in table",
-		"|ConditionalCheckFailed:The conditional request failed",
+		tb + "|DuplicateItem:Duplicate primary key exists in table",
+		tb + "|ConditionalCheckFailed:The conditional request failed",
 		"|ValidationError:Statement wasn't well formed, can't be processed: Unexpected term",
-		"|ResourceNotFound:Requested resource not found",
+		"nope-table|ResourceNotFound:Requested resource not found",
 		tb + "|",
 		tb + `|{"n":{"N":"3"}}`,
+		"|ValidationError:Where clause does not contain a mandatory equality on all key attributes",
+		tb + "|DuplicateItem:Duplicate primary key exists in table",
+	}
+	if len(out.Responses) != len(want) {
+		t.Fatalf("Responses: %+v", out.Responses)
 	}
 	for i, r := range out.Responses {
 		got := aws.ToString(r.TableName) + "|"
 		if r.Error != nil {
 			got += string(r.Error.Code) + ":" + aws.ToString(r.Error.Message)
+			if r.Error.Item != nil {
+				got += itemText(r.Error.Item)
+			}
 		}
 		if r.Item != nil {
 			got += itemText(r.Item)
@@ -68,15 +91,21 @@ func TestPartiQLBatchExecuteStatement(t *testing.T) {
 			t.Errorf("Responses[%d]: got %q, want %q", i, got, want[i])
 		}
 	}
-	if len(out.ConsumedCapacity) != 1 || aws.ToFloat64(out.ConsumedCapacity[0].CapacityUnits) != 3 {
-		t.Errorf("ConsumedCapacity: %+v", out.ConsumedCapacity)
+	// Three writes of 1 unit on the table and its arm; the statements whose
+	// condition failed are charged the write they attempted (1, 1 and 3 units
+	// for the 2.5 KB INSERT) on the total alone; refused ones nothing.
+	if cc := out.ConsumedCapacity; len(cc) != 1 || aws.ToFloat64(cc[0].CapacityUnits) != 8 || cc[0].Table == nil || aws.ToFloat64(cc[0].Table.CapacityUnits) != 3 {
+		t.Errorf("ConsumedCapacity: %s", capacityText(out.ConsumedCapacity))
 	}
 
-	// Reads: each by full key; an absent item is an entry with no Item.
+	// Reads: each by full key; an absent item is an entry with no Item. An
+	// EXISTS is refused on its own and is neither a read nor a write
+	// (DynamoDB Local's BatchExecuteStatementFunction).
 	out, err = c.BatchExecuteStatement(ctxT(t), &dynamodb.BatchExecuteStatementInput{Statements: []types.BatchStatementRequest{
 		stmt(q(`SELECT pk FROM "%s" WHERE pk = 'new'`)),
 		stmt(q(`SELECT * FROM "%s" WHERE pk = ?`), avS("absent")),
 		stmt(q(`SELECT * FROM "%s" WHERE n = 1`)),
+		stmt(q(`EXISTS(SELECT * FROM "%s" WHERE pk = 'new')`)),
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -87,21 +116,50 @@ func TestPartiQLBatchExecuteStatement(t *testing.T) {
 	if out.Responses[1].Item != nil || out.Responses[1].Error != nil {
 		t.Errorf("Responses[1]: %+v", out.Responses[1])
 	}
-	if e := out.Responses[2].Error; e == nil || e.Code != types.BatchStatementErrorCodeEnumValidationError {
+	if e := out.Responses[2].Error; e == nil || e.Code != types.BatchStatementErrorCodeEnumValidationError ||
+		aws.ToString(e.Message) != "Select statements within BatchExecuteStatement must specify the primary key in the where clause." {
 		t.Errorf("Responses[2]: a read without the full key: %+v", out.Responses[2])
+	}
+	if e := out.Responses[3].Error; e == nil || aws.ToString(e.Message) != "EXISTS can only be used in ExecuteTransaction write requests." {
+		t.Errorf("Responses[3]: EXISTS: %+v", out.Responses[3])
 	}
 
 	// Reads and writes do not mix; 26 statements are too many.
 	_, err = c.BatchExecuteStatement(ctxT(t), &dynamodb.BatchExecuteStatementInput{Statements: []types.BatchStatementRequest{
 		stmt(q(`SELECT * FROM "%s" WHERE pk = 'a'`)), stmt(q(`DELETE FROM "%s" WHERE pk = 'a'`)),
 	}})
-	wantAPIError(t, err, "ValidationException", "Unsupported operation: A batch must contain either only read statements or only write statements")
+	wantAPIError(t, err, "ValidationException", "Read and write requests together in the same batch is not supported.")
+	// Two statements on one item refuse the whole batch before any runs,
+	// reads as well as writes, a number key compared as a number.
+	for _, dup := range [][]types.BatchStatementRequest{
+		{stmt(q(`INSERT INTO "%s" VALUE {'pk': 'd1'}`)), stmt(q(`UPDATE "%s" SET n = 1 WHERE pk = ?`), avS("d1"))},
+		{stmt(q(`DELETE FROM "%s" WHERE pk = 'd1'`)), stmt(q(`DELETE FROM "%s" WHERE pk = 'd1' AND n = 1`))},
+		{stmt(q(`SELECT * FROM "%s" WHERE pk = 'new'`)), stmt(q(`SELECT pk FROM "%s" WHERE pk = 'new'`))},
+	} {
+		_, err = c.BatchExecuteStatement(ctxT(t), &dynamodb.BatchExecuteStatementInput{Statements: dup})
+		wantAPIError(t, err, "ValidationException", "Provided list of item keys contains duplicates")
+	}
+	if it := getItem(t, c, tb, item{"pk": avS("d1")}); it != nil {
+		t.Errorf("a refused batch wrote %s", itemText(it))
+	}
 	many := make([]types.BatchStatementRequest, 26)
 	for i := range many {
 		many[i] = stmt(q(`SELECT * FROM "%s" WHERE pk = 'a'`))
 	}
 	_, err = c.BatchExecuteStatement(ctxT(t), &dynamodb.BatchExecuteStatementInput{Statements: many})
 	wantAPIError(t, err, "ValidationException", "1 validation error detected: Value '[...]' at 'statements' failed to satisfy constraint: Member must have length less than or equal to 25")
+}
+
+func capacityText(cc []types.ConsumedCapacity) string {
+	var parts []string
+	for _, c := range cc {
+		p := fmt.Sprintf("%s:%v", aws.ToString(c.TableName), aws.ToFloat64(c.CapacityUnits))
+		if c.Table != nil {
+			p += fmt.Sprintf(" table %v", aws.ToFloat64(c.Table.CapacityUnits))
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, ", ")
 }
 
 func tx(ss ...string) []types.ParameterizedStatement {
@@ -187,7 +245,13 @@ func TestPartiQLExecuteTransaction(t *testing.T) {
 		{tx(q(`UPDATE "%s" SET n = 1 WHERE pk = 'a' RETURNING ALL NEW *`)), "Validation failed in TransactStatements[0]: RETURNING clause is not supported in ExecuteTransaction."},
 		{tx(q(`SELECT * FROM "%s" WHERE`)), "Validation failed in TransactStatements[0]: Statement wasn't well formed, can't be processed: Unexpected term"},
 		{tx(q(`SELECT * FROM "%s" WHERE n = 1`)), "Validation failed in TransactStatements[0]: Select statements within ExecuteTransaction must specify the primary key in the where clause."},
-		{tx(q(`SELECT * FROM "%s" WHERE pk = 'a'`), q(`DELETE FROM "%s" WHERE pk = 'a'`)), "Validation failed in TransactStatements[1]: Unsupported operation in transaction."},
+		// Reads and writes do not mix, checked before any statement is
+		// planned (DynamoDB Local's PARTIQL_TRANSACT_REQUEST_MIXED_OPERATION,
+		// also recorded against DynamoDB by https://github.com/nubo-db/dynoxide's
+		// tests/execute_transaction.rs).
+		{tx(q(`SELECT * FROM "%s" WHERE pk = 'a'`), q(`DELETE FROM "%s" WHERE pk = 'a'`)), "ExecuteTransaction API does not support both read and write operations in the same request."},
+		{tx(q(`DELETE FROM "%s" WHERE n = 1`), q(`SELECT * FROM "%s" WHERE pk = 'a'`)), "ExecuteTransaction API does not support both read and write operations in the same request."},
+		{tx(q(`EXISTS(SELECT * FROM "%s" WHERE pk = 'a')`), q(`SELECT * FROM "%s" WHERE pk = 'a'`)), "ExecuteTransaction API does not support both read and write operations in the same request."},
 	} {
 		stmts := tc.stmts
 		_, err := c.ExecuteTransaction(ctxT(t), &dynamodb.ExecuteTransactionInput{TransactStatements: stmts})

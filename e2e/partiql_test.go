@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"encoding/base64"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -120,6 +122,12 @@ func TestPartiQLStatements(t *testing.T) {
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	wantAPIError(t, err, "ConditionalCheckFailedException", "The conditional request failed")
+	// ALL_OLD puts the item in the error.
+	// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ExecuteStatement.html#DDB-ExecuteStatement-request-ReturnValuesOnConditionCheckFailure
+	var ccf *types.ConditionalCheckFailedException
+	if !errors.As(err, &ccf) || itemText(ccf.Item) != `{"n":{"N":"15"},"pk":{"S":"a"},"sk":{"N":"1"},"tags":{"SS":["y","z"]}}` {
+		t.Errorf("ReturnValuesOnConditionCheckFailure ALL_OLD: %v", err)
+	}
 
 	// DELETE, with RETURNING ALL OLD *; a DELETE of an absent item is a no-op.
 	got = runStmt(t, c, q(`DELETE FROM "%s" WHERE pk = 'b' AND sk = 1 RETURNING ALL OLD *`))
@@ -172,6 +180,22 @@ func TestPartiQLPagination(t *testing.T) {
 		Statement: aws.String(fmt.Sprintf(`SELECT sk FROM "%s" WHERE pk = 'p'`, tb)), NextToken: aws.String("bogus"),
 	})
 	wantAPIError(t, err, "ValidationException", "Invalid NextToken")
+	// A token altered to hold another key (of the wrong type, missing or
+	// extra attributes, an empty string) is as invalid as a bogus one: the
+	// token is opaque, so the client is never told about start keys.
+	// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ExecuteStatement.html#DDB-ExecuteStatement-request-NextToken
+	for _, key := range []string{
+		`{"pk":{"N":"1"},"sk":{"N":"1"}}`, `{"pk":{"S":"p"}}`, `{"pk":{"S":"p"},"sk":{"N":"1"},"x":{"S":"y"}}`,
+		`{"pk":{"S":""},"sk":{"N":"1"}}`, `{"pk":{"S":"p"},"sk":{"S":"1"}}`,
+	} {
+		tampered := base64.StdEncoding.EncodeToString([]byte("xdb1:" + key))
+		for _, stmt := range []string{`SELECT sk FROM "%s" WHERE pk = 'p'`, `SELECT sk FROM "%s"`} {
+			_, err = c.ExecuteStatement(ctxT(t), &dynamodb.ExecuteStatementInput{
+				Statement: aws.String(fmt.Sprintf(stmt, tb)), NextToken: aws.String(tampered),
+			})
+			wantAPIError(t, err, "ValidationException", "Invalid NextToken")
+		}
+	}
 }
 
 // SELECT FROM "table"."index": a Query of the index on its partition key,
@@ -203,7 +227,32 @@ func TestPartiQLIndexes(t *testing.T) {
 		}
 	}
 	_, err := c.ExecuteStatement(ctxT(t), &dynamodb.ExecuteStatementInput{Statement: aws.String(fmt.Sprintf(`SELECT * FROM "%s"."NoSuchIndex" WHERE player = '1'`, tb))})
-	wantAPIError(t, err, "ResourceNotFoundException", "Requested resource not found")
+	// An unknown index is a ValidationException that does not name it
+	// (recorded against DynamoDB in eu-west-2 by
+	// https://github.com/nubo-db/dynoxide's tests/partiql_index_qualifier.rs, Q12).
+	wantAPIError(t, err, "ValidationException", "The table does not have the specified index")
+	// Writes naming an index are refused before the table is looked up (Q23, Q24).
+	for _, s := range []string{
+		fmt.Sprintf(`UPDATE "%s"."PlayerIndex" SET a = 1 WHERE player = '1'`, tb),
+		`DELETE FROM "no-such-table"."PlayerIndex" WHERE player = '1'`,
+	} {
+		_, err = c.ExecuteStatement(ctxT(t), &dynamodb.ExecuteStatementInput{Statement: aws.String(s)})
+		wantAPIError(t, err, "ValidationException", "This operation is not supported on an index")
+	}
+	_, err = c.ExecuteStatement(ctxT(t), &dynamodb.ExecuteStatementInput{Statement: aws.String(fmt.Sprintf(`SELECT * FROM "%s".""`, tb))})
+	wantAPIError(t, err, "ValidationException", "Path component cannot be an empty string")
+	// A global secondary index cannot fetch what it does not project, and a
+	// read keyed on an index may not filter on it (Q8, Q28, Q34).
+	for _, tc := range []struct{ stmt, msg string }{
+		{`SELECT matchId, score FROM "%s"."PlayerIndex" WHERE player = '101'`, "One or more parameter values were invalid: Global secondary index PlayerIndex does not project [score]"},
+		{`SELECT matchId FROM "%s"."PlayerIndex" WHERE player = '101' AND score = '3-1'`, "One or more parameter values were invalid: Secondary index PlayerIndex does not project one or more filter attributes: [score]"},
+	} {
+		_, err = c.ExecuteStatement(ctxT(t), &dynamodb.ExecuteStatementInput{Statement: aws.String(fmt.Sprintf(tc.stmt, tb))})
+		wantAPIError(t, err, "ValidationException", tc.msg)
+	}
+	if got := runStmt(t, c, fmt.Sprintf(`SELECT matchId FROM "%s"."PlayerIndex" WHERE score = '3-1'`, tb)); len(got) != 0 {
+		t.Errorf("an unkeyed filter the index cannot satisfy matches nothing: got %s", itemsText(got))
+	}
 	// DynamoDB Local's PartiQL message table words this refusal so.
 	_, err = c.ExecuteStatement(ctxT(t), &dynamodb.ExecuteStatementInput{
 		Statement:      aws.String(fmt.Sprintf(`SELECT * FROM "%s"."PlayerIndex" WHERE player = '101'`, tb)),

@@ -16,9 +16,10 @@
 # (scripts/cassandra/pom.xml) into a cache that survives between runs on one
 # machine; it runs on Java 17 (or 11) with the JDK flags Cassandra 5.0 needs.
 # Node N listens on 127.0.0.N:9042 (CQL) and 127.0.0.N:7000 (gossip); JMX on
-# 127.0.0.1:7N00 for nodetool. The configuration is tuned for tests (1 GiB heap,
-# no gossip settle wait, periodic commitlog, large batch thresholds, generous
-# LWT timeouts): never for data anyone wants to keep.
+# 127.0.0.1:7N00 for nodetool (both movable, see below). The configuration is
+# tuned for tests (1 GiB heap, no gossip settle wait, periodic commitlog,
+# large batch thresholds, generous LWT timeouts): never for data anyone
+# wants to keep.
 #
 # `start` is idempotent: nodes already running are reused. A fresh start (no
 # node running) wipes the old data unless EXTENDDB_CASSANDRA_KEEP_DATA=1.
@@ -31,6 +32,11 @@
 #   EXTENDDB_CASSANDRA_HEAP       JVM heap per node (default 1G)
 #   EXTENDDB_CASSANDRA_TIMEOUT    seconds to wait for CQL per node (default 180)
 #   EXTENDDB_CASSANDRA_KEEP_DATA  1 keeps data across a fresh start
+#   EXTENDDB_CASSANDRA_IP_PREFIX  node N listens on PREFIX.N (default 127.0.0)
+#   EXTENDDB_CASSANDRA_JMX_PORT   JMX port of node 1; node N uses it + (N-1)*100 (default 7100)
+#
+# `start` refuses to start a node whose address already answers CQL: a
+# server this script did not start is never used in its place.
 #   JAVA_HOME                     a Java 11 or 17 to use (default: found under /usr/lib/jvm)
 set -euo pipefail
 
@@ -42,13 +48,15 @@ DIR=${EXTENDDB_CASSANDRA_DIR:-/tmp/extenddb-cassandra}
 HEAP=${EXTENDDB_CASSANDRA_HEAP:-1G}
 TIMEOUT=${EXTENDDB_CASSANDRA_TIMEOUT:-180}
 LIB=$CACHE/$VERSION/lib
+IP_PREFIX=${EXTENDDB_CASSANDRA_IP_PREFIX:-127.0.0}
+JMX_PORT=${EXTENDDB_CASSANDRA_JMX_PORT:-7100}
 
 log() { printf 'cassandra.sh: %s\n' "$*" >&2; }
 die() { log "$*"; exit 1; }
 
 [[ $NODES =~ ^[1-9]$ ]] || die "EXTENDDB_CASSANDRA_NODES must be 1 to 9, not $NODES"
 
-ip() { echo "127.0.0.$1"; }
+ip() { echo "$IP_PREFIX.$1"; }
 node_dir() { echo "$DIR/node$1"; }
 hosts() {
 	local n out=()
@@ -134,7 +142,7 @@ endpoint_snitch: SimpleSnitch
 seed_provider:
   - class_name: org.apache.cassandra.locator.SimpleSeedProvider
     parameters:
-      - seeds: "127.0.0.1:7000"
+      - seeds: "$(ip 1):7000"
 listen_address: $(ip "$n")
 rpc_address: $(ip "$n")
 storage_port: 7000
@@ -265,7 +273,7 @@ start_node() {
 			-Dcassandra.logdir="$d/logs" \
 			-Dlogback.configurationFile="file://$d/conf/logback.xml" \
 			-Dcassandra-foreground=yes \
-			-Dcassandra.jmx.local.port=$((7000 + n * 100)) \
+			-Dcassandra.jmx.local.port=$((JMX_PORT + (n - 1) * 100)) \
 			-Dcassandra.skip_wait_for_gossip_to_settle=0 \
 			-Dcassandra.ring_delay_ms=1000 \
 			-Dcassandra.load_ring_state=false \
@@ -313,6 +321,10 @@ start() {
 	for ((n = 1; n <= NODES; n++)); do
 		if pid_of "$n" >/dev/null; then
 			log "node $n is already running (pid $(pid_of "$n"))"
+		elif cql_ready "$n"; then
+			log "$(ip "$n"):9042 already answers CQL, but not from a node this script started in $DIR: refusing to use it"
+			log "(choose other addresses with EXTENDDB_CASSANDRA_IP_PREFIX and EXTENDDB_CASSANDRA_JMX_PORT)"
+			exit 1
 		else
 			ts=$(date +%s)
 			start_node "$n"
@@ -350,14 +362,14 @@ stop() {
 	done
 }
 
-# nodetool runs Cassandra's nodetool against node 1 (JMX on 127.0.0.1:7100).
+# nodetool runs Cassandra's nodetool against node 1 (JMX on 127.0.0.1:$JMX_PORT).
 nodetool() {
 	local java jpms=()
 	java=$(java_bin) || die "no Java 17"
 	[[ -f $LIB/.complete ]] || die "no Cassandra jars in $LIB: run start first"
 	[[ $(java_major "$java") == 17 ]] && mapfile -t jpms < <(jpms_flags)
 	"$java" "${jpms[@]}" -Xmx256m -Dcassandra.logdir="$DIR" -cp "$LIB/*" \
-		org.apache.cassandra.tools.NodeTool -h 127.0.0.1 -p 7100 "$@"
+		org.apache.cassandra.tools.NodeTool -h 127.0.0.1 -p "$JMX_PORT" "$@"
 }
 
 status() {

@@ -11,6 +11,8 @@
 #   export EXTENDDB_POSTGRES_DSN=$(scripts/postgres.sh start)
 #
 # `start` is idempotent: a server already running in the directory is reused.
+# A server it did not start (another directory) answering on the port is
+# refused, never used in its place.
 # On a machine without PostgreSQL it runs `apt-get install postgresql` (needs
 # root). The server listens on 127.0.0.1 only, trusts local connections and
 # runs with fsync=off: it is for tests, never for data anyone wants to keep.
@@ -86,6 +88,8 @@ start() {
 	fi
 	if running; then
 		log "reusing the server running in $DATA"
+	elif "$bin/pg_isready" -q -h 127.0.0.1 -p "$PORT"; then
+		die "a PostgreSQL server this script did not start in $DIR answers on 127.0.0.1:$PORT: refusing to use it (choose another EXTENDDB_PG_PORT)"
 	else
 		log "starting PostgreSQL on 127.0.0.1:$PORT"
 		local opts="-p $PORT -c listen_addresses=127.0.0.1 -c unix_socket_directories=$DIR"

@@ -95,9 +95,38 @@ pip_install() {
 	return 0
 }
 
+# free_port prints a TCP port nothing listens on at 127.0.0.1.
+free_port() {
+	local p
+	while :; do
+		p=$((20000 + RANDOM % 20000))
+		(exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return 0; }
+	done
+}
+
+# free_loopback_prefix prints 127.0.X (X from 20 to 219) whose .1 has no
+# CQL port open, for a Cassandra node of this run's own.
+free_loopback_prefix() {
+	local x
+	while :; do
+		x=$((20 + RANDOM % 200))
+		(exec 3<>"/dev/tcp/127.0.$x.1/9042") 2>/dev/null || { echo "127.0.$x"; return 0; }
+	done
+}
+
+# Services the hooks start live in this run's own directory, removed at exit.
+TEST_RUN_DIR=$(mktemp -d /tmp/extenddb-test.XXXXXX)
+chmod 755 "$TEST_RUN_DIR"
+export TEST_RUN_DIR
+trap 'run_cleanup; rm -rf "$TEST_RUN_DIR"' EXIT
+
 # ---------------------------------------------------------------- prerequisites
 step "prerequisites"
-command -v go >/dev/null || { echo "go is not installed (https://go.dev/doc/install)"; exit 1; }
+# A Go at least as new as go.mod asks for: the one installed, or a pinned
+# toolchain fetched from the Go module proxy (scripts/go.sh).
+GO=$(scripts/go.sh) || { echo "no Go toolchain (scripts/go.sh failed)"; exit 1; }
+PATH=$(dirname "$GO"):$PATH
+export PATH GOTOOLCHAIN=local
 go version
 if ! command -v gcc >/dev/null; then
 	apt_install gcc libc6-dev || note_failure "install gcc (cgo, for the SQLite driver)"
@@ -130,6 +159,11 @@ for hook in scripts/test.d/*.sh; do
 done
 
 # ------------------------------------------------------------------ static checks
+# The first build compiles SQLite (minutes on two cores): list the packages
+# as they compile rather than stay silent.
+step "go build ./... (each package is listed as it compiles)"
+go build -v ./... 2>&1 | sed -u 's/^/  compiling /' || note_failure "go build"
+
 step "go vet ./..."
 go vet ./... || note_failure "go vet"
 

@@ -52,18 +52,28 @@ func continuousBackupsOf(t *storage.Table, now time.Time) continuousBackupsOutpu
 	d := continuousBackupsDescription{ContinuousBackupsStatus: "ENABLED",
 		PointInTimeRecoveryDescription: pitrDescription{PointInTimeRecoveryStatus: "DISABLED"}}
 	if p := t.PointInTimeRecovery; p != nil {
-		earliest := p.EnabledAt
-		if start := now.AddDate(0, 0, -p.RecoveryPeriodInDays); start.After(earliest) {
-			earliest = start
-		}
-		if earliest.After(now) {
-			earliest = now
-		}
-		e, l := epochSeconds(earliest), epochSeconds(now)
+		e, l := epochSeconds(earliestRestorable(p, now)), epochSeconds(now)
 		d.PointInTimeRecoveryDescription = pitrDescription{PointInTimeRecoveryStatus: "ENABLED",
 			RecoveryPeriodInDays: p.RecoveryPeriodInDays, EarliestRestorableDateTime: &e, LatestRestorableDateTime: &l}
 	}
 	return continuousBackupsOutput{d}
+}
+
+// earliestRestorable is the start of the window a point in time restore
+// may restore to: when recovery was enabled, the start of the recovery
+// period, or the start of the retention of the change history
+// (storage.StreamRetention), whichever is latest, and never after now.
+func earliestRestorable(p *storage.PointInTimeRecovery, now time.Time) time.Time {
+	earliest := p.EnabledAt
+	for _, start := range []time.Time{now.AddDate(0, 0, -p.RecoveryPeriodInDays), now.Add(-storage.StreamRetention)} {
+		if start.After(earliest) {
+			earliest = start
+		}
+	}
+	if earliest.After(now) {
+		earliest = now
+	}
+	return earliest
 }
 
 // backupTable reads the table a continuous backups operation names; a

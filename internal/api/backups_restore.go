@@ -6,7 +6,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/extenddb/extenddb/internal/backup"
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/jobs"
 	"github.com/extenddb/extenddb/internal/protocol"
@@ -32,8 +31,13 @@ func restoreSummaryOf(t *storage.Table) *restoreSummary {
 }
 
 type restoreTableFromBackupInput struct {
-	TargetTableName               *string                `json:"TargetTableName"`
-	BackupArn                     *string                `json:"BackupArn"`
+	TargetTableName *string `json:"TargetTableName"`
+	BackupArn       *string `json:"BackupArn"`
+	restoreOverrides
+}
+
+// restoreOverrides are the overrides both restore operations take.
+type restoreOverrides struct {
 	BillingModeOverride           *string                `json:"BillingModeOverride"`
 	GlobalSecondaryIndexOverride  []secondaryIndexInput  `json:"GlobalSecondaryIndexOverride"`
 	LocalSecondaryIndexOverride   []secondaryIndexInput  `json:"LocalSecondaryIndexOverride"`
@@ -51,10 +55,7 @@ func restoreTableFromBackup(e *Engine, ctx context.Context, r *protocol.Request)
 		c.name(in.TargetTableName, "targetTableName")
 	}
 	backupArnConstraint(&c, in.BackupArn)
-	c.enum(in.BillingModeOverride, "billingModeOverride", "PROVISIONED", "PAY_PER_REQUEST")
-	if tp := in.ProvisionedThroughputOverride; tp != nil {
-		throughputConstraints(&c, tp, "provisionedThroughputOverride")
-	}
+	in.constraints(&c)
 	if err := c.err(); err != nil {
 		return nil, err
 	}
@@ -66,8 +67,12 @@ func restoreTableFromBackup(e *Engine, ctx context.Context, r *protocol.Request)
 		// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_RestoreTableFromBackup.html#API_RestoreTableFromBackup_Errors
 		return nil, ddberr.BackupInUse("Backup is being created: %s", *in.BackupArn)
 	}
-	t, err := e.restoredTable(b, &in)
+	t, err := e.restoredTable(*in.TargetTableName, &b.Params.Table, storage.RestoreSummary{SourceBackupArn: b.Params.BackupArn,
+		SourceTableArn: b.Params.TableArn, RestoreDateTime: b.Params.CreatedAt, InProgress: true}, &in.restoreOverrides)
 	if err != nil {
+		return nil, err
+	}
+	if err := e.checkTableLimit(ctx, e.account(r)); err != nil {
 		return nil, err
 	}
 	err = svc.Restore(ctx, e.account(r), b, t)
@@ -78,6 +83,11 @@ func restoreTableFromBackup(e *Engine, ctx context.Context, r *protocol.Request)
 	if err != nil {
 		return nil, err
 	}
+	return e.restoredOutput(ctx, r, t)
+}
+
+// restoredOutput is the response of a restore that created t.
+func (e *Engine) restoredOutput(ctx context.Context, r *protocol.Request, t *storage.Table) (any, error) {
 	e.forget(t.Account, t.Name)
 	d, err := e.describe(ctx, r.Caller.Region, t, false)
 	if err != nil {
@@ -86,16 +96,36 @@ func restoreTableFromBackup(e *Engine, ctx context.Context, r *protocol.Request)
 	return tableDescriptionOutput{d}, nil
 }
 
-// restoredTable derives the table a restore creates from the backup's
-// source table and the request's overrides. As DynamoDB does, it restores
+// checkTableLimit refuses a new table beyond the account's limit, as
+// CreateTable does (tables.go).
+func (e *Engine) checkTableLimit(ctx context.Context, account string) error {
+	names, err := e.store.ListTables(ctx, account)
+	if err != nil {
+		return err
+	}
+	if len(names) >= maxTablesPerAccount {
+		return ddberr.LimitExceeded("Subscriber limit exceeded: Number of tables exceeds the per-account limit of %d", maxTablesPerAccount)
+	}
+	return nil
+}
+
+// constraints checks the overrides' member constraints.
+func (o *restoreOverrides) constraints(c *constraints) {
+	c.enum(o.BillingModeOverride, "billingModeOverride", "PROVISIONED", "PAY_PER_REQUEST")
+	if tp := o.ProvisionedThroughputOverride; tp != nil {
+		throughputConstraints(c, tp, "provisionedThroughputOverride")
+	}
+}
+
+// restoredTable derives the table a restore creates from the source
+// table's definition src and the request's overrides. As DynamoDB does, it restores
 // the keys, attribute definitions, indexes, billing mode and throughput,
 // and not the stream, Time to Live, tags, deletion protection or point in
 // time recovery settings.
-func (e *Engine) restoredTable(b *backup.Backup, in *restoreTableFromBackupInput) (*storage.Table, error) {
-	src := &b.Params.Table
+func (e *Engine) restoredTable(name string, src *storage.Table, summary storage.RestoreSummary, in *restoreOverrides) (*storage.Table, error) {
 	now := e.now()
 	t := &storage.Table{
-		Name:                 *in.TargetTableName,
+		Name:                 name,
 		ID:                   uuid.NewString(),
 		KeySchema:            src.KeySchema,
 		AttributeDefinitions: src.AttributeDefinitions,
@@ -103,8 +133,7 @@ func (e *Engine) restoredTable(b *backup.Backup, in *restoreTableFromBackupInput
 		Throughput:           storage.Throughput{ReadCapacityUnits: src.Throughput.ReadCapacityUnits, WriteCapacityUnits: src.Throughput.WriteCapacityUnits},
 		TableClass:           src.TableClass,
 		CreatedAt:            now,
-		Restore: &storage.RestoreSummary{SourceBackupArn: b.Params.BackupArn, SourceTableArn: b.Params.TableArn,
-			RestoreDateTime: b.Params.CreatedAt, InProgress: true},
+		Restore:              &summary,
 	}
 	if in.BillingModeOverride != nil {
 		t.BillingMode = *in.BillingModeOverride
@@ -145,7 +174,7 @@ func (e *Engine) restoredTable(b *backup.Backup, in *restoreTableFromBackupInput
 // indexOverride tells whether index ix of the source is restored: always
 // without an override list of its kind, otherwise when the list names it
 // (whose entry is returned).
-func indexOverride(ix storage.Index, in *restoreTableFromBackupInput) (*secondaryIndexInput, bool) {
+func indexOverride(ix storage.Index, in *restoreOverrides) (*secondaryIndexInput, bool) {
 	list := in.LocalSecondaryIndexOverride
 	if ix.Global {
 		list = in.GlobalSecondaryIndexOverride
@@ -163,7 +192,7 @@ func indexOverride(ix storage.Index, in *restoreTableFromBackupInput) (*secondar
 
 // overridesExist refuses an override naming an index the source table did
 // not have: the overrides may only leave indexes out.
-func overridesExist(src *storage.Table, in *restoreTableFromBackupInput) error {
+func overridesExist(src *storage.Table, in *restoreOverrides) error {
 	has := map[string]bool{}
 	for _, ix := range src.Indexes {
 		has[ix.IndexName] = true

@@ -56,37 +56,41 @@ type billingModeSummary struct {
 }
 
 type indexDescription struct {
-	IndexName             string                 `json:"IndexName"`
-	KeySchema             []keySchemaElement     `json:"KeySchema"`
-	Projection            projection             `json:"Projection"`
-	IndexStatus           string                 `json:"IndexStatus,omitempty"`
-	Backfilling           *bool                  `json:"Backfilling,omitempty"`
-	ProvisionedThroughput *throughputDescription `json:"ProvisionedThroughput,omitempty"`
-	IndexSizeBytes        int64                  `json:"IndexSizeBytes"`
-	ItemCount             int64                  `json:"ItemCount"`
-	IndexArn              string                 `json:"IndexArn"`
+	IndexName             string                         `json:"IndexName"`
+	KeySchema             []keySchemaElement             `json:"KeySchema"`
+	Projection            projection                     `json:"Projection"`
+	IndexStatus           string                         `json:"IndexStatus,omitempty"`
+	Backfilling           *bool                          `json:"Backfilling,omitempty"`
+	ProvisionedThroughput *throughputDescription         `json:"ProvisionedThroughput,omitempty"`
+	IndexSizeBytes        int64                          `json:"IndexSizeBytes"`
+	ItemCount             int64                          `json:"ItemCount"`
+	IndexArn              string                         `json:"IndexArn"`
+	OnDemandThroughput    *onDemandThroughputDescription `json:"OnDemandThroughput,omitempty"`
+	WarmThroughput        *warmThroughputDescription     `json:"WarmThroughput,omitempty"`
 }
 
 type tableDescription struct {
-	AttributeDefinitions      []attributeDefinition  `json:"AttributeDefinitions"`
-	TableName                 string                 `json:"TableName"`
-	KeySchema                 []keySchemaElement     `json:"KeySchema"`
-	TableStatus               string                 `json:"TableStatus"`
-	CreationDateTime          epochSeconds           `json:"CreationDateTime"`
-	ProvisionedThroughput     throughputDescription  `json:"ProvisionedThroughput"`
-	TableSizeBytes            int64                  `json:"TableSizeBytes"`
-	ItemCount                 int64                  `json:"ItemCount"`
-	TableArn                  string                 `json:"TableArn"`
-	TableId                   string                 `json:"TableId"`
-	BillingModeSummary        *billingModeSummary    `json:"BillingModeSummary,omitempty"`
-	LocalSecondaryIndexes     []indexDescription     `json:"LocalSecondaryIndexes,omitempty"`
-	GlobalSecondaryIndexes    []indexDescription     `json:"GlobalSecondaryIndexes,omitempty"`
-	StreamSpecification       *streamSpecDescription `json:"StreamSpecification,omitempty"`
-	LatestStreamLabel         string                 `json:"LatestStreamLabel,omitempty"`
-	LatestStreamArn           string                 `json:"LatestStreamArn,omitempty"`
-	TableClassSummary         *tableClassSummary     `json:"TableClassSummary,omitempty"`
-	DeletionProtectionEnabled bool                   `json:"DeletionProtectionEnabled"`
-	RestoreSummary            *restoreSummary        `json:"RestoreSummary,omitempty"` // backups_restore.go
+	AttributeDefinitions      []attributeDefinition          `json:"AttributeDefinitions"`
+	TableName                 string                         `json:"TableName"`
+	KeySchema                 []keySchemaElement             `json:"KeySchema"`
+	TableStatus               string                         `json:"TableStatus"`
+	CreationDateTime          epochSeconds                   `json:"CreationDateTime"`
+	ProvisionedThroughput     throughputDescription          `json:"ProvisionedThroughput"`
+	TableSizeBytes            int64                          `json:"TableSizeBytes"`
+	ItemCount                 int64                          `json:"ItemCount"`
+	TableArn                  string                         `json:"TableArn"`
+	TableId                   string                         `json:"TableId"`
+	BillingModeSummary        *billingModeSummary            `json:"BillingModeSummary,omitempty"`
+	LocalSecondaryIndexes     []indexDescription             `json:"LocalSecondaryIndexes,omitempty"`
+	GlobalSecondaryIndexes    []indexDescription             `json:"GlobalSecondaryIndexes,omitempty"`
+	StreamSpecification       *streamSpecDescription         `json:"StreamSpecification,omitempty"`
+	LatestStreamLabel         string                         `json:"LatestStreamLabel,omitempty"`
+	LatestStreamArn           string                         `json:"LatestStreamArn,omitempty"`
+	TableClassSummary         *tableClassSummary             `json:"TableClassSummary,omitempty"`
+	DeletionProtectionEnabled bool                           `json:"DeletionProtectionEnabled"`
+	RestoreSummary            *restoreSummary                `json:"RestoreSummary,omitempty"`     // backups_restore.go
+	OnDemandThroughput        *onDemandThroughputDescription `json:"OnDemandThroughput,omitempty"` // throughput_settings.go
+	WarmThroughput            *warmThroughputDescription     `json:"WarmThroughput,omitempty"`
 }
 
 type streamSpecDescription struct {
@@ -170,6 +174,9 @@ func (e *Engine) describe(ctx context.Context, region string, t *storage.Table, 
 		d.LatestStreamArn = d.TableArn + "/stream/" + t.LatestStreamLabel
 	}
 	d.RestoreSummary = restoreSummaryOf(t)
+	d.OnDemandThroughput = onDemandOut(t.BillingMode, t.OnDemand)
+	warm := warmOut(t.BillingMode, t.Throughput, t.Warm, storage.StatusActive)
+	d.WarmThroughput = &warm
 	if t.TableClass != "" && t.TableClass != "STANDARD" {
 		d.TableClassSummary = &tableClassSummary{TableClass: t.TableClass}
 	}
@@ -213,6 +220,9 @@ func (e *Engine) describe(ctx context.Context, region string, t *storage.Table, 
 			}
 			tpd := throughputOut(tp)
 			id.ProvisionedThroughput = &tpd
+			id.OnDemandThroughput = onDemandOut(t.BillingMode, ix.OnDemand)
+			warm := warmOut(t.BillingMode, tp, ix.Warm, id.IndexStatus)
+			id.WarmThroughput = &warm
 			d.GlobalSecondaryIndexes = append(d.GlobalSecondaryIndexes, id)
 		} else {
 			d.LocalSecondaryIndexes = append(d.LocalSecondaryIndexes, id)

@@ -33,6 +33,11 @@ type Config struct {
 	// (DefaultItemCollectionLimit). Tests lower it, since they cannot write 10 GB.
 	ItemCollectionLimit int64
 	Log                 *slog.Logger
+	// OnTableUse, when set, is called after every metered read and write
+	// (metering.go) with the table's name, "read" or "write", the capacity
+	// units DynamoDB would charge, and the items and item bytes read or
+	// written. It must not block.
+	OnTableUse func(table, kind string, units float64, items int, bytes int64)
 }
 
 // Engine serves DynamoDB operations. It is safe for concurrent use.

@@ -26,6 +26,8 @@ type gsiUpdate struct {
 	Update *struct {
 		IndexName             *string                `json:"IndexName"`
 		ProvisionedThroughput *provisionedThroughput `json:"ProvisionedThroughput"`
+		OnDemandThroughput    *onDemandThroughput    `json:"OnDemandThroughput"` // throughput_settings.go
+		WarmThroughput        *warmThroughput        `json:"WarmThroughput"`
 	} `json:"Update"`
 	Delete *struct {
 		IndexName *string `json:"IndexName"`
@@ -43,7 +45,8 @@ func gsiUpdateConstraints(c *constraints, ups []gsiUpdate) {
 			if c.notNull(u.Update.IndexName != nil, p+"update.indexName") {
 				c.name(u.Update.IndexName, p+"update.indexName")
 			}
-			if c.notNull(u.Update.ProvisionedThroughput != nil, p+"update.provisionedThroughput") {
+			settingsOnly := u.Update.OnDemandThroughput != nil || u.Update.WarmThroughput != nil
+			if c.notNull(u.Update.ProvisionedThroughput != nil || settingsOnly, p+"update.provisionedThroughput") && u.Update.ProvisionedThroughput != nil {
 				throughputConstraints(c, u.Update.ProvisionedThroughput, p+"update.provisionedThroughput")
 			}
 		}
@@ -112,6 +115,20 @@ func errOnlineIndexLimit() error {
 	return ddberr.LimitExceeded("Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table")
 }
 
+// indexThroughputOutOfBounds reports whether an index Update asks for more
+// than DynamoDB's bound of capacity units.
+func indexThroughputOutOfBounds(tp *provisionedThroughput) bool {
+	return tp != nil && (tp.ReadCapacityUnits != nil && *tp.ReadCapacityUnits > maxThroughputUnits ||
+		tp.WriteCapacityUnits != nil && *tp.WriteCapacityUnits > maxThroughputUnits)
+}
+
+// errIndexUpdateBlocked is DynamoDB's answer to an index Update beyond the
+// capacity bound, whether or not the index exists (architect/dynalite
+// test/updateTable.js, recorded from DynamoDB).
+func errIndexUpdateBlocked() error {
+	return ddberr.Validation("This operation cannot be performed with given input values. Please contact DynamoDB service team for more info: Action Blocked: IndexUpdate")
+}
+
 // applyGSIUpdates applies ups to t (inside the catalog update) and reports
 // whether an index was created or deleted. defs is the request's
 // AttributeDefinitions, which must define a created index's key attributes.
@@ -157,9 +174,18 @@ func applyGSIUpdates(t *storage.Table, ups []gsiUpdate, defs []attributeDefiniti
 			ix.Status, ix.Backfilling, ix.BackfillCursor = storage.StatusDeleting, false, nil
 		case u.Update != nil:
 			name := *u.Update.IndexName
+			if indexThroughputOutOfBounds(u.Update.ProvisionedThroughput) {
+				return false, errIndexUpdateBlocked()
+			}
 			ix := t.Index(name)
 			if ix == nil || !ix.Global || ix.Status == storage.StatusDeleting {
 				return false, ddberr.ResourceNotFound("Requested resource not found: Index %s for table %s", name, t.Name)
+			}
+			if u.Update.ProvisionedThroughput == nil {
+				if err := indexThroughputSettings(t, ix, u.Update.OnDemandThroughput, u.Update.WarmThroughput); err != nil {
+					return false, err
+				}
+				continue
 			}
 			if t.BillingMode == "PAY_PER_REQUEST" {
 				return false, invalid("The only Updates for index: %s when TableThroughputMode is PAY_PER_REQUEST can be to OnDemandThroughput, WarmThroughput", name)
@@ -257,6 +283,9 @@ func createGSI(t *storage.Table, in *secondaryIndexInput, reqDefs []attributeDef
 	idx.ID = uuid.NewString()
 	idx.Status, idx.Backfilling = storage.StatusCreating, true
 	t.Indexes = append(t.Indexes, idx)
+	if err := indexThroughputSettings(t, &t.Indexes[len(t.Indexes)-1], in.OnDemandThroughput, in.WarmThroughput); err != nil {
+		return err
+	}
 	return nil
 }
 

@@ -249,13 +249,20 @@ func (e *Engine) getItem(ctx context.Context, in *getItemInput, t *storage.Table
 		return nil, err
 	}
 	out := &getItemOutput{item: projectItem(in.proj, it)}
+	size := 0
+	if it != nil {
+		size = item.Size(it)
+	}
 	if mode := capacityMode(in.ReturnConsumedCapacity); mode != capNone {
 		out.capacity = newConsumed(mode, t.Name)
-		size := 0
-		if it != nil {
-			size = item.Size(it)
-		}
 		out.capacity.units = readUnits(size, consistent)
+	}
+	if e.cfg.OnTableUse != nil {
+		found := 0
+		if it != nil {
+			found = 1
+		}
+		e.meterRead(t, found, size, readUnits(size, consistent))
 	}
 	return out, nil
 }

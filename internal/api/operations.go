@@ -35,7 +35,26 @@ func operations() map[string]opFunc {
 		"ListBackups":               listBackups,
 		"DeleteBackup":              deleteBackup,
 		"RestoreTableFromBackup":    restoreTableFromBackup,
+		"RestoreTableToPointInTime": restoreTableToPointInTime,
 		"UpdateContinuousBackups":   updateContinuousBackups,
 		"DescribeContinuousBackups": describeContinuousBackups,
+		// Features with no local service behind them: settings stored and
+		// described, as DynamoDB does with the feature switched off
+		// (contributor_insights.go, kinesis.go, global_tables.go).
+		"DescribeContributorInsights":         describeContributorInsights,
+		"UpdateContributorInsights":           updateContributorInsights,
+		"ListContributorInsights":             listContributorInsights,
+		"DescribeKinesisStreamingDestination": describeKinesisStreamingDestination,
+		"EnableKinesisStreamingDestination":   enableKinesisStreamingDestination,
+		"DisableKinesisStreamingDestination":  disableKinesisStreamingDestination,
+		"UpdateKinesisStreamingDestination":   updateKinesisStreamingDestination,
+		"DescribeTableReplicaAutoScaling":     describeTableReplicaAutoScaling,
+		"UpdateTableReplicaAutoScaling":       updateTableReplicaAutoScaling,
+		"CreateGlobalTable":                   createGlobalTable,
+		"ListGlobalTables":                    listGlobalTables,
+		"DescribeGlobalTable":                 globalTableNotFound,
+		"UpdateGlobalTable":                   globalTableNotFound,
+		"DescribeGlobalTableSettings":         globalTableNotFound,
+		"UpdateGlobalTableSettings":           globalTableNotFound,
 	}
 }

@@ -102,6 +102,9 @@ func executeStatement(e *Engine, ctx context.Context, r *protocol.Request) (any,
 		if opts.startKey, err = decodeNextToken(*in.NextToken); err != nil {
 			return nil, err
 		}
+		if err := e.checkStartKey(ctx, r, pl, opts.startKey); err != nil {
+			return nil, err
+		}
 	}
 	return e.runPlan(ctx, r, pl, opts)
 }
@@ -173,12 +176,13 @@ func schemaForPlan(t *storage.Table) partiql.Schema {
 		}
 		return k
 	}
-	s := partiql.Schema{KeyNames: keys(t.KeySchema), Indexes: map[string]partiql.KeyNames{}, Types: map[string]string{}}
+	s := partiql.Schema{KeyNames: keys(t.KeySchema), Indexes: map[string]partiql.KeyNames{}, Types: map[string]string{}, Projections: map[string]partiql.IndexProjection{}}
 	for _, d := range t.AttributeDefinitions {
 		s.Types[d.AttributeName] = d.AttributeType
 	}
 	for _, ix := range t.Indexes {
 		s.Indexes[ix.IndexName] = keys(ix.KeySchema)
+		s.Projections[ix.IndexName] = partiql.IndexProjection{Global: ix.Global, Type: ix.Projection.ProjectionType, NonKey: ix.Projection.NonKeyAttributes}
 	}
 	return s
 }
@@ -203,4 +207,44 @@ func decodeNextToken(s string) (item.Item, error) {
 		return nil, ddberr.Validation("Invalid NextToken")
 	}
 	return k, nil
+}
+
+// checkStartKey refuses, as "Invalid NextToken", a token whose key is not a
+// key of what a Query or Scan plan reads: the table's key attributes, and
+// the index's when it reads an index, each of its defined type and not
+// empty, and nothing else. A token can only have been altered or minted for
+// another statement then; DynamoDB's tokens are opaque.
+func (e *Engine) checkStartKey(ctx context.Context, r *protocol.Request, pl *partiql.Plan, k item.Item) error {
+	if pl.Operation != partiql.OpQuery && pl.Operation != partiql.OpScan {
+		return nil
+	}
+	t, err := e.lookup(ctx, e.account(r), pl.Table, lookupData)
+	if err != nil {
+		return err
+	}
+	want := map[string]bool{}
+	for _, el := range t.KeySchema {
+		want[el.AttributeName] = true
+	}
+	for _, ix := range t.Indexes {
+		if ix.IndexName == pl.Index {
+			for _, el := range ix.KeySchema {
+				want[el.AttributeName] = true
+			}
+		}
+	}
+	types := map[string]string{}
+	for _, d := range t.AttributeDefinitions {
+		types[d.AttributeName] = d.AttributeType
+	}
+	if len(k) != len(want) {
+		return ddberr.Validation("Invalid NextToken")
+	}
+	for name, v := range k {
+		empty := v.Type == item.TypeS && v.S == "" || v.Type == item.TypeB && len(v.B) == 0
+		if !want[name] || v.Type.String() != types[name] || empty {
+			return ddberr.Validation("Invalid NextToken")
+		}
+	}
+	return nil
 }

@@ -43,3 +43,15 @@ func TestMergeCapacity(t *testing.T) {
 		t.Errorf("got %v\nwant %v", got, want)
 	}
 }
+
+// A failed write's charge (no Table arm) before a success keeps the
+// success's arm in the merged entry.
+func TestMergeCapacityFailureFirst(t *testing.T) {
+	out := mergeCapacity([]json.RawMessage{
+		json.RawMessage(`{"TableName":"a","CapacityUnits":3}`),
+		json.RawMessage(`{"TableName":"a","CapacityUnits":1,"Table":{"CapacityUnits":1}}`),
+	})
+	if len(out) != 1 || string(out[0]) != `{"CapacityUnits":4,"Table":{"CapacityUnits":1},"TableName":"a"}` {
+		t.Errorf("got %s", out)
+	}
+}

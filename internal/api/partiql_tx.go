@@ -78,12 +78,12 @@ func inStatement(i int, err error) error {
 	return ddberr.Validation("Validation failed in TransactStatements[" + itoa(i) + "]: " + de.Message)
 }
 
-// planTransaction parses and plans every statement, checking the rules of
-// transactions: no RETURNING, reads by full primary key on tables only, and
-// reads and writes not mixed.
+// planTransaction parses every statement and checks the rules of
+// transactions (no RETURNING, reads on tables only, reads and writes not
+// mixed) before it plans any, as DynamoDB does; then it plans each, reads
+// needing the full primary key.
 func (e *Engine) planTransaction(ctx context.Context, r *protocol.Request, stmts []parameterizedStatement) ([]*partiql.Plan, error) {
-	plans := make([]*partiql.Plan, len(stmts))
-	firstRead := false
+	parsed := make([]*partiql.Statement, len(stmts))
 	for i, s := range stmts {
 		st, err := parseStatement(*s.Statement, s.Parameters)
 		if err != nil {
@@ -92,20 +92,21 @@ func (e *Engine) planTransaction(ctx context.Context, r *protocol.Request, stmts
 		if st.Returning != "" {
 			return nil, inStatement(i, ddberr.Validation("RETURNING clause is not supported in ExecuteTransaction."))
 		}
-		read := st.Kind == partiql.Select
-		if i == 0 {
-			firstRead = read
-		} else if read != firstRead {
-			return nil, inStatement(i, ddberr.Validation("Unsupported operation in transaction."))
+		if i > 0 && (st.Kind == partiql.Select) != (parsed[0].Kind == partiql.Select) {
+			return nil, ddberr.Validation("ExecuteTransaction API does not support both read and write operations in the same request.")
 		}
-		if read && st.Index != "" {
+		if st.Kind == partiql.Select && st.Index != "" {
 			return nil, inStatement(i, ddberr.Validation("Reads on indices are not supported within transactions."))
 		}
-		pl, err := e.planStatement(ctx, r, st, s.Parameters)
+		parsed[i] = st
+	}
+	plans := make([]*partiql.Plan, len(stmts))
+	for i, st := range parsed {
+		pl, err := e.planStatement(ctx, r, st, stmts[i].Parameters)
 		if err != nil {
 			return nil, inStatement(i, err)
 		}
-		if read && pl.Operation != partiql.OpGetItem {
+		if st.Kind == partiql.Select && pl.Operation != partiql.OpGetItem {
 			return nil, inStatement(i, ddberr.Validation("Select statements within ExecuteTransaction must specify the primary key in the where clause."))
 		}
 		plans[i] = pl

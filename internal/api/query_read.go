@@ -287,6 +287,13 @@ func (e *Engine) run(ctx context.Context, p *readPlan, read func(storage.VisitFu
 	if p.fetchTable && capacity != nil && len(rows) > 0 {
 		capacity.units += readUnits(tableBytes, p.consistent)
 	}
+	if e.cfg.OnTableUse != nil {
+		units := readUnits(bytes, p.consistent)
+		if p.fetchTable && len(rows) > 0 {
+			units += readUnits(tableBytes, p.consistent)
+		}
+		e.meterRead(p.t, len(rows), bytes+tableBytes, units)
+	}
 	if !p.count && res.items == nil {
 		res.items = []item.Item{}
 	}

@@ -192,10 +192,19 @@ func (e *Engine) listStreams(ctx context.Context, r *protocol.Request) (any, err
 }
 
 type describeStreamInput struct {
-	StreamArn             *string         `json:"StreamArn"`
-	Limit                 *int64          `json:"Limit"`
-	ExclusiveStartShardId *string         `json:"ExclusiveStartShardId"`
-	ShardFilter           json.RawMessage `json:"ShardFilter"`
+	StreamArn             *string      `json:"StreamArn"`
+	Limit                 *int64       `json:"Limit"`
+	ExclusiveStartShardId *string      `json:"ExclusiveStartShardId"`
+	ShardFilter           *shardFilter `json:"ShardFilter"`
+}
+
+// shardFilter is DescribeStream's ShardFilter: with Type CHILD_SHARDS, only
+// the children of shard ShardId are described. A stream here has one shard
+// per stream label, which never splits, so no shard has children.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_streams_ShardFilter.html
+type shardFilter struct {
+	Type    *string `json:"Type"`
+	ShardId *string `json:"ShardId"`
 }
 
 type sequenceNumberRange struct {
@@ -237,6 +246,10 @@ func (e *Engine) describeStream(ctx context.Context, r *protocol.Request) (any, 
 	if in.ExclusiveStartShardId != nil {
 		c.lenRange(in.ExclusiveStartShardId, "exclusiveStartShardId", 28, 65)
 	}
+	if f := in.ShardFilter; f != nil {
+		c.enum(f.Type, "shardFilter.type", "CHILD_SHARDS")
+		c.lenRange(f.ShardId, "shardFilter.shardId", 28, 65)
+	}
 	if err := c.err(); err != nil {
 		return nil, err
 	}
@@ -267,7 +280,8 @@ func (e *Engine) describeStream(ctx context.Context, r *protocol.Request) (any, 
 		d.StreamStatus = "ENABLED"
 	}
 	id := shardID(t, ref.label)
-	if in.ExclusiveStartShardId == nil || *in.ExclusiveStartShardId < id {
+	childrenOnly := in.ShardFilter != nil && in.ShardFilter.Type != nil && in.ShardFilter.ShardId != nil
+	if !childrenOnly && (in.ExclusiveStartShardId == nil || *in.ExclusiveStartShardId < id) {
 		start := b.First
 		if start == 0 {
 			start = max(b.Trimmed, b.Last) + 1

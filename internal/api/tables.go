@@ -35,6 +35,8 @@ type createTableInput struct {
 	TableClass                *string                  `json:"TableClass"`
 	DeletionProtectionEnabled *bool                    `json:"DeletionProtectionEnabled"`
 	SSESpecification          *struct{ Enabled *bool } `json:"SSESpecification"`
+	OnDemandThroughput        *onDemandThroughput      `json:"OnDemandThroughput"` // throughput_settings.go
+	WarmThroughput            *warmThroughput          `json:"WarmThroughput"`
 }
 
 type secondaryIndexInput struct {
@@ -42,6 +44,8 @@ type secondaryIndexInput struct {
 	KeySchema             []keySchemaElement     `json:"KeySchema"`
 	Projection            *projection            `json:"Projection"`
 	ProvisionedThroughput *provisionedThroughput `json:"ProvisionedThroughput"`
+	OnDemandThroughput    *onDemandThroughput    `json:"OnDemandThroughput"`
+	WarmThroughput        *warmThroughput        `json:"WarmThroughput"`
 }
 
 type tableDescriptionOutput struct {
@@ -55,6 +59,9 @@ func (e *Engine) createTable(ctx context.Context, r *protocol.Request) (any, err
 	}
 	t, err := e.validateCreateTable(&in)
 	if err != nil {
+		return nil, err
+	}
+	if err := tableThroughputSettings(t, &in); err != nil {
 		return nil, err
 	}
 	t.Account = e.account(r)

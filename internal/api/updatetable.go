@@ -26,6 +26,8 @@ type updateTableInput struct {
 	GlobalSecondaryIndexUpdates []gsiUpdate            `json:"GlobalSecondaryIndexUpdates"`
 	SSESpecification            json.RawMessage        `json:"SSESpecification"`
 	ReplicaUpdates              json.RawMessage        `json:"ReplicaUpdates"`
+	OnDemandThroughput          *onDemandThroughput    `json:"OnDemandThroughput"` // throughput_settings.go
+	WarmThroughput              *warmThroughput        `json:"WarmThroughput"`
 }
 
 func updateTable(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
@@ -38,8 +40,15 @@ func updateTable(e *Engine, ctx context.Context, r *protocol.Request) (any, erro
 	}
 	if in.BillingMode == nil && in.ProvisionedThroughput == nil && in.StreamSpecification == nil &&
 		in.DeletionProtectionEnabled == nil && in.TableClass == nil && len(in.GlobalSecondaryIndexUpdates) == 0 &&
-		in.SSESpecification == nil && in.ReplicaUpdates == nil {
+		in.SSESpecification == nil && in.ReplicaUpdates == nil && in.OnDemandThroughput == nil && in.WarmThroughput == nil {
 		return nil, ddberr.Validation("At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required")
+	}
+	// The table's throughput bounds are checked before the table is read
+	// (architect/dynalite test/updateTable.js, recorded from DynamoDB).
+	if in.ProvisionedThroughput != nil {
+		if err := throughputBounds(in.ProvisionedThroughput); err != nil {
+			return nil, err
+		}
 	}
 	if err := checkGSIUpdateActions(in.GlobalSecondaryIndexUpdates); err != nil {
 		return nil, err
@@ -132,6 +141,9 @@ func (e *Engine) applyTableUpdate(t *storage.Table, in *updateTableInput, now ti
 	if in.TableClass != nil {
 		t.TableClass = *in.TableClass
 		changed = true
+	}
+	if err := updateThroughputSettings(t, in.OnDemandThroughput, in.WarmThroughput); err != nil {
+		return false, err
 	}
 	if changed && e.cfg.StatusDelay > 0 {
 		t.Status = storage.StatusUpdating

@@ -1,6 +1,13 @@
 package api
 
-import "testing"
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/extenddb/extenddb/internal/ddberr"
+	"github.com/extenddb/extenddb/internal/protocol"
+)
 
 // validation is one documented refusal of an operation: a request body, the
 // exact "Type: message" DynamoDB answers, and where that answer is
@@ -12,12 +19,19 @@ type validation struct {
 // runValidations serves each case to op and asserts DynamoDB's answer.
 func runValidations(t *testing.T, e *Engine, op string, cases []validation) {
 	t.Helper()
+	runServiceValidations(t, e, "", op, cases)
+}
+
+// runServiceValidations is runValidations for an operation of service
+// ("DynamoDBStreams"; "" is DynamoDB).
+func runServiceValidations(t *testing.T, e *Engine, service, op string, cases []validation) {
+	t.Helper()
 	for _, v := range cases {
 		if v.source == "" {
 			t.Errorf("%s %s: no source", op, v.name)
 		}
 		t.Run(v.name, func(t *testing.T) {
-			got, gerr := call(e, op, v.body)
+			got, gerr := callService(e, service, op, v.body)
 			if gerr != v.err {
 				t.Errorf("%s %s\n got error %q (response %s)\nwant error %q\n(source: %s)", op, v.body, gerr, got, v.err, v.source)
 			}
@@ -48,3 +62,20 @@ const (
 )
 
 func n1(s string) string { return "ValidationException: 1 validation error detected: " + s }
+
+// callService is call for an operation of service.
+func callService(e *Engine, service, op, body string) (string, string) {
+	out, err := e.Serve(context.Background(), &protocol.Request{Service: service, Operation: op, Caller: protocol.Caller{Region: "us-east-1"}, Body: []byte(body)})
+	if err != nil {
+		de := ddberr.As(err)
+		return "", de.Name() + ": " + de.Message
+	}
+	if a, ok := out.(protocol.Appender); ok {
+		return string(a.AppendJSON(nil)), ""
+	}
+	b, jerr := json.Marshal(out)
+	if jerr != nil {
+		return "", "marshal: " + jerr.Error()
+	}
+	return string(b), ""
+}

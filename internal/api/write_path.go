@@ -52,6 +52,14 @@ func collectionBytes(t *storage.Table, it item.Item) int64 {
 // by their own sizes together (documented in
 // docs/adr/0004-secondary-indexes.md).
 func (e *Engine) mutate(ctx context.Context, t *storage.Table, key storage.Key, fn storage.MutateFunc) error {
+	if e.cfg.OnTableUse != nil {
+		return e.meteredMutate(ctx, t, key, fn)
+	}
+	return e.limitedMutate(ctx, t, key, fn)
+}
+
+// limitedMutate is mutate without the table-use report.
+func (e *Engine) limitedMutate(ctx context.Context, t *storage.Table, key storage.Key, fn storage.MutateFunc) error {
 	if !hasLSI(t) {
 		return e.store.Mutate(ctx, t, key, fn)
 	}

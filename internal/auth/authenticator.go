@@ -77,7 +77,7 @@ func New(cfg Config) *Authenticator {
 		cfg.Now = time.Now
 	}
 	if cfg.DefaultAccount == "" {
-		cfg.DefaultAccount = "000000000000"
+		cfg.DefaultAccount = storage.DefaultAccount
 	}
 	return &Authenticator{cfg: cfg, keys: map[string]cachedKey{}, signing: map[signingScope]signingKey{}}
 }

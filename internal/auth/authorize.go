@@ -36,9 +36,11 @@ func (a *Authenticator) Authorize(r *http.Request, c protocol.Caller, service, o
 	if ck.who.root {
 		return nil
 	}
-	ctx := requestContext(r, c, body)
-	for _, chk := range checksOf(c, op, body) {
-		req := policy.Request{Action: chk.action, Resource: chk.resource, Context: ctx}
+	var b authzBody
+	_ = json.Unmarshal(body, &b) // a body the engine cannot read fails there
+	ctx := requestContext(r, c, &b)
+	for _, chk := range checksOf(c, op, &b) {
+		req := policy.Request{Action: chk.action, Resource: chk.resource, Context: ctx, Unsupported: unsupportedKeys}
 		switch policy.Evaluate(ck.who.policies, req) {
 		case policy.Allow:
 			continue
@@ -54,6 +56,12 @@ func (a *Authenticator) Authorize(r *http.Request, c protocol.Caller, service, o
 }
 
 type check struct{ action, resource string }
+
+// unsupportedKeys are DynamoDB's fine-grained condition keys that
+// authorization does not derive (they need the table's key schema and every
+// expression's attribute names): statements conditioned on them fail
+// closed (policy.Request.Unsupported).
+var unsupportedKeys = map[string]bool{"dynamodb:leadingkeys": true, "dynamodb:attributes": true}
 
 // authzBody is what authorization reads of a request body, decoded with
 // encoding/json as the engine decodes it (same field matching, same
@@ -72,9 +80,7 @@ type authzBody struct {
 // checksOf lists the (action, resource) pairs of a request, as DynamoDB
 // authorizes them: batches per table, transactions per item action and
 // table, Query and Scan on an index per index ARN.
-func checksOf(c protocol.Caller, op string, body []byte) []check {
-	var b authzBody
-	_ = json.Unmarshal(body, &b) // a body the engine cannot read fails there
+func checksOf(c protocol.Caller, op string, b *authzBody) []check {
 	table := func(name string) string {
 		return "arn:aws:dynamodb:" + c.Region + ":" + c.Account + ":table/" + name
 	}
@@ -118,7 +124,7 @@ func checksOf(c protocol.Caller, op string, body []byte) []check {
 }
 
 // requestContext is the condition context of a request.
-func requestContext(r *http.Request, c protocol.Caller, body []byte) map[string][]string {
+func requestContext(r *http.Request, c protocol.Caller, b *authzBody) map[string][]string {
 	ctx := map[string][]string{
 		"aws:principalarn":     {c.Principal},
 		"aws:principalaccount": {c.Account},
@@ -131,14 +137,11 @@ func requestContext(r *http.Request, c protocol.Caller, body []byte) map[string]
 	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
 		ctx["aws:sourceip"] = []string{host}
 	}
-	var b authzBody
-	if json.Unmarshal(body, &b) == nil {
-		if b.Select != "" {
-			ctx["dynamodb:select"] = []string{b.Select}
-		}
-		if b.ReturnValues != "" {
-			ctx["dynamodb:returnvalues"] = []string{b.ReturnValues}
-		}
+	if b.Select != "" {
+		ctx["dynamodb:select"] = []string{b.Select}
+	}
+	if b.ReturnValues != "" {
+		ctx["dynamodb:returnvalues"] = []string{b.ReturnValues}
 	}
 	return ctx
 }

@@ -6,11 +6,13 @@ package backup
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/extenddb/extenddb/internal/item"
@@ -37,6 +39,11 @@ const checkpointEvery = 1000
 // restoringUntil is the ActiveAt of a table being restored: it stays
 // CREATING until the restore completes and clears it.
 var restoringUntil = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
+
+// restoreRecordsKept is how long the record of an ended restore is kept
+// (for the log of what happened); a backup's record lives as long as the
+// backup.
+const restoreRecordsKept = 24 * time.Hour
 
 // Params are the parameters of a backup job: what CreateBackup asked for.
 type Params struct {
@@ -81,11 +88,41 @@ func New(store storage.Backend, js *jobs.Store, root string, log *slog.Logger) *
 func (s *Service) Register(r *jobs.Runner) {
 	r.Register(KindBackup, s.runBackup)
 	r.Register(KindRestore, s.runRestore)
+	r.Expire(KindRestore, restoreRecordsKept)
+	r.Register(KindPointInTimeRestore, s.runPointInTimeRestore)
+	r.Expire(KindPointInTimeRestore, restoreRecordsKept)
 	s.kick = r.Kick
 }
 
-// dir is the directory of one backup.
-func (s *Service) dir(account, id string) string { return filepath.Join(s.root, account, id) }
+// dir is the directory of one backup of account (a storage namespace).
+func (s *Service) dir(account, id string) string { return filepath.Join(s.accountDir(account), id) }
+
+// accountDir is the directory of an account's backups: one level per
+// segment of its namespace ("111122223333/eu-west-1"), each kept as it is
+// when it is made of letters, digits, '-' and '_' and hex-encoded
+// otherwise, so no namespace can name a path outside the root.
+func (s *Service) accountDir(account string) string {
+	parts := []string{s.root}
+	for _, seg := range strings.Split(account, "/") {
+		if !safeSegment(seg) {
+			seg = "x" + hex.EncodeToString([]byte(seg))
+		}
+		parts = append(parts, seg)
+	}
+	return filepath.Join(parts...)
+}
+
+func safeSegment(seg string) bool {
+	if seg == "" {
+		return false
+	}
+	for _, c := range seg {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
 
 // Create starts a backup of p.Table under id.
 func (s *Service) Create(ctx context.Context, account, id string, p Params) (*Backup, error) {
@@ -183,7 +220,7 @@ func (s *Service) List(ctx context.Context, account string) ([]*Backup, error) {
 // adoptAll adopts every finished backup of account in the backup root
 // that known does not list.
 func (s *Service) adoptAll(ctx context.Context, account string, known []*jobs.Job) (bool, error) {
-	entries, err := os.ReadDir(filepath.Join(s.root, account))
+	entries, err := os.ReadDir(s.accountDir(account))
 	if err != nil {
 		return false, nil // no backups here yet
 	}

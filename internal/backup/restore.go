@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/extenddb/extenddb/internal/item"
 	"github.com/extenddb/extenddb/internal/jobs"
 	"github.com/extenddb/extenddb/internal/storage"
@@ -107,8 +109,18 @@ func (s *Service) dropRestored(t *storage.Table) {
 	}
 }
 
+// loadChunk is how many items a restore writes concurrently before it
+// advances its cursor.
+const loadChunk = 250
+
+// loadWriters is how many writes of a restore are in flight (a variable
+// for the benchmark's baseline of one).
+var loadWriters = 16
+
 // load writes every item of the backup from cursor c on into t,
-// checkpointing c as it goes.
+// checkpointing c as it goes. The items of a chunk are written
+// concurrently (the backends commit concurrent writes together); the
+// cursor only moves past a chunk once all its items are in.
 func (s *Service) load(ctx context.Context, run *jobs.Run, t *storage.Table, p *restoreParams, c *restoreCursor) error {
 	dir := s.dir(p.BackupAccount, p.BackupID)
 	m, err := ReadManifest(dir)
@@ -116,26 +128,49 @@ func (s *Service) load(ctx context.Context, run *jobs.Run, t *storage.Table, p *
 		return err
 	}
 	hash, rng := storage.KeyNames(t.KeySchema)
-	total := jobs.Progress{Total: m.ItemCount}
+	var chunk []item.Item
+	lastCheckpoint := c.Items
+	flush := func(fi int, next int64) error {
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(loadWriters)
+		for _, it := range chunk {
+			g.Go(func() error {
+				key, err := keyOf(it, hash, rng)
+				if err != nil {
+					return fmt.Errorf("%s: %w", m.Files[fi].Path, err)
+				}
+				return s.store.Mutate(gctx, t, key, func(item.Item) (item.Item, error) { return it, nil })
+			})
+		}
+		if err := g.Wait(); err != nil {
+			return err
+		}
+		for _, it := range chunk {
+			c.Items, c.Bytes = c.Items+1, c.Bytes+int64(item.Size(it))
+		}
+		chunk = chunk[:0]
+		c.File, c.Line = fi, next
+		if c.Items-lastCheckpoint < checkpointEvery {
+			return nil
+		}
+		lastCheckpoint = c.Items
+		return run.Checkpoint(ctx, c, jobs.Progress{Done: c.Items, Total: m.ItemCount, Bytes: c.Bytes})
+	}
 	for fi := c.File; fi < len(m.Files); fi++ {
 		skip := int64(0)
 		if fi == c.File {
 			skip = c.Line
 		}
 		err := readFile(dir, m.Files[fi], skip, func(line int64, it item.Item) error {
-			key, err := keyOf(it, hash, rng)
-			if err != nil {
-				return fmt.Errorf("%s line %d: %w", m.Files[fi].Path, line+1, err)
+			chunk = append(chunk, it)
+			if len(chunk) < loadChunk {
+				return nil
 			}
-			if err := s.store.Mutate(ctx, t, key, func(item.Item) (item.Item, error) { return it, nil }); err != nil {
-				return err
-			}
-			c.File, c.Line, c.Items, c.Bytes = fi, line+1, c.Items+1, c.Bytes+int64(item.Size(it))
-			if c.Items%checkpointEvery == 0 {
-				return run.Checkpoint(ctx, c, jobs.Progress{Done: c.Items, Total: total.Total, Bytes: c.Bytes})
-			}
-			return nil
+			return flush(fi, line+1)
 		})
+		if err == nil && len(chunk) > 0 {
+			err = flush(fi, m.Files[fi].ItemCount)
+		}
 		if err != nil {
 			return err
 		}

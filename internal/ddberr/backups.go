@@ -34,3 +34,22 @@ func TableInUse(format string, args ...any) *Error {
 func TableAlreadyExists(format string, args ...any) *Error {
 	return newf(nsDynamoDB, "TableAlreadyExistsException", http.StatusBadRequest, format, args)
 }
+
+// GlobalTableNotFound is GlobalTableNotFoundException: no global table has
+// the given name.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DescribeGlobalTable.html#API_DescribeGlobalTable_Errors
+func GlobalTableNotFound(format string, args ...any) *Error {
+	return newf(nsDynamoDB, "GlobalTableNotFoundException", http.StatusBadRequest, format, args)
+}
+
+// PointInTimeRecoveryUnavailable is PointInTimeRecoveryUnavailableException:
+// point in time recovery is not enabled for the source table.
+func PointInTimeRecoveryUnavailable(format string, args ...any) *Error {
+	return newf(nsDynamoDB, "PointInTimeRecoveryUnavailableException", http.StatusBadRequest, format, args)
+}
+
+// InvalidRestoreTime is InvalidRestoreTimeException: the restore time is
+// outside the restorable window.
+func InvalidRestoreTime(format string, args ...any) *Error {
+	return newf(nsDynamoDB, "InvalidRestoreTimeException", http.StatusBadRequest, format, args)
+}

@@ -191,3 +191,63 @@ func TestCancel(t *testing.T) {
 		t.Fatalf("cancel of a missing job: %v, want ErrNotFound", err)
 	}
 }
+
+// A process that owns its backend alone (Exclusive) resumes a job its
+// crashed predecessor left RUNNING at once, without waiting for the lease.
+func TestExclusiveResumesAtOnce(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	if _, err := s.Create(ctx, "k", "j", "acct", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Modify(ctx, "k", "j", func(j *Job) error {
+		j.State, j.Owner, j.LeaseUntil = Running, "crashed", time.Now().Add(time.Hour)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	shared := NewRunner(s, Config{Poll: 10 * time.Millisecond})
+	shared.Register("k", func(ctx context.Context, run *Run) error { return errors.New("must not run") })
+	stopShared := startRunner(t, shared)
+	time.Sleep(100 * time.Millisecond)
+	stopShared()
+	if j, _ := s.Get(ctx, "k", "j"); j.State != Running || j.Owner != "crashed" {
+		t.Fatalf("a shared runner took a leased job: %+v", j)
+	}
+	r := NewRunner(s, Config{Exclusive: true, Poll: 10 * time.Millisecond})
+	r.Register("k", func(ctx context.Context, run *Run) error { return nil })
+	startRunner(t, r)
+	waitState(t, s, "k", "j", Succeeded)
+}
+
+// Ended jobs of a kind registered with Expire are deleted once old enough;
+// others are kept.
+func TestExpireEndedJobs(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	r := NewRunner(s, Config{Poll: 10 * time.Millisecond})
+	r.Register("short", func(ctx context.Context, run *Run) error { return nil })
+	r.Register("kept", func(ctx context.Context, run *Run) error { return nil })
+	r.Expire("short", 50*time.Millisecond)
+	for _, kind := range []string{"short", "kept"} {
+		if _, err := s.Create(ctx, kind, "j", "acct", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	startRunner(t, r)
+	waitState(t, s, "kept", "j", Succeeded)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, err := s.Get(ctx, "short", "j")
+		if errors.Is(err, ErrNotFound) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("ended job not expired: %v", err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if j, err := s.Get(ctx, "kept", "j"); err != nil || j.State != Succeeded {
+		t.Fatalf("kept job: %+v, %v", j, err)
+	}
+}

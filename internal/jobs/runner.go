@@ -27,13 +27,22 @@ type Handler func(ctx context.Context, run *Run) error
 type Config struct {
 	// Owner names this process in leases; default a random UUID.
 	Owner string
-	// Lease is how long a claim lasts without renewal; default 30 s. A
+	// Lease is how long a claim lasts without renewal; default 15 s. A
 	// running job renews it every Lease/3.
 	Lease time.Duration
+	// Exclusive says that this process is the only one using the backend
+	// (one that is not a storage.Leaser, like SQLite's locked data
+	// directory): every job not ended is then this process's to run, and a
+	// job left RUNNING by a crash resumes at once rather than when its
+	// lease expires.
+	Exclusive bool
 	// Poll is how often the runner looks for jobs to run (besides Kick);
 	// default 2 s.
 	Poll time.Duration
 	Log  *slog.Logger
+	// OnEnd, when set, is called with a job's kind and final state
+	// (Succeeded, Failed, Cancelled) once the outcome of a run is recorded.
+	OnEnd func(kind, state string)
 }
 
 // Runner runs the jobs of the kinds registered with it, each in exactly one
@@ -42,6 +51,7 @@ type Runner struct {
 	store    *Store
 	cfg      Config
 	handlers map[string]Handler
+	expire   map[string]time.Duration // kind: how long ended jobs are kept
 	kick     chan struct{}
 
 	mu      sync.Mutex
@@ -55,7 +65,7 @@ func NewRunner(store *Store, cfg Config) *Runner {
 		cfg.Owner = uuid.NewString()
 	}
 	if cfg.Lease <= 0 {
-		cfg.Lease = 30 * time.Second
+		cfg.Lease = 15 * time.Second
 	}
 	if cfg.Poll <= 0 {
 		cfg.Poll = 2 * time.Second
@@ -63,11 +73,16 @@ func NewRunner(store *Store, cfg Config) *Runner {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	return &Runner{store: store, cfg: cfg, handlers: map[string]Handler{}, kick: make(chan struct{}, 1), running: map[string]bool{}}
+	return &Runner{store: store, cfg: cfg, handlers: map[string]Handler{}, expire: map[string]time.Duration{}, kick: make(chan struct{}, 1), running: map[string]bool{}}
 }
 
 // Register sets the handler of a kind. Call it before Run.
 func (r *Runner) Register(kind string, h Handler) { r.handlers[kind] = h }
+
+// Expire makes the runner delete the records of jobs of kind that ended
+// more than after ago (for kinds whose records are not kept by their
+// users, such as restores). Call it before Run.
+func (r *Runner) Expire(kind string, after time.Duration) { r.expire[kind] = after }
 
 // Kick makes the runner look for jobs now; it never blocks.
 func (r *Runner) Kick() {
@@ -107,6 +122,12 @@ func (r *Runner) pass(ctx context.Context) error {
 			return err
 		}
 		for _, j := range list {
+			if after, ok := r.expire[kind]; ok && j.Ended() && r.store.now().Sub(j.EndedAt) > after {
+				if err := r.store.Delete(ctx, kind, j.ID); err != nil {
+					return err
+				}
+				continue
+			}
 			if j.Ended() || r.isRunning(j) || !r.free(j) {
 				continue
 			}
@@ -131,7 +152,7 @@ func (r *Runner) isRunning(j *Job) bool {
 
 // free reports whether the lease of j may be taken by this process.
 func (r *Runner) free(j *Job) bool {
-	return j.Owner == "" || j.Owner == r.cfg.Owner || !r.store.now().Before(j.LeaseUntil)
+	return r.cfg.Exclusive || j.Owner == "" || j.Owner == r.cfg.Owner || !r.store.now().Before(j.LeaseUntil)
 }
 
 var errNotFree = errors.New("jobs: lease held")
@@ -212,7 +233,7 @@ func (r *Runner) finish(ctx context.Context, j *Job, err error) {
 	case err != nil:
 		state, msg = Failed, err.Error()
 	}
-	_, uerr := r.store.Modify(ctx, j.Kind, j.ID, func(cur *Job) error {
+	final, uerr := r.store.Modify(ctx, j.Kind, j.ID, func(cur *Job) error {
 		if cur.Owner != r.cfg.Owner {
 			return ErrLeaseLost
 		}
@@ -224,8 +245,14 @@ func (r *Runner) finish(ctx context.Context, j *Job, err error) {
 		r.cfg.Log.Error("job outcome not recorded", "kind", j.Kind, "id", j.ID, "error", uerr)
 		return
 	}
+	if final != nil {
+		j = final
+	}
+	if r.cfg.OnEnd != nil {
+		r.cfg.OnEnd(j.Kind, state)
+	}
 	r.cfg.Log.Info("job ended", "kind", j.Kind, "id", j.ID, "state", state, "error", msg,
-		"done", j.Progress.Done, "total", j.Progress.Total)
+		"done", j.Progress.Done, "total", j.Progress.Total, "bytes", j.Progress.Bytes)
 }
 
 // Run is one process's run of a job.

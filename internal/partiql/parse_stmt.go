@@ -1,7 +1,9 @@
 package partiql
 
 import (
+	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/extenddb/extenddb/internal/ddberr"
 )
@@ -41,6 +43,8 @@ func (p *parser) projection(st *Statement) error {
 	for {
 		if p.accept(tkPunct, "*") {
 			st.Star = true
+		} else if t := p.peek(); t.kind == tkIdent && strings.EqualFold(t.text, "COUNT") && p.toks[p.i+1].kind == tkPunct && p.toks[p.i+1].text == "(" {
+			return p.errAggregate(t)
 		} else {
 			path, err := p.path()
 			if err != nil {
@@ -56,6 +60,16 @@ func (p *parser) projection(st *Statement) error {
 		return ddberr.Validation("Other attributes should not be present in the projection when '*' is used.")
 	}
 	return nil
+}
+
+// errAggregate refuses COUNT(...) in a projection as DynamoDB does, with a
+// bare message naming the token's 1-based line and column (in characters)
+// and its length.
+func (p *parser) errAggregate(t token) error {
+	before := p.src[:t.pos]
+	line := strings.Count(before, "\n") + 1
+	col := utf8.RuneCountInString(before[strings.LastIndexByte(before, '\n')+1:]) + 1
+	return ddberr.Validation(fmt.Sprintf("Unexpected path component at %d:%d:%d", line, col, len(t.text)))
 }
 
 // orderBy parses what follows ORDER: BY name [ASC|DESC] {, ...}.

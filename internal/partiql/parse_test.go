@@ -31,6 +31,7 @@ func TestParse(t *testing.T) {
 	}{
 		// ql-reference.select: projections, nested paths, FROM table and table.index.
 		{`SELECT * FROM "Music"`, `SELECT * FROM Music`},
+		{`SELECT "COUNT", count FROM t`, `SELECT COUNT,count FROM t`},
 		{`select Artist, "Song Title", a.b[2].c FROM Music WHERE Artist='Acme'`, `SELECT Artist,Song Title,a.b[2].c FROM Music WHERE (Artist = 'Acme')`},
 		{`SELECT * FROM "Music"."ArtistIndex" WHERE Artist = ?`, `SELECT * FROM Music.ArtistIndex WHERE (Artist = ?0)`},
 		{`SELECT * FROM t WHERE a['x y'][0] = 1;`, `SELECT * FROM t WHERE (a.x y[0] = 1)`},
@@ -97,6 +98,26 @@ func TestParseErrors(t *testing.T) {
 		{`SELECT * FROM t WHERE pk = 'open`, wf},
 		{`CREATE TABLE t`, wf + "Expected data manipulation"},
 		{`SELECT * FROM t x WHERE pk = 'x'`, "Aliasing is not supported"},
+		// A table or index named "" and a write naming an index are refused
+		// before the table is looked up, in these bare messages (recorded
+		// against DynamoDB in eu-west-2 by https://github.com/nubo-db/dynoxide's
+		// tests/partiql_index_qualifier.rs, Q14, Q15, Q22-Q25, R1, R2).
+		{`SELECT * FROM ""`, "Path component cannot be an empty string"},
+		{`SELECT * FROM "t".""`, "Path component cannot be an empty string"},
+		{`SELECT * FROM "".i WHERE pk = 1`, "Path component cannot be an empty string"},
+		{`SELECT * FROM t.i.j`, "A path may contain at most 2 components in the FROM clause"},
+		{`UPDATE t."byG" SET a = 1 WHERE pk = 'x'`, "This operation is not supported on an index"},
+		{`DELETE FROM t."byG" WHERE g = 'x'`, "This operation is not supported on an index"},
+		{`FROM t.i WHERE pk = 'x' SET a = 1`, "This operation is not supported on an index"},
+		{`INSERT INTO t.i VALUE {'pk': 'w'}`, "FROM clause may only contain a single table name in data manipulation statements"},
+		// PartiQL for DynamoDB has no aggregates: COUNT in a projection is a
+		// bare message naming the line, column and length of the COUNT token
+		// (recorded against DynamoDB in eu-west-2 by
+		// https://github.com/nubo-db/dynoxide's tests/partiql.rs).
+		{`SELECT COUNT(*) FROM "Users"`, "Unexpected path component at 1:8:5"},
+		{`select count(*) from t`, "Unexpected path component at 1:8:5"},
+		{`SELECT pk, COUNT(pk) FROM t`, "Unexpected path component at 1:12:5"},
+		{"SELECT pk,\n  \"é\", Count (*) FROM t", "Unexpected path component at 2:8:5"},
 		{`FROM t SET c = 1 WHERE pk = 'x'`, wf + "Unexpected token after expression"},
 		{`FROM t SET c = 1 WHERE pk = 'x' SET d = 2`, wf + "Unexpected token after expression"},
 		{`SELECT * FROM t AS x WHERE pk = 'x'`, "Aliasing is not supported"},

@@ -44,6 +44,7 @@ var keywords = map[string]bool{
 var operatorWords = map[string]bool{"IS": true, "LIKE": true, "AND": true, "OR": true, "BETWEEN": true, "IN": true}
 
 type parser struct {
+	src    string
 	toks   []token
 	i      int
 	params int
@@ -53,7 +54,7 @@ type parser struct {
 // Parse parses one statement. Errors are *ddberr.Error ValidationExceptions
 // with DynamoDB's messages.
 func Parse(src string) (*Statement, error) {
-	p := &parser{toks: lex(src)}
+	p := &parser{src: src, toks: lex(src)}
 	st, err := p.statement()
 	if err != nil {
 		return nil, err
@@ -63,6 +64,9 @@ func Parse(src string) (*Statement, error) {
 		return nil, p.leftover()
 	}
 	st.Params = p.params
+	if err := checkWriteTarget(st); err != nil {
+		return nil, err
+	}
 	return st, nil
 }
 
@@ -192,16 +196,40 @@ func (p *parser) tableRef(st *Statement, missing error) error {
 	if !ok {
 		return missing
 	}
+	if name == "" {
+		return errEmptyComponent()
+	}
 	st.Table = name
 	if p.accept(tkPunct, ".") {
 		idx, ok := p.name()
 		if !ok {
 			return Malformed(detailSimplePath)
 		}
+		if idx == "" {
+			return errEmptyComponent()
+		}
 		st.Index = idx
 		if p.is(tkPunct, ".") {
 			return ddberr.Validation("A path may contain at most 2 components in the FROM clause")
 		}
+	}
+	return nil
+}
+
+func errEmptyComponent() error {
+	return ddberr.Validation("Path component cannot be an empty string")
+}
+
+// checkWriteTarget refuses a write that names an index, before the table is
+// looked up, as DynamoDB does.
+func checkWriteTarget(st *Statement) error {
+	switch {
+	case st.Index == "":
+		return nil
+	case st.Kind == Update || st.Kind == Delete:
+		return ddberr.Validation("This operation is not supported on an index")
+	case st.Kind == Insert:
+		return ddberr.Validation("FROM clause may only contain a single table name in data manipulation statements")
 	}
 	return nil
 }

@@ -42,6 +42,8 @@ type Schema struct {
 	// Types are the table's AttributeDefinitions: key attribute name to
 	// "S", "N" or "B".
 	Types map[string]string
+	// Projections are the indexes' projections, by index name.
+	Projections map[string]IndexProjection
 }
 
 // The engine operations a statement becomes.
@@ -89,7 +91,9 @@ func PlanStatement(st *Statement, params []item.AttributeValue, sch Schema) (*Pl
 		err = planSelect(st, sch, r, pl)
 	case Insert:
 		err = planInsert(st, sch, r, pl)
-	case Update, Delete, Exists:
+	case Update, Delete:
+		err = planWrite(st, sch, r, pl)
+	case Exists:
 		if st.Index != "" {
 			return nil, ddberr.Validation("FROM clause may only contain a single table name in data manipulation statements")
 		}
@@ -182,9 +186,6 @@ func andAll(r *renderer, xs []Expr) (string, error) {
 
 // planInsert: INSERT is a PutItem conditioned on the key being absent.
 func planInsert(st *Statement, sch Schema, r *renderer, pl *Plan) error {
-	if st.Index != "" {
-		return ddberr.Validation("FROM clause may only contain a single table name in data manipulation statements")
-	}
 	v, err := Value(st.Value, r.params)
 	if err != nil {
 		return err

@@ -18,9 +18,12 @@ func planSelect(st *Statement, sch Schema, r *renderer, pl *Plan) error {
 	if st.Index != "" {
 		k, ok := sch.Indexes[st.Index]
 		if !ok {
-			return ddberr.ResourceNotFound("Requested resource not found")
+			return ddberr.Validation("The table does not have the specified index")
 		}
 		keys, pl.Index = k, st.Index
+		if err := checkIndexRead(st, sch, keys); err != nil {
+			return err
+		}
 	}
 	if len(st.Projection) > 0 {
 		parts := make([]string, len(st.Projection))

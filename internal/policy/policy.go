@@ -200,6 +200,11 @@ type Request struct {
 	// Context holds condition keys (lower case) and their values, e.g.
 	// "aws:sourceip": {"203.0.113.7"}, "dynamodb:select": {"ALL_ATTRIBUTES"}.
 	Context map[string][]string
+	// Unsupported names condition keys (lower case) the caller cannot
+	// supply. A statement conditioned on one fails closed: an Allow does
+	// not match, a Deny does, so a missing key never widens access (for
+	// example ForAllValues, which holds for an absent key).
+	Unsupported map[string]bool
 }
 
 // Evaluate decides req against the statements of docs: ExplicitDeny if
@@ -234,6 +239,13 @@ func (s *Statement) matches(req Request) bool {
 	}
 	if s.NotResource != nil && anyMatch(s.NotResource, req.Resource, false) {
 		return false
+	}
+	for _, keys := range s.Condition {
+		for key := range keys {
+			if req.Unsupported[key] {
+				return s.Effect == "Deny"
+			}
+		}
 	}
 	for op, keys := range s.Condition {
 		for key, values := range keys {

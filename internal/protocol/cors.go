@@ -1,6 +1,9 @@
 package protocol
 
-import "net/http"
+import (
+	"net/http"
+	"slices"
+)
 
 // corsExposeHeaders are the response headers a browser script may read:
 // the ones the AWS SDKs for JavaScript use.
@@ -16,11 +19,25 @@ const corsMaxAge = "172800"
 // header. It reports whether r is a preflight, which is answered with an
 // empty 200 and never reaches an operation.
 // https://docs.aws.amazon.com/sdk-for-javascript/v3/developer-guide/cors.html
-func setCORS(h http.Header, r *http.Request) (preflight bool) {
-	if r.Header.Get("Origin") == "" {
+//
+// allowed, when it lists origins (DynamoDB Local's -cors), narrows this: a
+// listed origin is echoed in Access-Control-Allow-Origin (with Vary:
+// Origin), any other gets no CORS header, so browsers refuse its calls. An
+// empty list, or one holding "*", allows every origin.
+func setCORS(h http.Header, r *http.Request, allowed []string) (preflight bool) {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
 		return false
 	}
-	h.Set("Access-Control-Allow-Origin", "*")
+	switch {
+	case len(allowed) == 0 || slices.Contains(allowed, "*"):
+		h.Set("Access-Control-Allow-Origin", "*")
+	case slices.Contains(allowed, origin):
+		h.Set("Access-Control-Allow-Origin", origin)
+		h.Add("Vary", "Origin")
+	default:
+		return false
+	}
 	h.Set("Access-Control-Expose-Headers", corsExposeHeaders)
 	if r.Method != http.MethodOptions {
 		return false

@@ -25,6 +25,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/extenddb/extenddb/internal/admission"
 	"github.com/extenddb/extenddb/internal/ddberr"
@@ -83,9 +85,35 @@ type Server struct {
 	DefaultRegion string
 	// Budget bounds the memory of requests in flight; nil admits all.
 	Budget *admission.Budget
+	// CORSOrigins are the origins browsers may call from; empty or "*"
+	// allows any (setCORS).
+	CORSOrigins []string
+	// Observe, when set, is called once per POST request after its response
+	// is written, with the operation ("" when none was recognized or the
+	// request was refused before its operation ran), the HTTP status, the
+	// short error type ("" on success) and the time taken.
+	Observe func(operation string, status int, errType string, elapsed time.Duration)
 	// Auth authenticates requests; nil accepts any well-formed signature.
 	Auth Authenticator
 }
+
+// observed wraps a ResponseWriter to carry what Observe reports.
+type observed struct {
+	http.ResponseWriter
+	op      string
+	status  int
+	errType string
+}
+
+func (o *observed) WriteHeader(status int) {
+	o.status = status
+	o.ResponseWriter.WriteHeader(status)
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (o *observed) Unwrap() http.ResponseWriter { return o.ResponseWriter }
+
+var observedPool = sync.Pool{New: func() any { return new(observed) }}
 
 // serverHeader is the Server header of every response, as DynamoDB sends it.
 const serverHeader = "Server"
@@ -97,18 +125,33 @@ const (
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.Observe == nil || r.Method != http.MethodPost {
+		s.serveHTTP(w, r)
+		return
+	}
+	start := time.Now()
+	o := observedPool.Get().(*observed)
+	*o = observed{ResponseWriter: w, status: http.StatusOK}
+	s.serveHTTP(o, r)
+	s.Observe(o.op, o.status, o.errType, time.Since(start))
+	*o = observed{}
+	observedPool.Put(o)
+}
+
+func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	reqID := newRequestID()
 	h := w.Header()
 	h.Set("x-amzn-RequestId", reqID)
 	h.Set("Server", serverHeader)
-	if setCORS(h, r) {
+	if setCORS(h, r, s.CORSOrigins) {
 		writeBody(w, "", http.StatusOK, nil)
 		return
 	}
 	if r.Method == http.MethodGet && r.URL.Path == "/" {
-		// DynamoDB answers a plain GET with a health line.
-		h.Set("Content-Type", "text/plain")
-		writeBody(w, "", http.StatusOK, []byte("healthy: dynamodb."+s.region(r)+".amazonaws.com "))
+		// DynamoDB Local answers a plain GET with this 400, and the tools
+		// written for it (Testcontainers, compose health checks) wait for it.
+		h.Set("Content-Type", "application/x-amz-json-1.0")
+		writeBody(w, "", http.StatusBadRequest, []byte(localGetAnswer))
 		return
 	}
 	if r.Method != http.MethodPost {
@@ -141,6 +184,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.writeError(w, r, err)
 		return
+	}
+	if o, ok := w.(*observed); ok {
+		o.op = req.Operation
 	}
 	resp, err := s.serve(r.Context(), req)
 	if err != nil {
@@ -243,13 +289,6 @@ func (s *Server) logger() *slog.Logger {
 	return slog.Default()
 }
 
-func (s *Server) region(r *http.Request) string {
-	if c, err := parseAuthorization(r.Header.Get("Authorization"), true); err == nil && c.Region != "" {
-		return c.Region
-	}
-	return s.DefaultRegion
-}
-
 // writeBodyError answers a request whose body could not be admitted or
 // read. When the body could not be read to its end (the client went away,
 // was too slow, or broke the chunked framing) or the client is gone, the
@@ -264,6 +303,9 @@ func (s *Server) writeBodyError(w http.ResponseWriter, r *http.Request, err erro
 
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	e := ddberr.As(err)
+	if o, ok := w.(*observed); ok {
+		o.errType = e.Name()
+	}
 	if e.Status >= 500 {
 		s.logger().Error("request failed", "target", r.Header.Get("X-Amz-Target"), "error", err)
 	}
@@ -354,9 +396,15 @@ func jsonContentType(ct string) bool {
 // writeUnknownOperation404 is DynamoDB's answer to a non-POST request or a
 // body it cannot read: 404 with an XML error body.
 func writeUnknownOperation404(w http.ResponseWriter) {
+	if o, ok := w.(*observed); ok {
+		o.errType = "UnknownOperationException"
+	}
 	w.Header().Set("Content-Type", "application/xml")
 	writeBody(w, "", http.StatusNotFound, []byte("<UnknownOperationException/>\n"))
 }
+
+// localGetAnswer is DynamoDB Local's body for GET /, sent with HTTP 400.
+const localGetAnswer = `{"__type":"com.amazonaws.dynamodb.v20120810#MissingAuthenticationToken","message":"Request must contain either a valid (registered) AWS access key ID or X.509 certificate."}`
 
 const idAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 

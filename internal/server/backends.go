@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/extenddb/extenddb/internal/metrics"
 	"github.com/extenddb/extenddb/internal/storage"
 	"github.com/extenddb/extenddb/internal/storage/cassandra"
 	"github.com/extenddb/extenddb/internal/storage/postgres"
@@ -59,20 +60,38 @@ func openStorage(cfg Config) (storage.Backend, error) {
 }
 
 func openSQLite(_ context.Context, cfg Config) (storage.Backend, error) {
+	opts := sqlite.Options{}
+	if cfg.registry != nil {
+		opts.OnCommit = cfg.registry.SQLiteCommit
+	}
 	if cfg.InMemory {
-		return sqlite.Open("", sqlite.Options{Guard: cfg.GuardMemoryDir})
+		opts.Guard = cfg.GuardMemoryDir
+		return sqlite.Open("", opts)
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
-	return sqlite.Open(filepath.Join(cfg.DataDir, "extenddb.sqlite"), sqlite.Options{})
+	if err := checkWritable(cfg.DataDir); err != nil {
+		return nil, err
+	}
+	return sqlite.Open(filepath.Join(cfg.DataDir, "extenddb.sqlite"), opts)
 }
 
 func openPostgres(ctx context.Context, cfg Config) (storage.Backend, error) {
 	if cfg.PostgresDSN == "" {
 		return nil, errors.New("--storage postgres needs --postgres-dsn (or EXTENDDB_POSTGRES_DSN)")
 	}
-	return postgres.Open(ctx, cfg.PostgresDSN, postgres.Options{Schema: cfg.PostgresSchema})
+	b, err := postgres.Open(ctx, cfg.PostgresDSN, postgres.Options{Schema: cfg.PostgresSchema})
+	if err != nil {
+		return nil, err
+	}
+	cfg.registry.RegisterPool(func() metrics.PoolStats {
+		st := b.PoolStat()
+		return metrics.PoolStats{Total: st.TotalConns(), Idle: st.IdleConns(), Acquired: st.AcquiredConns(),
+			Max: st.MaxConns(), Acquires: st.AcquireCount(), EmptyAcquires: st.EmptyAcquireCount(),
+			AcquireWait: st.AcquireDuration()}
+	})
+	return b, nil
 }
 
 func openCassandra(ctx context.Context, cfg Config) (storage.Backend, error) {
@@ -84,5 +103,18 @@ func openCassandra(ctx context.Context, cfg Config) (storage.Backend, error) {
 		KeyspacePrefix:    cfg.CassandraKeyspacePrefix,
 		ReplicationFactor: cfg.CassandraReplicationFactor,
 		Datacenter:        cfg.CassandraDatacenter,
+		OnRetry:           cfg.registry.CassandraRetry,
 	})
+}
+
+// checkWritable reports a data directory extenddb cannot write in, by its
+// name, rather than as the database's later "unable to open" error.
+func checkWritable(dir string) error {
+	f, err := os.CreateTemp(dir, ".extenddb-write-check-*")
+	if err != nil {
+		return fmt.Errorf("data directory %s is not writable: %w", dir, err)
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
 }

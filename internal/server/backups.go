@@ -25,7 +25,8 @@ func (c Config) BackupRootOrDefault() string {
 // runner that carries out backups and restores.
 func startBackups(cfg Config, store storage.Backend, engine *api.Engine) *jobs.Runner {
 	js := jobs.NewStore(store)
-	runner := jobs.NewRunner(js, jobs.Config{Log: cfg.Log})
+	_, shared := store.(storage.Leaser)
+	runner := jobs.NewRunner(js, jobs.Config{Log: cfg.Log, Exclusive: !shared, OnEnd: cfg.registry.JobFinished})
 	svc := backup.New(store, js, cfg.BackupRootOrDefault(), cfg.Log)
 	svc.Register(runner)
 	engine.SetBackups(svc)

@@ -10,14 +10,14 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/net/netutil"
 
-	"github.com/extenddb/extenddb/internal/admission"
 	"github.com/extenddb/extenddb/internal/api"
 	"github.com/extenddb/extenddb/internal/auth"
-	"github.com/extenddb/extenddb/internal/protocol"
+	"github.com/extenddb/extenddb/internal/metrics"
 	"github.com/extenddb/extenddb/internal/storage"
 	"github.com/extenddb/extenddb/internal/workers"
 )
@@ -57,6 +57,20 @@ type Config struct {
 	// directory when there is no DataDir.
 	BackupRoot string
 
+	// Operations (docs/operations.md).
+	LogFormat   string // "text" (default) or "json"; cmd/extenddb builds Log from it
+	LogLevel    string // "debug", "info" (default), "warn" or "error"
+	AccessLog   bool   // one log line per API request
+	Metrics     bool   // serve GET /metrics (Prometheus)
+	PprofListen string // host:port for net/http/pprof; "" = off
+
+	// DynamoDB Local's options without a meaning of their own elsewhere
+	// (docs/configuration.md, "Coming from DynamoDB Local"); -sharedDb is
+	// Auth.SharedDB.
+	CORS                    string // -cors: comma-separated allowed origins ("*" = any)
+	DisableTelemetry        bool   // -disableTelemetry: extenddb sends no telemetry in any case
+	OptimizeDBBeforeStartup bool   // -optimizeDbBeforeStartup
+
 	Log *slog.Logger
 
 	// GuardMemoryDir, when set, arranges for the --in-memory directory to
@@ -66,6 +80,8 @@ type Config struct {
 	GuardMemoryDir func(dir string) error
 
 	HTTP HTTPLimits // timeouts, connections and memory of the HTTP front end
+
+	registry *metrics.Metrics // set by Start when Metrics is on, for the backends' hooks
 }
 
 // Server is a running extenddb.
@@ -76,6 +92,12 @@ type Server struct {
 	listener net.Listener
 	auth     *auth.Authenticator
 	serving  net.Listener // listener, at most MaxConnections connections at once
+
+	metrics        *metrics.Metrics // nil when metrics are off
+	metricsHandler http.Handler
+	stopping       atomic.Bool // set when Shutdown begins: /ready answers 503
+	pprof          *http.Server
+	pprofListener  net.Listener
 
 	stopWorkers context.CancelFunc
 	workersDone chan struct{}
@@ -88,6 +110,9 @@ func Start(cfg Config) (*Server, error) {
 	}
 	if cfg.Region == "" {
 		cfg.Region = "us-east-1"
+	}
+	if cfg.Metrics {
+		cfg.registry = metrics.New()
 	}
 	store, err := openStorage(cfg)
 	if err != nil {
@@ -106,7 +131,11 @@ func Start(cfg Config) (*Server, error) {
 		store.Close()
 		return nil, err
 	}
-	engine := api.New(store, api.Config{AccountID: cfg.AccountID, StatusDelay: cfg.StatusDelay, ItemCollectionLimit: cfg.ItemCollectionLimit, Log: cfg.Log})
+	acfg := api.Config{AccountID: cfg.AccountID, StatusDelay: cfg.StatusDelay, ItemCollectionLimit: cfg.ItemCollectionLimit, Log: cfg.Log}
+	if cfg.registry != nil {
+		acfg.OnTableUse = cfg.registry.ObserveTable
+	}
+	engine := api.New(store, acfg)
 	account := cfg.AccountID
 	if account == "" {
 		account = storage.DefaultAccount
@@ -118,6 +147,7 @@ func Start(cfg Config) (*Server, error) {
 		TTLPageDelay:   cfg.TTLPageDelay,
 		IndexPageDelay: cfg.IndexPageDelay,
 		Log:            cfg.Log,
+		Metrics:        cfg.registry,
 	})
 	engine.SetIndexWorker(pool.Indexes.Kick)
 	engine.SetTTLWorker(pool.TTL.Kick)
@@ -139,8 +169,6 @@ func Start(cfg Config) (*Server, error) {
 			"max_connections", n, "configured", limits.MaxConnections, "nofile", nofile)
 		limits.MaxConnections = n
 	}
-	h := &protocol.Server{Handler: engine, Log: cfg.Log, DefaultRegion: cfg.Region,
-		Budget: admission.New(limits.MemoryBudget, limits.AdmissionWait), Auth: authn}
 	s := &Server{
 		cfg:         cfg,
 		store:       store,
@@ -149,14 +177,11 @@ func Start(cfg Config) (*Server, error) {
 		serving:     netutil.LimitListener(ln, limits.MaxConnections),
 		stopWorkers: stopWorkers,
 		workersDone: workersDone,
-		http: &http.Server{
-			Handler:           guard(h),
-			ReadHeaderTimeout: limits.ReadHeaderTimeout,
-			ReadTimeout:       limits.ReadTimeout,
-			WriteTimeout:      limits.WriteTimeout,
-			IdleTimeout:       limits.IdleTimeout,
-			ErrorLog:          slog.NewLogLogger(cfg.Log.Handler(), slog.LevelWarn),
-		},
+		metrics:     cfg.registry,
+	}
+	s.http = s.newHTTP(engine, authn, guard, limits)
+	if err := s.startPprof(); err != nil {
+		return nil, err
 	}
 	go func() {
 		if err := s.serve(); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -186,6 +211,10 @@ func (s *Server) serve() error {
 // Shutdown stops accepting requests, lets in-flight requests finish (until
 // ctx ends), then closes storage cleanly.
 func (s *Server) Shutdown(ctx context.Context) error {
+	s.stopping.Store(true)
+	if s.pprof != nil {
+		_ = s.pprof.Close()
+	}
 	err := s.http.Shutdown(ctx)
 	s.stopWorkers()
 	<-s.workersDone
@@ -193,6 +222,22 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		err = cerr
 	}
 	return err
+}
+
+// PprofEndpoint is the URL of the pprof index, or "" when pprof is off.
+func (s *Server) PprofEndpoint() string {
+	if s.pprofListener == nil {
+		return ""
+	}
+	return "http://" + s.pprofListener.Addr().String() + "/debug/pprof/"
+}
+
+// account is the account the server's catalog probes and workers use.
+func (s *Server) account() string {
+	if s.cfg.AccountID == "" {
+		return storage.DefaultAccount
+	}
+	return s.cfg.AccountID
 }
 
 // PostgresSchemaOrDefault names the schema extenddb uses on PostgreSQL.

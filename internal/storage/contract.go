@@ -53,6 +53,11 @@ type Catalog interface {
 	// DeleteTable removes the table's entry and its data (items, index
 	// rows, stream records, expiry rows).
 	DeleteTable(ctx context.Context, account, name string) error
+	// ListNamespaces returns the namespaces (account and region, see
+	// Namespace) holding at least one table, so that background workers
+	// look after every account and region. Reserved namespaces (starting
+	// with '_') are included; callers skip what they do not own.
+	ListNamespaces(ctx context.Context) ([]string, error)
 }
 
 // Items stores and reads items. A Mutate commits, as one unit, the

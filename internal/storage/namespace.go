@@ -33,22 +33,11 @@ func NamespaceAccount(ns string) string {
 	return ns
 }
 
-// NamespaceLister is implemented by a backend that can enumerate the
-// namespaces holding at least one table, so that background workers look
-// after every account and region. Reserved namespaces (starting with '_')
-// are included; callers skip what they do not own.
-type NamespaceLister interface {
-	ListNamespaces(ctx context.Context) ([]string, error)
-}
-
-// Namespaces returns the namespaces of b's tables when b is a
-// NamespaceLister, and fallback otherwise.
-func Namespaces(ctx context.Context, b any, fallback []string) ([]string, error) {
-	l, ok := b.(NamespaceLister)
-	if !ok {
-		return fallback, nil
-	}
-	ns, err := l.ListNamespaces(ctx)
+// Namespaces returns the namespaces of b's tables (Catalog.ListNamespaces)
+// and those of fallback, each once, without the reserved ones (starting
+// with '_').
+func Namespaces(ctx context.Context, b Catalog, fallback []string) ([]string, error) {
+	ns, err := b.ListNamespaces(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -82,6 +82,10 @@ type Index struct {
 	// added with Status CREATING and Backfilling set): the table key of the
 	// last item copied, nil before the first page. See IndexBuilder.
 	BackfillCursor *Key `json:",omitempty"`
+	// OnDemand and Warm are a GSI's OnDemandThroughput and requested
+	// WarmThroughput; nil means not set.
+	OnDemand *OnDemandThroughput `json:",omitempty"`
+	Warm     *WarmThroughput     `json:",omitempty"`
 }
 
 // StreamSpecification is a table's stream setting.
@@ -138,6 +142,16 @@ type Table struct {
 	PointInTimeRecovery *PointInTimeRecovery `json:",omitempty"`
 	// Restore is set on a table created by a restore (RestoreSummary).
 	Restore *RestoreSummary `json:",omitempty"`
+	// ContributorInsights holds the contributor insights settings of the
+	// table (key "") and of its global secondary indexes (key: index name).
+	ContributorInsights map[string]ContributorInsights `json:",omitempty"`
+	// KinesisDestinations are the Kinesis streaming destinations recorded
+	// by EnableKinesisStreamingDestination, in the order enabled.
+	KinesisDestinations []KinesisDestination `json:",omitempty"`
+	// OnDemand is the table's OnDemandThroughput; nil means not set.
+	OnDemand *OnDemandThroughput `json:",omitempty"`
+	// Warm is the table's requested WarmThroughput; nil means not set.
+	Warm *WarmThroughput `json:",omitempty"`
 	// LoadedAt is when this copy was read from the catalog: a backend that
 	// sets it takes the time before issuing the read, so the copy reflects
 	// every catalog change committed before LoadedAt. Zero if unknown. It
@@ -145,6 +159,37 @@ type Table struct {
 	// the Cassandra backend uses it to tell how stale a caller's cached
 	// entry may be (docs/adr/0003, Online index builds).
 	LoadedAt time.Time `json:"-"`
+}
+
+// ContributorInsights is a stored contributor insights setting
+// (UpdateContributorInsights).
+type ContributorInsights struct {
+	Status    string // ENABLED or DISABLED
+	Mode      string `json:",omitempty"` // ACCESSED_AND_THROTTLED_KEYS or THROTTLED_KEYS
+	UpdatedAt time.Time
+}
+
+// KinesisDestination is a Kinesis data stream a table was asked to stream
+// to (EnableKinesisStreamingDestination).
+type KinesisDestination struct {
+	StreamArn         string
+	Status            string // a DestinationStatus
+	StatusDescription string `json:",omitempty"`
+	Precision         string `json:",omitempty"` // ApproximateCreationDateTimePrecision
+}
+
+// OnDemandThroughput is the maximum read and write request units of an
+// on-demand table or index; 0 or -1 means no maximum.
+type OnDemandThroughput struct {
+	MaxReadRequestUnits  int64 `json:",omitempty"`
+	MaxWriteRequestUnits int64 `json:",omitempty"`
+}
+
+// WarmThroughput is the requested warm throughput of a table or index, in
+// units per second; 0 means not requested.
+type WarmThroughput struct {
+	ReadUnitsPerSecond  int64 `json:",omitempty"`
+	WriteUnitsPerSecond int64 `json:",omitempty"`
 }
 
 // PointInTimeRecovery is an enabled continuous backups setting.

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/extenddb/extenddb/internal/metrics"
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
@@ -27,6 +28,8 @@ type IndexConfig struct {
 	// use it to observe an index while it builds.
 	PageDelay time.Duration
 	Log       *slog.Logger
+	// Metrics counts backfill pages and built indexes; nil counts nothing.
+	Metrics *metrics.Metrics
 }
 
 // Indexes builds global secondary indexes created online (CREATING with
@@ -95,7 +98,9 @@ func (w *Indexes) backfill(ctx context.Context, account, name string, ix storage
 			return err
 		}
 		pages++
+		w.cfg.Metrics.BackfillPage("index")
 		if done {
+			w.cfg.Metrics.JobFinished("index", "ACTIVE")
 			w.cfg.Log.Info("index built", "table", name, "index", ix.IndexName, "pages", pages, "took", time.Since(start))
 			return nil
 		}

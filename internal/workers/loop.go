@@ -51,8 +51,7 @@ func loop(ctx context.Context, name string, every time.Duration, kick kicker, lo
 // stops the pass.
 func eachTable(ctx context.Context, store storage.Catalog, accounts []string, visit func(t *storage.Table) error) error {
 	var first error
-	// Every namespace (account and region) that has tables, when the
-	// backend can list them (storage.NamespaceLister).
+	// Every namespace (account and region) that has tables.
 	accounts, err := storage.Namespaces(ctx, store, accounts)
 	if err != nil {
 		return err

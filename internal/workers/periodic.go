@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/extenddb/extenddb/internal/metrics"
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
@@ -31,12 +32,14 @@ func (p *Periodic) Run(ctx context.Context) {
 }
 
 // NewStreamTrimmer removes stream records older than the 24-hour retention
-// (storage.StreamRetention), every every (default one minute).
-func NewStreamTrimmer(ss storage.StreamStore, every time.Duration, log *slog.Logger) *Periodic {
+// (storage.StreamRetention), every every (default one minute), counting
+// them in m (nil counts nothing).
+func NewStreamTrimmer(ss storage.StreamStore, every time.Duration, log *slog.Logger, m *metrics.Metrics) *Periodic {
 	p := newPeriodic("stream trimmer", every, time.Minute, log, nil)
 	p.pass = func(ctx context.Context) error {
 		n, err := ss.TrimStreams(ctx, time.Now().Add(-storage.StreamRetention))
 		if n > 0 {
+			m.StreamRecordsTrimmed(n)
 			p.log.Info("stream records trimmed", "records", n)
 		}
 		return err

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/extenddb/extenddb/internal/metrics"
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
@@ -28,6 +29,9 @@ type Config struct {
 	// build; zero by default (tests use it to observe CREATING).
 	IndexPageDelay time.Duration
 	Log            *slog.Logger
+	// Metrics counts the workers' progress (internal/metrics); nil counts
+	// nothing.
+	Metrics *metrics.Metrics
 }
 
 // Pool is the set of background workers of one server: online index
@@ -46,11 +50,11 @@ func New(store storage.Backend, cfg Config) *Pool {
 		cfg.Log = slog.Default()
 	}
 	return &Pool{
-		Indexes: NewIndexes(store, IndexConfig{Accounts: cfg.Accounts, PageDelay: cfg.IndexPageDelay, Log: cfg.Log}),
+		Indexes: NewIndexes(store, IndexConfig{Accounts: cfg.Accounts, PageDelay: cfg.IndexPageDelay, Log: cfg.Log, Metrics: cfg.Metrics}),
 		TTL: NewTTL(store, TTLConfig{Accounts: cfg.Accounts, Interval: cfg.TTLInterval,
-			PageSize: cfg.TTLPageSize, PageDelay: cfg.TTLPageDelay, Log: cfg.Log}),
+			PageSize: cfg.TTLPageSize, PageDelay: cfg.TTLPageDelay, Log: cfg.Log, Metrics: cfg.Metrics}),
 		jobs: []*Periodic{
-			NewStreamTrimmer(store, 0, cfg.Log),
+			NewStreamTrimmer(store, 0, cfg.Log, cfg.Metrics),
 			NewTokenSweeper(store, 0, cfg.Log),
 			NewRecoverer(store, 0, cfg.Log),
 		},

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/extenddb/extenddb/internal/item"
+	"github.com/extenddb/extenddb/internal/metrics"
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
@@ -31,6 +32,9 @@ type TTLConfig struct {
 	// Owner names this process in leases (storage.Leaser); default random.
 	Owner string
 	Log   *slog.Logger
+	// Metrics counts expired items, expiry lag and transition pages; nil
+	// counts nothing.
+	Metrics *metrics.Metrics
 	// Now is the clock; default time.Now.
 	Now func() time.Time
 }
@@ -166,12 +170,16 @@ func (w *TTL) pages(ctx context.Context, t *storage.Table, page func(ctx context
 			return err
 		}
 		n++
+		w.cfg.Metrics.BackfillPage(ttlJob[t.TTL.Status])
 		if done {
 			w.cfg.Log.Info("ttl transition finished", "table", t.Name, "from", t.TTL.Status, "pages", n, "took", time.Since(start))
 			return nil
 		}
 	}
 }
+
+// ttlJob names TTL transitions in the backfill metrics.
+var ttlJob = map[string]string{storage.TTLEnabling: "ttl_enable", storage.TTLDisabling: "ttl_disable"}
 
 // ExpireTable deletes the items of t that are expired now, in batches of
 // cfg.Batch per write transaction, and returns how many it deleted. Each
@@ -216,6 +224,9 @@ func (w *TTL) ExpireTable(ctx context.Context, t *storage.Table) (int, error) {
 			}
 		}
 		total += n
+		if n > 0 {
+			w.cfg.Metrics.TTLExpired(n, now.Sub(time.Unix(rows[len(rows)-1].ExpireAt, 0)))
+		}
 		if len(rows) < w.cfg.Batch {
 			break
 		}

@@ -1,13 +1,16 @@
 # Apache Cassandra for the cassandra backend's tests: scripts/cassandra.sh
 # fetches Cassandra's jars from Maven Central (cached under
-# ~/.cache/extenddb/cassandra), starts a single node on 127.0.0.1:9042 and
-# prints its contact points once CQL answers. A node that was already running
-# is reused and left running.
-cassandra_was_running=0
-scripts/cassandra.sh status >/dev/null 2>&1 && cassandra_was_running=1
+# ~/.cache/extenddb/cassandra) and starts a single node in this run's own
+# directory, on a loopback address of its own (127.0.X.1:9042, X picked
+# free) and a free JMX port, printing its contact point once CQL answers.
+# The node is this run's alone and goes when it ends; a server already
+# answering on the address is refused, never reused.
+export EXTENDDB_CASSANDRA_DIR=$TEST_RUN_DIR/cassandra
+EXTENDDB_CASSANDRA_IP_PREFIX=$(free_loopback_prefix) && export EXTENDDB_CASSANDRA_IP_PREFIX
+EXTENDDB_CASSANDRA_JMX_PORT=$(free_port) && export EXTENDDB_CASSANDRA_JMX_PORT
 if hosts=$(scripts/cassandra.sh start); then
 	export EXTENDDB_CASSANDRA_HOSTS=$hosts
-	if [[ $cassandra_was_running != 1 ]]; then on_exit "scripts/cassandra.sh stop"; fi
+	on_exit "scripts/cassandra.sh destroy"
 	echo "Cassandra: $hosts"
 else
 	note_failure "start Cassandra (scripts/cassandra.sh start)"

@@ -62,6 +62,12 @@ type Options struct {
 	// MaxAttempts bounds the tries of one conditional write that keeps
 	// losing races (default 100).
 	MaxAttempts int
+	// OnRetry, when set, is called before every request sent again: reason
+	// "contention" when a conditional write (lightweight transaction) lost
+	// its race, "timeout" when a request's outcome was uncertain,
+	// "unavailable" when too few replicas (or no connection) answered. It
+	// must not block.
+	OnRetry func(reason string)
 	// TxTimeout is how old a transaction (TransactWrite) may get before a
 	// writer waiting for one of its items, or Recover, finishes it on its
 	// behalf: a PREPARE is aborted, a COMMITTING one committed (default
@@ -98,6 +104,8 @@ type Backend struct {
 	// commit and its index batch, to widen the window in which index
 	// batches of racing writes overtake each other.
 	beforeIndexes atomic.Pointer[func()]
+	// onRetry is Options.OnRetry (tests replace it).
+	onRetry atomic.Pointer[func(reason string)]
 	// txStopAt, when set (by tests), is asked at each stage of a
 	// transaction ("prepared", "committing") whether to stop there as if
 	// the process had died (tx.go).
@@ -160,6 +168,9 @@ func Open(ctx context.Context, o Options) (*Backend, error) {
 		maxAttempts: o.MaxAttempts,
 		txTimeout:   o.TxTimeout,
 		keyspaces:   map[string]bool{},
+	}
+	if o.OnRetry != nil {
+		b.onRetry.Store(&o.OnRetry)
 	}
 	if err := b.migrate(ctx); err != nil {
 		s.Close()
@@ -362,6 +373,21 @@ func isUncertain(err error) bool {
 	var rt *gocql.RequestErrReadTimeout
 	return errors.As(err, &wt) || errors.As(err, &wu) || errors.As(err, &rt) ||
 		errors.Is(err, gocql.ErrTimeoutNoResponse)
+}
+
+// retryReason names the kind of a retryable error for Options.OnRetry.
+func retryReason(err error) string {
+	if isUncertain(err) {
+		return "timeout"
+	}
+	return "unavailable"
+}
+
+// noteRetry reports a retry to Options.OnRetry.
+func (b *Backend) noteRetry(reason string) {
+	if f := b.onRetry.Load(); f != nil {
+		(*f)(reason)
+	}
 }
 
 // retryable reports whether a failed request can simply be sent again.

@@ -499,3 +499,36 @@ func TestWriteHistory(t *testing.T) {
 		t.Fatalf("after a write %ds later: %d entries", writeMemory/1e6, len(w)/16)
 	}
 }
+
+// Writers racing on one item lose lightweight-transaction races, and each
+// lost race is reported to Options.OnRetry as contention (the metrics'
+// extenddb_cassandra_retries_total).
+func TestOnRetryReportsContention(t *testing.T) {
+	b := backend(t)
+	tb := raceTable(t, b, newAccount())
+	var mu sync.Mutex
+	reasons := map[string]int{}
+	note := func(reason string) { mu.Lock(); reasons[reason]++; mu.Unlock() }
+	b.onRetry.Store(&note)
+	defer b.onRetry.Store(nil)
+	ctx := ctxT(t, 2*time.Minute)
+	k := storage.Key{PK: item.EncodeKey(item.S("hot")), SK: item.EncodeKey(item.S("s"))}
+	const workers, writes = 4, 10
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := range writes {
+				if err := b.Mutate(ctx, tb, k, put(raceImage("hot", "s", w*writes+i))); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	if reasons["contention"] == 0 {
+		t.Errorf("no contention reported for %d racing writes: %v", workers*writes, reasons)
+	}
+}

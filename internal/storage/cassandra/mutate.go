@@ -264,6 +264,7 @@ func (b *Backend) mutate(ctx context.Context, t *storage.Table, p phys, key stor
 		if attempt >= b.maxAttempts {
 			return nil, fmt.Errorf("cassandra: lost %d write races in a row on one item", attempt)
 		}
+		b.noteRetry("contention")
 		if err := backoff(ctx, attempt); err != nil {
 			return nil, err
 		}
@@ -408,6 +409,7 @@ func (b *Backend) writeIndexes(ctx context.Context, t *storage.Table, p phys, ol
 func (b *Backend) retry(ctx context.Context, f func() error) error {
 	err := f()
 	for try := 1; err != nil && retryable(err) && try <= 5; try++ {
+		b.noteRetry(retryReason(err))
 		if berr := backoff(ctx, try); berr != nil {
 			return berr
 		}

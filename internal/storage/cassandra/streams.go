@@ -67,27 +67,38 @@ func (b *Backend) writeDerived(ctx context.Context, t *storage.Table, key storag
 	if err := b.writeTTLChanges(ctx, t, old, nw, ver); err != nil {
 		return fmt.Errorf("cassandra: expiry rows of a committed write (version %d): %w", ver, err)
 	}
-	// The record's time comes from the version, so that every writing of
-	// it stores the same bytes.
-	r := storage.StreamRecordFor(t, old, nw, storage.UserIdentityFrom(ctx), time.UnixMicro(ver))
-	if r == nil {
-		return nil
+	// The records' time comes from the version, so that every writing of
+	// them stores the same bytes.
+	at := time.UnixMicro(ver)
+	if r := storage.StreamRecordFor(t, old, nw, storage.UserIdentityFrom(ctx), at); r != nil {
+		if err := b.appendRecord(ctx, t.ID, t.LatestStreamLabel, key, ver, r); err != nil {
+			return err
+		}
 	}
+	if h := storage.HistoryRecordFor(t, old, nw, at); h != nil {
+		return b.appendRecord(ctx, t.ID, storage.HistoryLabel, key, ver, h)
+	}
+	return nil
+}
+
+// appendRecord writes r, of the item write at version ver, to the stream
+// (tid, label). It is idempotent.
+func (b *Backend) appendRecord(ctx context.Context, tid, label string, key storage.Key, ver int64, r *storage.StreamRecord) error {
 	k := b.catalog
 	bucket := ver / streamBucket
 	err := b.retry(ctx, func() error {
 		return b.s.Query(`INSERT INTO `+k+`.stream_buckets (tid, label, bucket) VALUES (?, ?, ?) USING TIMESTAMP ?`,
-			t.ID, t.LatestStreamLabel, bucket, ver).WithContext(ctx).Idempotent(true).Exec()
+			tid, label, bucket, ver).WithContext(ctx).Idempotent(true).Exec()
 	})
 	if err == nil {
 		err = b.retry(ctx, func() error {
 			return b.s.Query(`INSERT INTO `+k+`.stream_records (tid, label, bucket, version, h, pk, sk, rec) VALUES (?, ?, ?, ?, ?, ?, ?, ?) USING TIMESTAMP ?`,
-				t.ID, t.LatestStreamLabel, bucket, ver, keyHash(key), key.PK, storage.StoredSK(key.SK), storage.EncodeStreamRecord(r), ver).
+				tid, label, bucket, ver, keyHash(key), key.PK, storage.StoredSK(key.SK), storage.EncodeStreamRecord(r), ver).
 				WithContext(ctx).Idempotent(true).Exec()
 		})
 	}
 	if err != nil {
-		return fmt.Errorf("cassandra: stream record of a committed write (version %d): %w", ver, err)
+		return fmt.Errorf("cassandra: %s record of a committed write (version %d): %w", label, ver, err)
 	}
 	return nil
 }

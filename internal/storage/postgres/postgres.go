@@ -174,6 +174,10 @@ func retryable(err error) bool {
 // up to opts.MaxRetries times with jittered exponential backoff. body
 // opens its transaction itself; a transaction it leaves open is rolled
 // back. A *fnError from body is unwrapped and returned unchanged.
+// PoolStat is a snapshot of the connection pool's statistics (connections
+// open, idle and in use, acquisitions and their waits), for metrics.
+func (b *Backend) PoolStat() *pgxpool.Stat { return b.pool.Stat() }
+
 func (b *Backend) withConn(ctx context.Context, body func(c *pgxpool.Conn) error) error {
 	if b.closed.Load() {
 		return storage.ErrClosed

@@ -49,6 +49,9 @@ func queueDerived(batch, streams *pgx.Batch, pt *physTable, old, nw item.Item, i
 	if r := storage.StreamRecordFor(pt.def, old, nw, id, now); r != nil {
 		streams.Queue(appendRecord, pt.def.ID, pt.def.LatestStreamLabel, r.CreatedAt.Unix(), storage.EncodeStreamRecord(r))
 	}
+	if h := storage.HistoryRecordFor(pt.def, old, nw, now); h != nil {
+		streams.Queue(appendRecord, pt.def.ID, storage.HistoryLabel, h.CreatedAt.Unix(), storage.EncodeStreamRecord(h))
+	}
 }
 
 const putTTLRow = "INSERT INTO ttl_rows (tid, expire_at, pk, sk) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING"

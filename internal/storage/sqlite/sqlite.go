@@ -65,6 +65,10 @@ type Options struct {
 	// this process die without Close (see internal/watchdog). An error
 	// fails Open.
 	Guard func(dir string) error
+	// OnCommit, when set, is called by the writer after every group commit
+	// with the number of write requests it applied and the time its COMMIT
+	// took (the WAL fsync, with Synchronous FULL). It must not block.
+	OnCommit func(writes int, commit time.Duration)
 }
 
 // Backend is a storage.Backend on one SQLite database. It is safe for
@@ -214,7 +218,7 @@ func (b *Backend) open(syncMode string, opts Options) error {
 
 	b.queue = make(chan *writeReq, opts.MaxBatch)
 	b.done = make(chan struct{})
-	w := &writer{b: b, conn: conn, maxBatch: opts.MaxBatch}
+	w := &writer{b: b, conn: conn, maxBatch: opts.MaxBatch, onCommit: opts.OnCommit}
 	w.reset()
 	go w.run()
 	return nil

@@ -34,12 +34,22 @@ func (w *writer) writeDerived(pt *physTable, old, nw item.Item, id *storage.User
 			return err
 		}
 	}
-	r := storage.StreamRecordFor(pt.def, old, nw, id, time.Now())
-	if r == nil {
-		return nil
+	now := time.Now()
+	if r := storage.StreamRecordFor(pt.def, old, nw, id, now); r != nil {
+		if err := w.appendRecord(pt.def.ID, pt.def.LatestStreamLabel, r); err != nil {
+			return err
+		}
 	}
+	if h := storage.HistoryRecordFor(pt.def, old, nw, now); h != nil {
+		return w.appendRecord(pt.def.ID, storage.HistoryLabel, h)
+	}
+	return nil
+}
+
+// appendRecord appends r to the stream (tid, label).
+func (w *writer) appendRecord(tid, label string, r *storage.StreamRecord) error {
 	_, err := w.exec("INSERT INTO stream_records (tid, label, created, rec) VALUES (?, ?, ?, ?)",
-		pt.def.ID, pt.def.LatestStreamLabel, r.CreatedAt.Unix(), storage.EncodeStreamRecord(r))
+		tid, label, r.CreatedAt.Unix(), storage.EncodeStreamRecord(r))
 	return err
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/extenddb/extenddb/internal/storage"
 )
@@ -52,6 +53,7 @@ type writer struct {
 	b        *Backend
 	conn     *sql.Conn
 	maxBatch int
+	onCommit func(writes int, commit time.Duration) // Options.OnCommit
 
 	stmts  map[string]*sql.Stmt   // prepared on conn, by SQL text
 	tables map[string]*physTable  // catalog view inside the current transaction, by table ID
@@ -154,9 +156,13 @@ func (w *writer) runBatch(batch []*writeReq) {
 		w.abort(live, err)
 		return
 	}
+	start := time.Now()
 	if err := w.execRaw("COMMIT"); err != nil {
 		w.abort(live, err)
 		return
+	}
+	if w.onCommit != nil {
+		w.onCommit(len(live), time.Since(start))
 	}
 	clear(w.stats)
 	w.b.commits.Add(1)

@@ -1,0 +1,348 @@
+// Package metrics holds extenddb's Prometheus metrics: what the server does,
+// per DynamoDB operation and per table, what its background workers do, and
+// what its storage engine does underneath. The exposition format, the Go
+// runtime and process collectors are the Prometheus Go client's
+// (github.com/prometheus/client_golang).
+//
+// Every metric name starts with "extenddb_". A nil *Metrics is valid and
+// records nothing, so callers need no checks when metrics are off. The
+// metric names and labels are listed in docs/operations.md.
+package metrics
+
+import (
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Outcomes of a request, the "outcome" label of extenddb_requests_total.
+const (
+	OutcomeSuccess     = "success"      // HTTP 200
+	OutcomeClientError = "client_error" // HTTP 4xx: the request was refused (validation, condition, throttling)
+	OutcomeServerError = "server_error" // HTTP 5xx: extenddb failed
+)
+
+// UnknownOperation is the "operation" label of requests that named no known
+// operation (or were refused before their operation was read).
+const UnknownOperation = "Unknown"
+
+// Metrics is one registry of extenddb's metrics. Create it with New.
+type Metrics struct {
+	registry *prometheus.Registry
+	ops      sync.Map // operation -> *opCounters
+
+	tablesRead, tablesWritten sync.Map // table name -> *tableCounters
+
+	requests *prometheus.CounterVec   // operation, outcome
+	latency  *prometheus.HistogramVec // operation
+	errors   *prometheus.CounterVec   // type (short __type name)
+
+	capacity *prometheus.CounterVec // table, kind (read|write): consumed capacity units
+	items    *prometheus.CounterVec // table, kind (read|write): items read or written
+	bytes    *prometheus.CounterVec // table, kind (read|write): item bytes read or written
+
+	ttlDeleted     prometheus.Counter     // items deleted by TTL expiry
+	ttlLag         prometheus.Gauge       // seconds between expiry time and deletion of the latest item
+	backfillPages  *prometheus.CounterVec // job (index|ttl): pages processed by background backfills
+	jobs           *prometheus.CounterVec // kind, state: long-running jobs (backup, import, export, index)
+	streamWritten  prometheus.Counter     // stream records written
+	streamTrimmed  prometheus.Counter     // stream records trimmed after 24 h
+	storageBatch   prometheus.Histogram   // SQLite group-commit batch sizes
+	storageFsync   prometheus.Histogram   // SQLite fsync latency, seconds
+	storageRetries *prometheus.CounterVec // reason: Cassandra retries (LWT contention, timeouts)
+}
+
+// New makes a registry holding extenddb's metrics, the Go runtime's and the
+// process's (CPU, memory, open files).
+func New() *Metrics {
+	r := prometheus.NewRegistry()
+	m := &Metrics{registry: r}
+	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "extenddb_requests_total",
+		Help: "API requests by operation (e.g. GetItem) and outcome (success, client_error, server_error).",
+	}, []string{"operation", "outcome"})
+	m.latency = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: "extenddb_request_duration_seconds",
+		Help: "Time to serve an API request, from its arrival to its response, by operation.",
+		// 100 µs to 10 s: a cached GetItem up to a large transaction on a remote store.
+		Buckets: prometheus.ExponentialBuckets(0.0001, 2.5, 12),
+	}, []string{"operation"})
+	m.errors = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "extenddb_errors_total",
+		Help: "Error responses by DynamoDB error type (the part of __type after '#').",
+	}, []string{"type"})
+	m.capacity = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "extenddb_consumed_capacity_units_total",
+		Help: "Capacity units consumed, as DynamoDB would count them, by table and kind (read, write).",
+	}, []string{"table", "kind"})
+	m.items = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "extenddb_items_total",
+		Help: "Items returned (read) or written (write) by table.",
+	}, []string{"table", "kind"})
+	m.bytes = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "extenddb_item_bytes_total",
+		Help: "Item bytes returned (read) or written (write), in DynamoDB's item size, by table.",
+	}, []string{"table", "kind"})
+	m.ttlDeleted = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "extenddb_ttl_expired_items_total",
+		Help: "Items deleted by Time to Live expiry.",
+	})
+	m.ttlLag = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "extenddb_ttl_expiry_lag_seconds",
+		Help: "Seconds between the expiry time of the last item deleted by TTL and its deletion.",
+	})
+	m.backfillPages = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "extenddb_backfill_pages_total",
+		Help: "Pages (of up to the worker's page size, 256 items by default) processed by background backfills, by job (index, ttl_enable, ttl_disable).",
+	}, []string{"job"})
+	m.jobs = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "extenddb_jobs_total",
+		Help: "Long-running jobs (index, backup, restore, import, export) by kind and final state.",
+	}, []string{"kind", "state"})
+	m.streamWritten = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "extenddb_stream_records_written_total",
+		Help: "DynamoDB Streams records written.",
+	})
+	m.streamTrimmed = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "extenddb_stream_records_trimmed_total",
+		Help: "DynamoDB Streams records removed after their 24-hour retention.",
+	})
+	m.storageBatch = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "extenddb_sqlite_commit_batch_size",
+		Help:    "Writes committed together by one SQLite group commit.",
+		Buckets: prometheus.ExponentialBuckets(1, 2, 10),
+	})
+	m.storageFsync = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "extenddb_sqlite_commit_seconds",
+		Help:    "Time of the COMMIT of one SQLite group commit (the WAL fsync with synchronous=FULL).",
+		Buckets: prometheus.ExponentialBuckets(0.0001, 2.5, 12),
+	})
+	m.storageRetries = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "extenddb_cassandra_retries_total",
+		Help: "Cassandra requests sent again, by reason: contention (a lightweight transaction lost its race), timeout (uncertain outcome), unavailable.",
+	}, []string{"reason"})
+	r.MustRegister(m.requests, m.latency, m.errors, m.capacity, m.items, m.bytes,
+		m.ttlDeleted, m.ttlLag, m.backfillPages, m.jobs, m.streamWritten, m.streamTrimmed,
+		m.storageBatch, m.storageFsync, m.storageRetries,
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	)
+	return m
+}
+
+// Handler serves the registry in the Prometheus text exposition format (or
+// OpenMetrics when the scraper asks for it), for GET /metrics.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{EnableOpenMetrics: true})
+}
+
+// Register adds a collector of another part of the server (e.g. a storage
+// backend's connection pool) to the registry.
+func (m *Metrics) Register(c prometheus.Collector) error {
+	if m == nil {
+		return nil
+	}
+	return m.registry.Register(c)
+}
+
+// ObserveRequest records one API request: its operation ("" or
+// UnknownOperation when none was recognized), its HTTP status, the short
+// name of its error type ("" on success) and the time it took.
+func (m *Metrics) ObserveRequest(operation string, status int, errType string, elapsed time.Duration) {
+	if m == nil {
+		return
+	}
+	if operation == "" {
+		operation = UnknownOperation
+	}
+	outcome := OutcomeSuccess
+	switch {
+	case status >= 500:
+		outcome = OutcomeServerError
+	case status >= 400:
+		outcome = OutcomeClientError
+	}
+	c := m.opCounters(operation)
+	switch outcome {
+	case OutcomeSuccess:
+		c.success.Inc()
+	case OutcomeClientError:
+		c.clientError.Inc()
+	default:
+		c.serverError.Inc()
+	}
+	c.latency.Observe(elapsed.Seconds())
+	if errType != "" {
+		m.errors.WithLabelValues(errType).Inc()
+	}
+}
+
+// opCounters are one operation's series, looked up once: a label lookup
+// hashes its values on every call, a sync.Map load of a string does not
+// allocate and is faster.
+type opCounters struct {
+	success, clientError, serverError prometheus.Counter
+	latency                           prometheus.Observer
+}
+
+func (m *Metrics) opCounters(op string) *opCounters {
+	if c, ok := m.ops.Load(op); ok {
+		return c.(*opCounters)
+	}
+	c := &opCounters{
+		success:     m.requests.WithLabelValues(op, OutcomeSuccess),
+		clientError: m.requests.WithLabelValues(op, OutcomeClientError),
+		serverError: m.requests.WithLabelValues(op, OutcomeServerError),
+		latency:     m.latency.WithLabelValues(op),
+	}
+	actual, _ := m.ops.LoadOrStore(op, c)
+	return actual.(*opCounters)
+}
+
+// Kinds of table traffic, the "kind" label of the per-table counters.
+const (
+	KindRead  = "read"
+	KindWrite = "write"
+)
+
+// ObserveTable records the capacity units, items and item bytes one request
+// consumed on a table; kind is KindRead or KindWrite. It fits
+// api.Config.OnTableUse.
+func (m *Metrics) ObserveTable(table, kind string, capacityUnits float64, items int, bytes int64) {
+	if m == nil {
+		return
+	}
+	c := m.tableCounters(table, kind)
+	if capacityUnits > 0 {
+		c.capacity.Add(capacityUnits)
+	}
+	if items > 0 {
+		c.items.Add(float64(items))
+	}
+	if bytes > 0 {
+		c.bytes.Add(float64(bytes))
+	}
+}
+
+// tableCounters are one table's series of one kind, looked up once (as
+// opCounters).
+type tableCounters struct{ capacity, items, bytes prometheus.Counter }
+
+func (m *Metrics) tableCounters(table, kind string) *tableCounters {
+	cache := &m.tablesRead
+	if kind == KindWrite {
+		cache = &m.tablesWritten
+	}
+	if c, ok := cache.Load(table); ok {
+		return c.(*tableCounters)
+	}
+	c := &tableCounters{
+		capacity: m.capacity.WithLabelValues(table, kind),
+		items:    m.items.WithLabelValues(table, kind),
+		bytes:    m.bytes.WithLabelValues(table, kind),
+	}
+	actual, _ := cache.LoadOrStore(table, c)
+	return actual.(*tableCounters)
+}
+
+// TTLExpired records n items deleted by TTL expiry; lag is the time between
+// the newest deleted item's expiry time and its deletion.
+func (m *Metrics) TTLExpired(n int, lag time.Duration) {
+	if m == nil || n <= 0 {
+		return
+	}
+	m.ttlDeleted.Add(float64(n))
+	m.ttlLag.Set(lag.Seconds())
+}
+
+// BackfillPage records one page of a background backfill of kind job
+// ("index" for a new global secondary index, "ttl_enable" and "ttl_disable"
+// for Time to Live's transitions).
+func (m *Metrics) BackfillPage(job string) {
+	if m == nil {
+		return
+	}
+	m.backfillPages.WithLabelValues(job).Inc()
+}
+
+// JobFinished records a long-running job (kind "index", "backup", "restore",
+// "import" or "export") ending in state (e.g. "COMPLETED", "FAILED").
+func (m *Metrics) JobFinished(kind, state string) {
+	if m == nil {
+		return
+	}
+	m.jobs.WithLabelValues(kind, state).Inc()
+}
+
+// StreamRecordsWritten records n stream records written.
+func (m *Metrics) StreamRecordsWritten(n int) {
+	if m == nil || n <= 0 {
+		return
+	}
+	m.streamWritten.Add(float64(n))
+}
+
+// StreamRecordsTrimmed records n stream records removed after retention.
+func (m *Metrics) StreamRecordsTrimmed(n int64) {
+	if m == nil || n <= 0 {
+		return
+	}
+	m.streamTrimmed.Add(float64(n))
+}
+
+// SQLiteCommit records one SQLite group commit of size writes whose COMMIT
+// took elapsed; it fits sqlite.Options.OnCommit.
+func (m *Metrics) SQLiteCommit(size int, elapsed time.Duration) {
+	if m == nil {
+		return
+	}
+	m.storageBatch.Observe(float64(size))
+	m.storageFsync.Observe(elapsed.Seconds())
+}
+
+// CassandraRetry records one Cassandra request sent again; reason is
+// "contention" (a lightweight transaction lost its race), "timeout" or
+// "unavailable". It fits cassandra.Options.OnRetry.
+func (m *Metrics) CassandraRetry(reason string) {
+	if m == nil {
+		return
+	}
+	m.storageRetries.WithLabelValues(reason).Inc()
+}
+
+// PoolStats is a snapshot of a connection pool, as PostgreSQL's pool
+// reports it.
+type PoolStats struct {
+	Total, Idle, Acquired, Max int32         // connections
+	Acquires, EmptyAcquires    int64         // acquisitions so far; those that had to wait
+	AcquireWait                time.Duration // total time spent waiting to acquire
+}
+
+// RegisterPool exports a connection pool's statistics, read by stat at
+// every scrape, as extenddb_postgres_pool_*.
+func (m *Metrics) RegisterPool(stat func() PoolStats) {
+	if m == nil {
+		return
+	}
+	gauge := func(name, help string, v func(PoolStats) float64) prometheus.Collector {
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "extenddb_postgres_pool_" + name, Help: help},
+			func() float64 { return v(stat()) })
+	}
+	counter := func(name, help string, v func(PoolStats) float64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "extenddb_postgres_pool_" + name, Help: help},
+			func() float64 { return v(stat()) })
+	}
+	m.registry.MustRegister(
+		gauge("connections", "PostgreSQL connections open.", func(s PoolStats) float64 { return float64(s.Total) }),
+		gauge("idle_connections", "PostgreSQL connections open and idle.", func(s PoolStats) float64 { return float64(s.Idle) }),
+		gauge("acquired_connections", "PostgreSQL connections in use.", func(s PoolStats) float64 { return float64(s.Acquired) }),
+		gauge("max_connections", "The pool's connection limit (pool_max_conns).", func(s PoolStats) float64 { return float64(s.Max) }),
+		counter("acquires_total", "Connections acquired from the pool.", func(s PoolStats) float64 { return float64(s.Acquires) }),
+		counter("empty_acquires_total", "Acquisitions that waited because no connection was idle.", func(s PoolStats) float64 { return float64(s.EmptyAcquires) }),
+		counter("acquire_wait_seconds_total", "Time spent waiting to acquire connections.", func(s PoolStats) float64 { return s.AcquireWait.Seconds() }),
+	)
+}

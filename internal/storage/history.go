@@ -1,0 +1,53 @@
+package storage
+
+import (
+	"time"
+
+	"github.com/extenddb/extenddb/internal/item"
+)
+
+// The change history of point in time recovery. While a table's
+// PointInTimeRecovery is set (its committed catalog entry), every Mutate
+// and TransactWrite appends HistoryRecordFor(t, old, new, now) for each
+// changed item, in the write's own transaction, to the stream (t.ID,
+// HistoryLabel) of StreamStore: the same storage, ordering and atomicity
+// as a stream record, and the same retention (StreamRetention).
+// ReadStream(t.ID, HistoryLabel, ...) reads it back in commit order.
+
+// HistoryLabel is the stream label of a table's change history. Stream
+// labels of DynamoDB Streams are timestamps, so it never names one.
+const HistoryLabel = "pitr"
+
+// HistoryEnabled reports whether item writes of t append history records.
+func (t *Table) HistoryEnabled() bool { return t.PointInTimeRecovery != nil }
+
+// HistoryRecordFor derives the history record of one item write of t: its
+// event, keys and image before the write (nil when absent) at now, with
+// CreatedAt in whole seconds. The image after is not kept: a restore to a
+// time undoes the changes after it, for which the images before suffice. It returns nil when t keeps no history and when the write
+// changes nothing. It is pure: every backend stores exactly this record.
+func HistoryRecordFor(t *Table, old, new item.Item, now time.Time) *StreamRecord {
+	if !t.HistoryEnabled() || (old == nil && new == nil) {
+		return nil
+	}
+	if old != nil && new != nil && itemsEqual(old, new) {
+		return nil
+	}
+	r := &StreamRecord{CreatedAt: now.Truncate(time.Second), ViewType: ViewOldImage, OldImage: old}
+	img := new
+	switch {
+	case old == nil:
+		r.EventName = EventInsert
+	case new == nil:
+		r.EventName, img = EventRemove, old
+	default:
+		r.EventName = EventModify
+	}
+	r.Keys = make(item.Item, 2)
+	for _, k := range t.KeySchema {
+		if v, ok := img[k.AttributeName]; ok {
+			r.Keys[k.AttributeName] = v
+		}
+	}
+	return r
+}
