@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/extenddb/extenddb/internal/admission"
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/expr"
 	"github.com/extenddb/extenddb/internal/item"
@@ -205,6 +206,11 @@ func readTransactGets(ctx context.Context, store storage.Backend, reads []*txRea
 	for _, rd := range reads {
 		if rd.it != nil {
 			total += item.Size(rd.it)
+		}
+	}
+	if total <= maxTransactBytes {
+		if err := admission.ChargeItems(ctx, total); err != nil {
+			return err
 		}
 	}
 	if total > maxTransactBytes {

@@ -188,7 +188,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if o, ok := w.(*observed); ok {
 		o.op = req.Operation
 	}
-	resp, err := s.serve(r.Context(), req)
+	resp, err := s.serve(admission.NewContext(r.Context(), res), req)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
