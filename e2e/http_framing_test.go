@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"net"
+	"strings"
 	"testing"
 	"time"
 )
@@ -46,5 +47,29 @@ func TestHTTPUnreadableBodyNotAcknowledged(t *testing.T) {
 			}
 			wantNoItem(t, s.Endpoint, "framing", tc.pk)
 		})
+	}
+}
+
+// Headers are bounded at 64 KiB (HTTP 431 past it), so that connections
+// cannot hold memory in headers outside the request memory budget; a
+// request with a few KB of headers is served. DynamoDB refuses a 17,000-byte
+// request line with HTTP 400: https://github.com/scylladb/scylladb/pull/23442
+// (test_manual_requests.py, run against DynamoDB).
+func TestHTTPHeadersBounded(t *testing.T) {
+	s := startServer(t)
+	r := doRaw(t, rawRequest(t, s.Endpoint, "DynamoDB_20120810.ListTables", []byte(`{}`), true,
+		withHeader("X-Padding", strings.Repeat("p", 8<<10))))
+	if r.Status != 200 {
+		t.Errorf("8 KB of headers: HTTP %d, want 200", r.Status)
+	}
+	// Past the bound the server answers 431 and closes; the client may see
+	// the connection reset before it reads the answer. Never a 200.
+	resp, err := rawClient.Do(rawRequest(t, s.Endpoint, "DynamoDB_20120810.ListTables", []byte(`{}`), true,
+		withHeader("X-Padding", strings.Repeat("p", 100<<10))))
+	if err == nil {
+		resp.Body.Close()
+		if resp.StatusCode != 431 {
+			t.Errorf("100 KB of headers: HTTP %d, want 431", resp.StatusCode)
+		}
 	}
 }

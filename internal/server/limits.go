@@ -56,6 +56,14 @@ func (l HTTPLimits) withDefaults() HTTPLimits {
 	return l
 }
 
+// MaxHeaderBytes bounds a request's line and headers (answered with HTTP
+// 431 past it). A signed DynamoDB request's headers take a few KB, session
+// tokens included; net/http's default of 1 MB let 1,024 connections hold a
+// gigabyte of headers outside the memory budget. DynamoDB itself refuses a
+// request line of 17,000 bytes with HTTP 400
+// (https://github.com/scylladb/scylladb/pull/23442, run against DynamoDB).
+const MaxHeaderBytes = 64 << 10
+
 // maxDescriptorReserve is how many file descriptors are kept aside from
 // client connections for storage (each SQLite reader holds three, each
 // PostgreSQL or Cassandra connection one), logs and backups.
