@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"fmt"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -110,5 +112,48 @@ func TestMetricsPerTableEveryOperation(t *testing.T) {
 		if got := after[name] - before[name]; got != want {
 			t.Errorf("%s moved by %v, want %v", name, got, want)
 		}
+	}
+}
+
+// Time to Live deletions on a table with a stream append REMOVE records,
+// which extenddb_stream_records_written_total counts like any other write's.
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/time-to-live-ttl-streams.html
+func TestMetricsStreamRecordsOfTTL(t *testing.T) {
+	s, c := startClient(t, "--ttl-interval", "200ms")
+	ctx := ctxT(t)
+	name := tableName("metrics-ttl")
+	_, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            aws.String(name),
+		AttributeDefinitions: attrDefs("pk", "S"),
+		KeySchema:            keySchema("pk"),
+		BillingMode:          types.BillingModePayPerRequest,
+		StreamSpecification:  &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeKeysOnly},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := updateTTL(c, name, true, "exp"); err != nil {
+		t.Fatal(err)
+	}
+	before := scrape(t, s.Endpoint)
+	past := strconv.FormatInt(time.Now().Add(-time.Hour).Unix(), 10)
+	for i := range 3 {
+		putItem(t, c, name, item{"pk": avS(fmt.Sprintf("gone%d", i)), "exp": avN(past)})
+	}
+	const written = `extenddb_stream_records_written_total`
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		m := scrape(t, s.Endpoint)
+		if m[`extenddb_ttl_expired_items_total`]-before[`extenddb_ttl_expired_items_total`] >= 3 {
+			// 3 INSERT records, then 3 REMOVE records.
+			if got := m[written] - before[written]; got != 6 {
+				t.Errorf("%s moved by %v, want 6", written, got)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("TTL expiry not counted within 60s")
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
