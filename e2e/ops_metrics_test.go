@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -155,5 +156,37 @@ func TestMetricsStreamRecordsOfTTL(t *testing.T) {
 			t.Fatalf("TTL expiry not counted within 60s")
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// A deleted table's per-table series go with it, so that creating and
+// deleting uniquely named tables (as test suites do) cannot grow /metrics
+// without bound.
+func TestMetricsDeletedTableForgotten(t *testing.T) {
+	s, c := startClient(t)
+	ctx := ctxT(t)
+	name := tableName("metrics-gone")
+	createHashTable(t, c, name, "S")
+	putItem(t, c, name, smallItem("k1", "x"))
+	if _, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(name), Key: item{"pk": avS("k1")}}); err != nil {
+		t.Fatal(err)
+	}
+	series := func() []string {
+		var out []string
+		for k := range scrape(t, s.Endpoint) {
+			if strings.Contains(k, `table="`+name+`"`) {
+				out = append(out, k)
+			}
+		}
+		return out
+	}
+	if got := series(); len(got) != 6 {
+		t.Fatalf("series of a used table: %v, want 6 (3 metrics x read, write)", got)
+	}
+	if _, err := c.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)}); err != nil {
+		t.Fatal(err)
+	}
+	if got := series(); len(got) != 0 {
+		t.Errorf("series of a deleted table: %v", got)
 	}
 }

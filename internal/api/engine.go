@@ -43,6 +43,9 @@ type Config struct {
 	// changes nothing, or to a table without a stream, appends none). It
 	// must not block.
 	OnStreamRecords func(n int)
+	// OnTableDeleted, when set, is called with the name of each table
+	// DeleteTable removed, once it is gone. It must not block.
+	OnTableDeleted func(table string)
 }
 
 // Engine serves DynamoDB operations. It is safe for concurrent use.

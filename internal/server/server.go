@@ -129,6 +129,7 @@ func Start(cfg Config) (*Server, error) {
 	if cfg.registry != nil {
 		acfg.OnTableUse = cfg.registry.ObserveTable
 		acfg.OnStreamRecords = cfg.registry.StreamRecordsWritten
+		acfg.OnTableDeleted = cfg.registry.ForgetTable
 	}
 	engine := api.New(store, acfg)
 	account := cfg.AccountID
