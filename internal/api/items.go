@@ -111,6 +111,9 @@ func (e *Engine) checkPutItem(in *putItemInput) error {
 	if err := expr.CheckConditionalOperator(in.ConditionalOperator, len(in.Expected)); err != nil {
 		return err
 	}
+	if err := checkItemNames(in.Item); err != nil {
+		return err
+	}
 	if err := validateItemValues(in.Item); err != nil {
 		return err
 	}
