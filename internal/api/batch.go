@@ -214,6 +214,7 @@ func (e *Engine) readBatch(ctx context.Context, in *batchGetItemInput, tables []
 		t, ka := resolved[name], in.RequestItems[name]
 		consistent := ka.ConsistentRead != nil && *ka.ConsistentRead
 		got := []item.Item{}
+		use := tableUse{}
 		for i, k := range keys[name] {
 			if full || bytes > maxBatchGetRespBytes {
 				leave(name, ka, i)
@@ -237,11 +238,15 @@ func (e *Engine) readBatch(ctx context.Context, in *batchGetItemInput, tables []
 				}
 				bytes += size
 				got = append(got, projectItem(projs[name], it))
+				use.items++
 			}
+			use.bytes += size
+			use.units += readUnits(size, consistent)
 			if cc := out.capacity.of(t.Name); cc != nil {
 				cc.units += readUnits(size, consistent)
 			}
 		}
+		e.meterRead(t, use.items, use.bytes, use.units)
 		out.responses[name] = got
 	}
 	return out, nil

@@ -133,6 +133,7 @@ func (e *Engine) transactGetItems(ctx context.Context, r *protocol.Request) (any
 			c.units += 2 * readUnits(size, true)
 		}
 	}
+	e.meterTransactGet(reads)
 	return out, nil
 }
 

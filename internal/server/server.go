@@ -134,6 +134,8 @@ func Start(cfg Config) (*Server, error) {
 	acfg := api.Config{AccountID: cfg.AccountID, StatusDelay: cfg.StatusDelay, ItemCollectionLimit: cfg.ItemCollectionLimit, Log: cfg.Log}
 	if cfg.registry != nil {
 		acfg.OnTableUse = cfg.registry.ObserveTable
+		acfg.OnStreamRecords = cfg.registry.StreamRecordsWritten
+		acfg.OnTableDeleted = cfg.registry.ForgetTable
 	}
 	engine := api.New(store, acfg)
 	account := cfg.AccountID
