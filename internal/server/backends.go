@@ -65,6 +65,7 @@ func openSQLite(_ context.Context, cfg Config) (storage.Backend, error) {
 		opts.OnCommit = cfg.registry.SQLiteCommit
 	}
 	if cfg.InMemory {
+		opts.Guard = cfg.GuardMemoryDir
 		return sqlite.Open("", opts)
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
