@@ -89,7 +89,7 @@ func (e *Engine) backupTable(ctx context.Context, account, name string) (*storag
 }
 
 func describeContinuousBackups(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
-	var in describeTableInput
+	var in tableNameInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
 	}

@@ -108,10 +108,6 @@ func listGlobalTables(e *Engine, ctx context.Context, r *protocol.Request) (any,
 	return map[string][]struct{}{"GlobalTables": {}}, nil
 }
 
-type replicaAutoScalingInput struct {
-	TableName *string `json:"TableName"`
-}
-
 type tableAutoScalingDescription struct {
 	TableName   string     `json:"TableName"`
 	TableStatus string     `json:"TableStatus"`
@@ -119,16 +115,7 @@ type tableAutoScalingDescription struct {
 }
 
 func describeTableReplicaAutoScaling(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
-	var in replicaAutoScalingInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	var c constraints
-	c.tableName(in.TableName)
-	if err := c.err(); err != nil {
-		return nil, err
-	}
-	t, err := e.lookup(ctx, e.account(r), *in.TableName, lookupControl)
+	t, err := e.namedTable(ctx, r)
 	if err != nil {
 		return nil, err
 	}
@@ -141,16 +128,7 @@ func describeTableReplicaAutoScaling(e *Engine, ctx context.Context, r *protocol
 // DynamoDB refuses it for a table that has no replicas: auto scaling
 // settings belong to Application Auto Scaling, which is not served here.
 func updateTableReplicaAutoScaling(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
-	var in replicaAutoScalingInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	var c constraints
-	c.tableName(in.TableName)
-	if err := c.err(); err != nil {
-		return nil, err
-	}
-	t, err := e.lookup(ctx, e.account(r), *in.TableName, lookupControl)
+	t, err := e.namedTable(ctx, r)
 	if err != nil {
 		return nil, err
 	}

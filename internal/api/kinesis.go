@@ -53,12 +53,7 @@ func describeKinesisStreamingDestination(e *Engine, ctx context.Context, r *prot
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
 	}
-	var c constraints
-	c.tableName(in.TableName)
-	if err := c.err(); err != nil {
-		return nil, err
-	}
-	t, err := e.lookup(ctx, e.account(r), *in.TableName, lookupControl)
+	t, err := e.controlTable(ctx, r, in.TableName)
 	if err != nil {
 		return nil, err
 	}

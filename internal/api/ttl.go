@@ -103,27 +103,13 @@ func updateTimeToLive(e *Engine, ctx context.Context, r *protocol.Request) (any,
 	return map[string]ttlSpecOut{"TimeToLiveSpecification": {AttributeName: attr, Enabled: enable}}, nil
 }
 
-type describeTimeToLiveInput struct {
-	TableName *string `json:"TableName"`
-}
-
 type ttlDescription struct {
 	TimeToLiveStatus string `json:"TimeToLiveStatus"`
 	AttributeName    string `json:"AttributeName,omitempty"`
 }
 
 func describeTimeToLive(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
-	var in describeTimeToLiveInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	var c constraints
-	c.tableName(in.TableName)
-	if err := c.err(); err != nil {
-		return nil, err
-	}
-	account := e.account(r)
-	t, err := e.lookup(ctx, account, *in.TableName, lookupControl)
+	t, err := e.namedTable(ctx, r)
 	if err != nil {
 		return nil, err
 	}
