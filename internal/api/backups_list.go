@@ -53,8 +53,7 @@ func listBackups(e *Engine, ctx context.Context, r *protocol.Request) (any, erro
 	if in.TableName != nil {
 		c.name(in.TableName, "tableName")
 	}
-	c.minInt(in.Limit, "limit", 1)
-	c.maxInt(in.Limit, "limit", 100)
+	c.intRange(in.Limit, "limit", 1, 100)
 	if in.ExclusiveStartBackupArn != nil {
 		c.lenRange(in.ExclusiveStartBackupArn, "exclusiveStartBackupArn", 37, 1024)
 	}

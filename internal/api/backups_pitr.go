@@ -114,8 +114,7 @@ func updateContinuousBackups(e *Engine, ctx context.Context, r *protocol.Request
 	c.tableName(in.TableName)
 	if spec := in.PointInTimeRecoverySpecification; c.notNull(spec != nil, "pointInTimeRecoverySpecification") {
 		c.notNull(spec.PointInTimeRecoveryEnabled != nil, "pointInTimeRecoverySpecification.pointInTimeRecoveryEnabled")
-		c.minInt(spec.RecoveryPeriodInDays, "pointInTimeRecoverySpecification.recoveryPeriodInDays", 1)
-		c.maxInt(spec.RecoveryPeriodInDays, "pointInTimeRecoverySpecification.recoveryPeriodInDays", 35)
+		c.intRange(spec.RecoveryPeriodInDays, "pointInTimeRecoverySpecification.recoveryPeriodInDays", 1, 35)
 	}
 	if err := c.err(); err != nil {
 		return nil, err

@@ -130,13 +130,6 @@ func insightsRules(t *storage.Table, index string, ci storage.ContributorInsight
 	return out
 }
 
-type updateContributorInsightsOutput struct {
-	TableName                 string `json:"TableName"`
-	IndexName                 string `json:"IndexName,omitempty"`
-	ContributorInsightsStatus string `json:"ContributorInsightsStatus"`
-	ContributorInsightsMode   string `json:"ContributorInsightsMode,omitempty"`
-}
-
 func updateContributorInsights(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
 	var in contributorInsightsInput
 	if err := decode(r.Body, &in); err != nil {
@@ -174,7 +167,7 @@ func updateContributorInsights(e *Engine, ctx context.Context, r *protocol.Reque
 		return nil, catalogErr(err, cur.Name)
 	}
 	e.remember(t)
-	out := updateContributorInsightsOutput{TableName: t.Name, IndexName: index, ContributorInsightsStatus: "DISABLING"}
+	out := contributorInsightsSummary{TableName: t.Name, IndexName: index, ContributorInsightsStatus: "DISABLING"}
 	if enable {
 		out.ContributorInsightsStatus, out.ContributorInsightsMode = "ENABLING", mode
 	}
@@ -187,6 +180,8 @@ type listContributorInsightsInput struct {
 	MaxResults *int64  `json:"MaxResults"`
 }
 
+// contributorInsightsSummary is an element of ListContributorInsights'
+// output, and UpdateContributorInsights' output.
 type contributorInsightsSummary struct {
 	TableName                 string `json:"TableName"`
 	IndexName                 string `json:"IndexName,omitempty"`

@@ -136,8 +136,7 @@ func (e *Engine) listStreams(ctx context.Context, r *protocol.Request) (any, err
 	if in.TableName != nil {
 		c.name(in.TableName, "tableName")
 	}
-	c.minInt(in.Limit, "limit", 1)
-	c.maxInt(in.Limit, "limit", 100)
+	c.intRange(in.Limit, "limit", 1, 100)
 	if in.ExclusiveStartStreamArn != nil {
 		c.lenRange(in.ExclusiveStartStreamArn, "exclusiveStartStreamArn", 37, 1024)
 	}
@@ -241,8 +240,7 @@ func (e *Engine) describeStream(ctx context.Context, r *protocol.Request) (any, 
 	if c.notNull(in.StreamArn != nil, "streamArn") {
 		c.lenRange(in.StreamArn, "streamArn", 37, 1024)
 	}
-	c.minInt(in.Limit, "limit", 1)
-	c.maxInt(in.Limit, "limit", 100)
+	c.intRange(in.Limit, "limit", 1, 100)
 	if in.ExclusiveStartShardId != nil {
 		c.lenRange(in.ExclusiveStartShardId, "exclusiveStartShardId", 28, 65)
 	}
@@ -436,8 +434,7 @@ func (e *Engine) getRecords(ctx context.Context, r *protocol.Request) (any, erro
 	if c.notNull(in.ShardIterator != nil, "shardIterator") {
 		c.lenRange(in.ShardIterator, "shardIterator", 1, 2048)
 	}
-	c.minInt(in.Limit, "limit", 1)
-	c.maxInt(in.Limit, "limit", 1000)
+	c.intRange(in.Limit, "limit", 1, 1000)
 	if err := c.err(); err != nil {
 		return nil, err
 	}
