@@ -89,26 +89,15 @@ func (src rowSource) querySQL(q *storage.QueryRequest, lo, hi storage.SortBound,
 	// The start position replaces the bound on its side when it is at least
 	// as tight, so each side keeps one range constraint and the index scan
 	// starts at the tighter one.
-	if start != nil {
-		startSK := start.Key.SK
-		if src.Index {
-			startSK = start.IndexKey.SK
-		}
-		side := &lo
+	if start != nil && storage.StartSupersedes(start, src.Index, q.Forward, &lo, &hi) {
+		cmp := ">"
 		if !q.Forward {
-			side = &hi
+			cmp = "<"
 		}
-		if side.SupersededBy(storage.StoredSK(startSK), q.Forward) {
-			*side = storage.SortBound{}
-			cmp := ">"
-			if !q.Forward {
-				cmp = "<"
-			}
-			if src.Index {
-				sb.WriteString(" AND (isk, pk, sk) " + cmp + " (" + a.add(storage.StoredSK(start.IndexKey.SK)) + ", " + a.add(storage.StoredSK(start.Key.PK)) + ", " + a.add(storage.StoredSK(start.Key.SK)) + ")")
-			} else {
-				sb.WriteString(" AND sk " + cmp + " " + a.add(storage.StoredSK(start.Key.SK)))
-			}
+		if src.Index {
+			sb.WriteString(" AND (isk, pk, sk) " + cmp + " (" + a.add(storage.StoredSK(start.IndexKey.SK)) + ", " + a.add(storage.StoredSK(start.Key.PK)) + ", " + a.add(storage.StoredSK(start.Key.SK)) + ")")
+		} else {
+			sb.WriteString(" AND sk " + cmp + " " + a.add(storage.StoredSK(start.Key.SK)))
 		}
 	}
 	for _, bd := range []storage.SortBound{lo, hi} {

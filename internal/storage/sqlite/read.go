@@ -88,17 +88,7 @@ func (b *Backend) Query(ctx context.Context, t *storage.Table, q *storage.QueryR
 			startSQL = " AND sk " + cmp + " ?"
 			startArgs = []any{storage.StoredSK(st.Key.SK)}
 		}
-		startSK := st.Key.SK
-		if src.Index {
-			startSK = st.IndexKey.SK
-		}
-		side := &lo
-		if !q.Forward {
-			side = &hi
-		}
-		if side.SupersededBy(storage.StoredSK(startSK), q.Forward) {
-			*side = storage.SortBound{}
-		} else {
+		if !storage.StartSupersedes(st, src.Index, q.Forward, &lo, &hi) {
 			startSQL, startArgs = "", nil
 		}
 	}
