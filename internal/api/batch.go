@@ -378,6 +378,9 @@ func checkBatchWrite(in *batchWriteItemInput, tables []string) error {
 		}
 		for _, wr := range reqs {
 			if wr.PutRequest != nil {
+				if err := checkItemNames(wr.PutRequest.Item); err != nil {
+					return err
+				}
 				if err := validateItemValues(wr.PutRequest.Item); err != nil {
 					return err
 				}

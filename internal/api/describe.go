@@ -161,6 +161,9 @@ func (e *Engine) describe(ctx context.Context, region string, t *storage.Table, 
 	}
 	for i := range t.AttributeDefinitions {
 		a := &t.AttributeDefinitions[i]
+		if !keyAttribute(t, a.AttributeName) {
+			continue
+		}
 		d.AttributeDefinitions = append(d.AttributeDefinitions, attributeDefinition{AttributeName: &a.AttributeName, AttributeType: &a.AttributeType})
 	}
 	if t.BillingMode == "PAY_PER_REQUEST" {
@@ -229,4 +232,25 @@ func (e *Engine) describe(ctx context.Context, region string, t *storage.Table, 
 		}
 	}
 	return d, nil
+}
+
+// keyAttribute reports whether name is a key attribute of t or of one of
+// its indexes. DynamoDB's AttributeDefinitions lists exactly those: a
+// deleted index's key attributes leave it with the index
+// (https://github.com/paritysuite/dynamodb-conformance/issues/79, observed
+// on DynamoDB).
+func keyAttribute(t *storage.Table, name string) bool {
+	for _, k := range t.KeySchema {
+		if k.AttributeName == name {
+			return true
+		}
+	}
+	for i := range t.Indexes {
+		for _, k := range t.Indexes[i].KeySchema {
+			if k.AttributeName == name {
+				return true
+			}
+		}
+	}
+	return false
 }

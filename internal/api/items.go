@@ -127,6 +127,9 @@ func (e *Engine) checkPutItem(in *putItemInput) error {
 	if err := in.checkConditionParams(); err != nil {
 		return err
 	}
+	if err := checkItemNames(in.Item); err != nil {
+		return err
+	}
 	if err := validateItemValues(in.Item); err != nil {
 		return err
 	}

@@ -43,6 +43,9 @@ func (e *Engine) newExprEnv(names map[string]string, values map[string]item.Attr
 			if names[k] == "" {
 				return nil, ddberr.Validation("ExpressionAttributeNames contains invalid value: Empty attribute name for key %s", k)
 			}
+			if err := checkAttributeName(names[k]); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if values != nil {
@@ -56,6 +59,9 @@ func (e *Engine) newExprEnv(names map[string]string, values map[string]item.Attr
 			}
 		}
 		for _, k := range keys {
+			if err := checkNestedNames(values[k]); err != nil {
+				return nil, err
+			}
 			if err := item.Validate(values[k]); err != nil {
 				return nil, ddberr.Validation("ExpressionAttributeValues contains invalid value: %s for key %s", errMessage(err), k)
 			}

@@ -68,7 +68,13 @@ func (e *Engine) checkUpdateItem(in *updateItemInput) error {
 		return err
 	}
 	for _, name := range sortedKeys(in.AttributeUpdates) {
+		if err := checkAttributeName(name); err != nil {
+			return err
+		}
 		if v := in.AttributeUpdates[name].Value; v != nil {
+			if err := checkNestedNames(*v); err != nil {
+				return err
+			}
 			if err := item.Validate(*v); err != nil {
 				return err
 			}

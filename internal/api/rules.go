@@ -66,3 +66,21 @@ func maxRule[T any](path string, get func(*T) *int64, max int64) rule[T] {
 func attributesToGetRule[T any](get func(*T) []string) rule[T] {
 	return func(in *T, c *constraints) { attributesToGetConstraint(c, get(in)) }
 }
+
+// lengthRule is a string member of min to max bytes; required adds the
+// not-null constraint before it.
+func lengthRule[T any](path string, get func(*T) *string, min, max int, required bool) rule[T] {
+	return func(in *T, c *constraints) {
+		s := get(in)
+		if required && !c.notNull(s != nil, path) {
+			return
+		}
+		c.lenRange(s, path, min, max)
+	}
+}
+
+// nameRule is an optional table or index name: 3 to 255 characters of
+// [a-zA-Z0-9_.-].
+func nameRule[T any](path string, get func(*T) *string) rule[T] {
+	return func(in *T, c *constraints) { c.name(get(in), path) }
+}

@@ -222,6 +222,13 @@ func checkCreateDefinitions(in *createTableInput, t *storage.Table) (map[string]
 		defNames = append(defNames, *a.AttributeName)
 		t.AttributeDefinitions = append(t.AttributeDefinitions, storage.AttributeDefinition{AttributeName: *a.AttributeName, AttributeType: *a.AttributeType})
 	}
+	// More key elements than definitions is refused before the names are
+	// compared (architect/dynalite test/createTable.js, recorded from
+	// DynamoDB: "missing key attribute definitions if BillingMode is
+	// PAY_PER_REQUEST", "missing key attr definition when double and same").
+	if len(in.KeySchema) > len(in.AttributeDefinitions) {
+		return nil, nil, ddberr.Validation("Invalid KeySchema: Some index key attribute have no definition")
+	}
 	ks, err := checkKeySchema(in.KeySchema, defs, defNames)
 	if err != nil {
 		return nil, nil, err

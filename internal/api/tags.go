@@ -95,47 +95,66 @@ func tagKeys(tags []tag) []string {
 	return out
 }
 
-// resolveArn finds the table a resource ARN names:
-// arn:aws:dynamodb:<region>:<account>:table/<name>.
+// tableArnName checks a resource ARN's form,
+// arn:aws:dynamodb:<region>:<account>:table/<name>, and returns the table
+// name and account it names.
 //
 // A value that does not start with "arn:" is refused in DynamoDB's current
 // words (scylladb's test_tag_resource_incorrect quotes them; DynamoDB
 // used to answer AccessDeniedException). An ARN of another service or
 // resource type, or whose table name is not a valid name, is an
-// "Invalid TableArn" (architect/dynalite test/tagResource.js).
-func (e *Engine) resolveArn(ctx context.Context, r *protocol.Request, arn string) (*storage.Table, error) {
+// "Invalid TableArn" (architect/dynalite test/tagResource.js). An index
+// has an ARN (DescribeTable's IndexArn) but no tags of its own: DynamoDB
+// refuses it as scylladb's test_tag_lsi_gsi records
+// (https://github.com/scylladb/scylladb/blob/master/test/alternator/test_tag.py).
+func tableArnName(arn string) (name, account string, err error) {
 	if !strings.HasPrefix(arn, "arn:") {
-		return nil, ddberr.Validation("ARNs must start with 'arn:'")
+		return "", "", ddberr.Validation("ARNs must start with 'arn:'")
 	}
 	parts := strings.SplitN(arn, ":", 6)
 	if len(parts) != 6 || parts[2] != "dynamodb" || !strings.HasPrefix(parts[5], "table/") {
-		return nil, errInvalidTableArn(arn)
+		return "", "", errInvalidTableArn(arn)
 	}
-	name := strings.TrimPrefix(parts[5], "table/")
-	table, rest, sub := strings.Cut(name, "/")
-	if !validTableName(table) || sub && !strings.HasPrefix(rest, "index/") {
+	table, rest, sub := strings.Cut(strings.TrimPrefix(parts[5], "table/"), "/")
+	switch {
+	case !validTableName(table) || sub && !strings.HasPrefix(rest, "index/"):
 		// Not a table's name, or a stream or backup ARN under a table.
-		return nil, errInvalidTableArn(arn)
+		return "", "", errInvalidTableArn(arn)
+	case sub:
+		return "", "", invalid("Invalid resource arn provided, only table or stream is accepted. Provided resource %s", arn)
 	}
-	if sub {
-		// An index has an ARN (DescribeTable's IndexArn) but no tags of
-		// its own: DynamoDB refuses it, as scylladb's test_tag_lsi_gsi
-		// records the service's answer.
-		// https://github.com/scylladb/scylladb/blob/master/test/alternator/test_tag.py
-		return nil, invalid("Invalid resource arn provided, only table or stream is accepted. Provided resource %s", arn)
-	}
-	if parts[4] != storage.NamespaceAccount(e.account(r)) {
-		return nil, ddberr.ResourceNotFound("Requested resource not found: ResourcArn: %s not found", arn)
+	return table, parts[4], nil
+}
+
+// resolveArn finds the table a resource ARN of the caller's account names;
+// notFound is the operation's answer when there is none.
+func (e *Engine) resolveArn(ctx context.Context, r *protocol.Request, arn, name, account string, notFound error) (*storage.Table, error) {
+	if account != storage.NamespaceAccount(e.account(r)) {
+		return nil, notFound
 	}
 	t, err := e.lookup(ctx, e.account(r), name, lookupControl)
 	if err != nil {
 		if ddberr.Is(err, "ResourceNotFoundException") {
-			return nil, ddberr.ResourceNotFound("Requested resource not found: ResourcArn: %s not found", arn)
+			return nil, notFound
 		}
 		return nil, err
 	}
 	return t, nil
 }
+
+// errResourceArnNotFound is TagResource's and ListTagsOfResource's answer
+// to the ARN of a missing table (architect/dynalite test/tagResource.js,
+// test/listTagsOfResource.js); UntagResource says only "Requested resource
+// not found" (test/untagResource.js).
+func errResourceArnNotFound(arn string) error {
+	return ddberr.ResourceNotFound("Requested resource not found: ResourcArn: %s not found", arn)
+}
+
+// errNoResourceArn is DynamoDB's answer to a tagging request without a
+// ResourceArn, given before the member constraints
+// (architect/dynalite test/tagResource.js, test/untagResource.js,
+// test/listTagsOfResource.js).
+func errNoResourceArn() error { return ddberr.Validation("Invalid TableArn") }
 
 // errInvalidTableArn is DynamoDB's answer to a resource ARN that does not
 // name a table.
@@ -148,23 +167,23 @@ func tagResource(e *Engine, ctx context.Context, r *protocol.Request) (any, erro
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
 	}
-	var c constraints
-	if c.notNull(in.ResourceArn != nil, "resourceArn") {
-		c.lenRange(in.ResourceArn, "resourceArn", 1, 1283)
+	if in.ResourceArn == nil {
+		return nil, errNoResourceArn()
 	}
-	c.notNull(in.Tags != nil, "tags")
-	for i, tg := range in.Tags {
-		tagConstraints(&c, tg, "tags."+itoa(i+1)+".member.")
-	}
-	if err := c.err(); err != nil {
+	if err := tagResourceRules.check(&in); err != nil {
 		return nil, err
 	}
-	t, err := e.resolveArn(ctx, r, *in.ResourceArn)
+	arn := *in.ResourceArn
+	name, account, err := tableArnName(arn)
 	if err != nil {
 		return nil, err
 	}
 	if len(in.Tags) == 0 {
 		return nil, ddberr.Validation("Atleast one Tag needs to be provided as Input.")
+	}
+	t, err := e.resolveArn(ctx, r, arn, name, account, errResourceArnNotFound(arn))
+	if err != nil {
+		return nil, err
 	}
 	if err := checkReservedTagKeys(tagKeys(in.Tags)); err != nil {
 		return nil, err
@@ -199,20 +218,23 @@ func untagResource(e *Engine, ctx context.Context, r *protocol.Request) (any, er
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
 	}
-	var c constraints
-	if c.notNull(in.ResourceArn != nil, "resourceArn") {
-		c.lenRange(in.ResourceArn, "resourceArn", 1, 1283)
+	if in.ResourceArn == nil {
+		return nil, errNoResourceArn()
 	}
-	c.notNull(in.TagKeys != nil, "tagKeys")
-	if err := c.err(); err != nil {
+	if err := untagResourceRules.check(&in); err != nil {
 		return nil, err
 	}
-	t, err := e.resolveArn(ctx, r, *in.ResourceArn)
+	arn := *in.ResourceArn
+	name, account, err := tableArnName(arn)
 	if err != nil {
 		return nil, err
 	}
 	if len(in.TagKeys) == 0 {
 		return nil, ddberr.Validation("Atleast one Tag Key needs to be provided as Input.")
+	}
+	t, err := e.resolveArn(ctx, r, arn, name, account, ddberr.ResourceNotFound("Requested resource not found"))
+	if err != nil {
+		return nil, err
 	}
 	if err := checkReservedTagKeys(in.TagKeys); err != nil {
 		return nil, err
@@ -243,15 +265,19 @@ func listTagsOfResource(e *Engine, ctx context.Context, r *protocol.Request) (an
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
 	}
-	var c constraints
-	if c.notNull(in.ResourceArn != nil, "resourceArn") {
-		c.lenRange(in.ResourceArn, "resourceArn", 1, 1283)
+	if in.ResourceArn == nil {
+		return nil, errNoResourceArn()
 	}
-	if err := c.err(); err != nil {
+	if err := listTagsRules.check(&in); err != nil {
 		return nil, err
 	}
-	e.forget(e.account(r), tableNameFromArn(*in.ResourceArn))
-	t, err := e.resolveArn(ctx, r, *in.ResourceArn)
+	arn := *in.ResourceArn
+	name, account, err := tableArnName(arn)
+	if err != nil {
+		return nil, err
+	}
+	e.forget(e.account(r), name)
+	t, err := e.resolveArn(ctx, r, arn, name, account, errResourceArnNotFound(arn))
 	if err != nil {
 		return nil, err
 	}
@@ -262,13 +288,6 @@ func listTagsOfResource(e *Engine, ctx context.Context, r *protocol.Request) (an
 	return out, nil
 }
 
-func tableNameFromArn(arn string) string {
-	if i := strings.LastIndex(arn, ":table/"); i >= 0 {
-		return arn[i+len(":table/"):]
-	}
-	return ""
-}
-
 // catalogErr maps a catalog error for a named table.
 func catalogErr(err error, name string) error {
 	if err == storage.ErrTableNotFound {
@@ -276,3 +295,25 @@ func catalogErr(err error, name string) error {
 	}
 	return err
 }
+
+// The tagging operations' member constraints, checked after a missing
+// ResourceArn (errNoResourceArn), in DynamoDB's order (validation_tags_test.go
+// lists the sources).
+var (
+	tagResourceRules = rules[tagResourceInput]{
+		lengthRule("resourceArn", func(in *tagResourceInput) *string { return in.ResourceArn }, 1, 1283, false),
+		required("tags", func(in *tagResourceInput) bool { return in.Tags != nil }),
+		func(in *tagResourceInput, c *constraints) {
+			for i, tg := range in.Tags {
+				tagConstraints(c, tg, "tags."+itoa(i+1)+".member.")
+			}
+		},
+	}
+	untagResourceRules = rules[untagResourceInput]{
+		lengthRule("resourceArn", func(in *untagResourceInput) *string { return in.ResourceArn }, 1, 1283, false),
+		required("tagKeys", func(in *untagResourceInput) bool { return in.TagKeys != nil }),
+	}
+	listTagsRules = rules[listTagsInput]{
+		lengthRule("resourceArn", func(in *listTagsInput) *string { return in.ResourceArn }, 1, 1283, false),
+	}
+)

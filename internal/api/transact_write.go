@@ -204,6 +204,9 @@ func (e *Engine) parseTxWrite(ti *transactWriteItem) (*txWrite, error) {
 		return nil, err
 	}
 	if kind == txPut {
+		if err := checkItemNames(a.Item); err != nil {
+			return nil, err
+		}
 		if err := validateItemValues(a.Item); err != nil {
 			return nil, err
 		}

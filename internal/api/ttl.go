@@ -64,15 +64,7 @@ func updateTimeToLive(e *Engine, ctx context.Context, r *protocol.Request) (any,
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
 	}
-	var c constraints
-	c.tableName(in.TableName)
-	if spec := in.TimeToLiveSpecification; c.notNull(spec != nil, "timeToLiveSpecification") {
-		c.notNull(spec.Enabled != nil, "timeToLiveSpecification.enabled")
-		if c.notNull(spec.AttributeName != nil, "timeToLiveSpecification.attributeName") {
-			c.lenRange(spec.AttributeName, "timeToLiveSpecification.attributeName", 1, 255)
-		}
-	}
-	if err := c.err(); err != nil {
+	if err := updateTimeToLiveRules.check(&in); err != nil {
 		return nil, err
 	}
 	account := e.account(r)
@@ -122,3 +114,21 @@ func describeTimeToLive(e *Engine, ctx context.Context, r *protocol.Request) (an
 	}
 	return map[string]ttlDescription{"TimeToLiveDescription": d}, nil
 }
+
+// The TTL operations' member constraints, in DynamoDB's order
+// (validation_tags_test.go, TestValidationTimeToLive, lists the sources).
+var (
+	updateTimeToLiveRules = rules[updateTimeToLiveInput]{
+		tableNameRule(func(in *updateTimeToLiveInput) *string { return in.TableName }),
+		func(in *updateTimeToLiveInput, c *constraints) {
+			spec := in.TimeToLiveSpecification
+			if !c.notNull(spec != nil, "timeToLiveSpecification") {
+				return
+			}
+			c.notNull(spec.Enabled != nil, "timeToLiveSpecification.enabled")
+			if c.notNull(spec.AttributeName != nil, "timeToLiveSpecification.attributeName") {
+				c.lenRange(spec.AttributeName, "timeToLiveSpecification.attributeName", 1, 255)
+			}
+		},
+	}
+)

@@ -27,6 +27,16 @@ func TestValidationStreams(t *testing.T) {
 		t.Fatalf("DescribeTable: %s", out)
 	}
 	arn := d.Table.LatestStreamArn
+	out, _ = callService(e, "DynamoDBStreams", "DescribeStream", `{"StreamArn":"`+arn+`"}`)
+	var ds struct {
+		StreamDescription struct{ Shards []struct{ ShardId string } }
+	}
+	if err := json.Unmarshal([]byte(out), &ds); err != nil || len(ds.StreamDescription.Shards) != 1 {
+		t.Fatalf("DescribeStream: %s", out)
+	}
+	shard := ds.StreamDescription.Shards[0].ShardId
+	const srcScyllaIterator = "https://github.com/scylladb/scylladb/blob/master/test/alternator/test_streams.py (test_get_shard_iterator; the words are extenddb's)"
+	seq := strings.Repeat("1", 21)
 	missing := strings.Replace(arn, "table/streamed/", "table/nope/", 1)
 	const (
 		srcList     = "https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_streams_ListStreams.html"
@@ -59,6 +69,12 @@ func TestValidationStreams(t *testing.T) {
 			n1("Value 'shard' at 'shardId' failed to satisfy constraint: Member must have length greater than or equal to 28"), srcIterator},
 		{"not a stream ARN", `{"StreamArn":"arn:aws:dynamodb:us-east-1:000000000000:table/streamed","ShardId":"shardId-00000000000000000000-00000000","ShardIteratorType":"LATEST"}`,
 			"ValidationException: Invalid StreamArn", srcInvalid},
+		{"SequenceNumber with LATEST", `{"StreamArn":"` + arn + `","ShardId":"` + shard + `","ShardIteratorType":"LATEST","SequenceNumber":"` + seq + `"}`,
+			"ValidationException: SequenceNumber cannot be specified when using ShardIteratorType LATEST", srcScyllaIterator},
+		{"SequenceNumber with TRIM_HORIZON", `{"StreamArn":"` + arn + `","ShardId":"` + shard + `","ShardIteratorType":"TRIM_HORIZON","SequenceNumber":"` + seq + `"}`,
+			"ValidationException: SequenceNumber cannot be specified when using ShardIteratorType TRIM_HORIZON", srcScyllaIterator},
+		{"no SequenceNumber with AT_SEQUENCE_NUMBER", `{"StreamArn":"` + arn + `","ShardId":"` + shard + `","ShardIteratorType":"AT_SEQUENCE_NUMBER"}`,
+			"ValidationException: Must specify SequenceNumber when using ShardIteratorType AT_SEQUENCE_NUMBER", srcScyllaIterator},
 		{"missing shard", `{"StreamArn":"` + arn + `","ShardId":"shardId-00000000000000000000-00000000","ShardIteratorType":"LATEST"}`,
 			"ResourceNotFoundException: Requested resource not found: Shard does not exist", srcIterator},
 	})

@@ -25,7 +25,7 @@ func TestValidationTags(t *testing.T) {
 	)
 	notArn := "ValidationException: Invalid TableArn: Invalid ResourceArn provided as input "
 	runValidations(t, e, "TagResource", []validation{
-		{"no members", `{}`, "ValidationException: 2 validation errors detected: Value null at 'resourceArn' " + vNull + "; Value null at 'tags' " + vNull, srcTag},
+		{"no members", `{}`, "ValidationException: Invalid TableArn", srcTag},
 		{"no Tags", `{"ResourceArn":"a:b:c:d:e:f/g"}`, n1("Value null at 'tags' " + vNull), srcTag},
 		{"not a DynamoDB ARN", `{"ResourceArn":"a:b:c:d:e:f/g","Tags":[]}`, "ValidationException: ARNs must start with 'arn:'", srcScylla},
 		{"not an ARN", `{"ResourceArn":"I_do_not_exist","Tags":[{"Key":"7","Value":"8"}]}`, "ValidationException: ARNs must start with 'arn:'", srcScylla},
@@ -34,6 +34,7 @@ func TestValidationTags(t *testing.T) {
 		{"index ARN", `{"ResourceArn":"` + arn + `/index/gsi","Tags":[{"Key":"k","Value":"v"}]}`,
 			"ValidationException: One or more parameter values were invalid: Invalid resource arn provided, only table or stream is accepted. Provided resource " + arn + "/index/gsi", srcScylla},
 		{"empty Tags", `{"ResourceArn":"` + arn + `","Tags":[]}`, "ValidationException: Atleast one Tag needs to be provided as Input.", srcTag},
+		{"empty Tags before the table", `{"ResourceArn":"` + missing + `","Tags":[]}`, "ValidationException: Atleast one Tag needs to be provided as Input.", srcTag},
 		{"missing table", `{"ResourceArn":"` + missing + `","Tags":[{"Key":"a","Value":"b"}]}`,
 			"ResourceNotFoundException: Requested resource not found: ResourcArn: " + missing + " not found", srcTag},
 		{"tag member nulls", `{"ResourceArn":"` + arn + `","Tags":[{}]}`,
@@ -46,16 +47,16 @@ func TestValidationTags(t *testing.T) {
 			n1("Value '" + strings.Repeat("é", 257) + "' at 'tags.1.member.value' failed to satisfy constraint: Member must have length less than or equal to 256"), srcLimits},
 	})
 	runValidations(t, e, "UntagResource", []validation{
-		{"no members", `{}`, "ValidationException: 2 validation errors detected: Value null at 'resourceArn' " + vNull + "; Value null at 'tagKeys' " + vNull, srcUntag},
+		{"no members", `{}`, "ValidationException: Invalid TableArn", srcUntag},
 		{"no TagKeys", `{"ResourceArn":"a:b:c:d:e:f/g"}`, n1("Value null at 'tagKeys' " + vNull), srcUntag},
 		{"not an ARN", `{"ResourceArn":"abcd","TagKeys":["a"]}`, "ValidationException: ARNs must start with 'arn:'", srcScylla},
 		{"table name too short", `{"ResourceArn":"` + other + `","TagKeys":[]}`, notArn + other, srcUntag},
 		{"empty TagKeys", `{"ResourceArn":"` + arn + `","TagKeys":[]}`, "ValidationException: Atleast one Tag Key needs to be provided as Input.", srcUntag},
-		{"missing table", `{"ResourceArn":"` + missing + `","TagKeys":["a"]}`,
-			"ResourceNotFoundException: Requested resource not found: ResourcArn: " + missing + " not found", srcUntag},
+		{"empty TagKeys before the table", `{"ResourceArn":"` + missing + `","TagKeys":[]}`, "ValidationException: Atleast one Tag Key needs to be provided as Input.", srcUntag},
+		{"missing table", `{"ResourceArn":"` + missing + `","TagKeys":["a"]}`, "ResourceNotFoundException: Requested resource not found", srcUntag},
 	})
 	runValidations(t, e, "ListTagsOfResource", []validation{
-		{"no members", `{}`, n1("Value null at 'resourceArn' " + vNull), srcList},
+		{"no members", `{}`, "ValidationException: Invalid TableArn", srcList},
 		{"not an ARN", `{"ResourceArn":"abcd"}`, "ValidationException: ARNs must start with 'arn:'", srcScylla},
 		{"not a DynamoDB ARN", `{"ResourceArn":"arn:b:c:d:e:f/g"}`, notArn + "arn:b:c:d:e:f/g", srcList},
 		{"table name too short", `{"ResourceArn":"` + other + `"}`, notArn + other, srcList},
