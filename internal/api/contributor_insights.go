@@ -152,7 +152,7 @@ func updateContributorInsights(e *Engine, ctx context.Context, r *protocol.Reque
 			mode = *in.ContributorInsightsMode
 		}
 	}
-	t, err := e.store.UpdateTable(ctx, cur.Account, cur.Name, func(t *storage.Table) error {
+	t, err := e.updateCatalog(ctx, cur, func(t *storage.Table) error {
 		if t.ContributorInsights == nil {
 			t.ContributorInsights = map[string]storage.ContributorInsights{}
 		}
@@ -164,9 +164,8 @@ func updateContributorInsights(e *Engine, ctx context.Context, r *protocol.Reque
 		return nil
 	})
 	if err != nil {
-		return nil, catalogErr(err, cur.Name)
+		return nil, err
 	}
-	e.remember(t)
 	out := contributorInsightsSummary{TableName: t.Name, IndexName: index, ContributorInsightsStatus: "DISABLING"}
 	if enable {
 		out.ContributorInsightsStatus, out.ContributorInsightsMode = "ENABLING", mode

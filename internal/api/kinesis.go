@@ -70,6 +70,28 @@ func describeKinesisStreamingDestination(e *Engine, ctx context.Context, r *prot
 	return out, nil
 }
 
+// kinesisRequest decodes a request of Enable, Disable or (update set)
+// UpdateKinesisStreamingDestination, checks its members and resolves its
+// table.
+func (e *Engine) kinesisRequest(ctx context.Context, r *protocol.Request, update bool) (*kinesisDestinationInput, *storage.Table, error) {
+	in := new(kinesisDestinationInput)
+	if err := decode(r.Body, in); err != nil {
+		return nil, nil, err
+	}
+	cfg, path := in.EnableKinesisStreamingConfiguration, "enableKinesisStreamingConfiguration"
+	if update {
+		cfg, path = in.UpdateKinesisStreamingConfiguration, "updateKinesisStreamingConfiguration"
+	}
+	if err := checkKinesisInput(in, cfg, path); err != nil {
+		return nil, nil, err
+	}
+	t, err := e.lookup(ctx, e.account(r), *in.TableName, lookupControl)
+	if err != nil {
+		return nil, nil, err
+	}
+	return in, t, nil
+}
+
 // checkKinesisInput validates the members shared by Enable, Disable and
 // Update; cfg is the request's streaming configuration, path its member.
 func checkKinesisInput(in *kinesisDestinationInput, cfg *kinesisStreamingConfiguration, path string) error {
@@ -94,14 +116,7 @@ func findDestination(t *storage.Table, arn string) *storage.KinesisDestination {
 }
 
 func enableKinesisStreamingDestination(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
-	var in kinesisDestinationInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	if err := checkKinesisInput(&in, in.EnableKinesisStreamingConfiguration, "enableKinesisStreamingConfiguration"); err != nil {
-		return nil, err
-	}
-	cur, err := e.lookup(ctx, e.account(r), *in.TableName, lookupControl)
+	in, cur, err := e.kinesisRequest(ctx, r, false)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +124,7 @@ func enableKinesisStreamingDestination(e *Engine, ctx context.Context, r *protoc
 	if cfg := in.EnableKinesisStreamingConfiguration; cfg != nil && cfg.ApproximateCreationDateTimePrecision != nil {
 		precision = *cfg.ApproximateCreationDateTimePrecision
 	}
-	t, err := e.store.UpdateTable(ctx, cur.Account, cur.Name, func(t *storage.Table) error {
+	t, err := e.updateCatalog(ctx, cur, func(t *storage.Table) error {
 		d := findDestination(t, *in.StreamArn)
 		if d != nil && (d.Status == "ACTIVE" || d.Status == "ENABLING") {
 			return ddberr.ResourceInUse("Table: %s is already streaming to Kinesis stream: %s", t.Name, *in.StreamArn)
@@ -123,9 +138,8 @@ func enableKinesisStreamingDestination(e *Engine, ctx context.Context, r *protoc
 		return nil
 	})
 	if err != nil {
-		return nil, catalogErr(err, cur.Name)
+		return nil, err
 	}
-	e.remember(t)
 	return kinesisDestinationOutput{
 		TableName: t.Name, StreamArn: *in.StreamArn, DestinationStatus: "ENABLING",
 		EnableKinesisStreamingConfiguration: &kinesisStreamingConfiguration{ApproximateCreationDateTimePrecision: &precision},
@@ -133,18 +147,11 @@ func enableKinesisStreamingDestination(e *Engine, ctx context.Context, r *protoc
 }
 
 func disableKinesisStreamingDestination(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
-	var in kinesisDestinationInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	if err := checkKinesisInput(&in, in.EnableKinesisStreamingConfiguration, "enableKinesisStreamingConfiguration"); err != nil {
-		return nil, err
-	}
-	cur, err := e.lookup(ctx, e.account(r), *in.TableName, lookupControl)
+	in, cur, err := e.kinesisRequest(ctx, r, false)
 	if err != nil {
 		return nil, err
 	}
-	t, err := e.store.UpdateTable(ctx, cur.Account, cur.Name, func(t *storage.Table) error {
+	t, err := e.updateCatalog(ctx, cur, func(t *storage.Table) error {
 		d := findDestination(t, *in.StreamArn)
 		if d == nil || d.Status == "DISABLED" {
 			return errNoDestination(t.Name, *in.StreamArn)
@@ -153,9 +160,8 @@ func disableKinesisStreamingDestination(e *Engine, ctx context.Context, r *proto
 		return nil
 	})
 	if err != nil {
-		return nil, catalogErr(err, cur.Name)
+		return nil, err
 	}
-	e.remember(t)
 	return kinesisDestinationOutput{TableName: t.Name, StreamArn: *in.StreamArn, DestinationStatus: "DISABLING",
 		EnableKinesisStreamingConfiguration: in.EnableKinesisStreamingConfiguration}, nil
 }
@@ -168,14 +174,7 @@ func errNoDestination(table, arn string) error {
 // destination; as no destination becomes ACTIVE here, a valid request is
 // refused as DynamoDB refuses one for a destination that is not active.
 func updateKinesisStreamingDestination(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
-	var in kinesisDestinationInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	if err := checkKinesisInput(&in, in.UpdateKinesisStreamingConfiguration, "updateKinesisStreamingConfiguration"); err != nil {
-		return nil, err
-	}
-	t, err := e.lookup(ctx, e.account(r), *in.TableName, lookupControl)
+	in, t, err := e.kinesisRequest(ctx, r, true)
 	if err != nil {
 		return nil, err
 	}
