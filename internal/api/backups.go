@@ -76,7 +76,7 @@ type createBackupOutput struct {
 	BackupDetails backupDetails `json:"BackupDetails"`
 }
 
-func createBackup(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) createBackup(ctx context.Context, r *protocol.Request) (any, error) {
 	var in createBackupInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
@@ -240,7 +240,7 @@ func (e *Engine) requestedBackup(ctx context.Context, r *protocol.Request) (*bac
 	return e.backupByArn(ctx, r, *in.BackupArn)
 }
 
-func describeBackup(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) describeBackup(ctx context.Context, r *protocol.Request) (any, error) {
 	_, b, err := e.requestedBackup(ctx, r)
 	if err != nil {
 		return nil, err
@@ -248,7 +248,7 @@ func describeBackup(e *Engine, ctx context.Context, r *protocol.Request) (any, e
 	return backupDescriptionOutput{describeBackupOf(b)}, nil
 }
 
-func deleteBackup(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) deleteBackup(ctx context.Context, r *protocol.Request) (any, error) {
 	svc, b, err := e.requestedBackup(ctx, r)
 	if err != nil {
 		return nil, err

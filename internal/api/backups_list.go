@@ -44,7 +44,7 @@ func epochTime(s float64) time.Time {
 	return time.Unix(int64(sec), int64(frac*1e9))
 }
 
-func listBackups(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) listBackups(ctx context.Context, r *protocol.Request) (any, error) {
 	var in listBackupsInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err

@@ -88,7 +88,7 @@ func (e *Engine) backupTable(ctx context.Context, account, name string) (*storag
 	return t, err
 }
 
-func describeContinuousBackups(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) describeContinuousBackups(ctx context.Context, r *protocol.Request) (any, error) {
 	var in tableNameInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
@@ -105,7 +105,7 @@ func describeContinuousBackups(e *Engine, ctx context.Context, r *protocol.Reque
 	return continuousBackupsOf(t, e.now()), nil
 }
 
-func updateContinuousBackups(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) updateContinuousBackups(ctx context.Context, r *protocol.Request) (any, error) {
 	var in updateContinuousBackupsInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err

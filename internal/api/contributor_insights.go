@@ -64,7 +64,7 @@ func globalIndex(t *storage.Table, name string) *storage.Index {
 	return nil
 }
 
-func describeContributorInsights(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) describeContributorInsights(ctx context.Context, r *protocol.Request) (any, error) {
 	var in contributorInsightsInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
@@ -130,7 +130,7 @@ func insightsRules(t *storage.Table, index string, ci storage.ContributorInsight
 	return out
 }
 
-func updateContributorInsights(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) updateContributorInsights(ctx context.Context, r *protocol.Request) (any, error) {
 	var in contributorInsightsInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
@@ -197,7 +197,7 @@ type listContributorInsightsOutput struct {
 // ever changed (never-touched ones are DISABLED and not listed), ordered by
 // table then index, MaxResults (at most 100, default 100) at a time; the
 // NextToken is the position of the next summary.
-func listContributorInsights(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) listContributorInsights(ctx context.Context, r *protocol.Request) (any, error) {
 	var in listContributorInsightsInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err

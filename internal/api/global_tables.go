@@ -45,7 +45,7 @@ func checkGlobalTableName(in *globalTableInput) error {
 
 // globalTableNotFound serves DescribeGlobalTable, UpdateGlobalTable,
 // DescribeGlobalTableSettings and UpdateGlobalTableSettings.
-func globalTableNotFound(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) globalTableNotFound(ctx context.Context, r *protocol.Request) (any, error) {
 	var in globalTableInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
@@ -59,7 +59,7 @@ func globalTableNotFound(e *Engine, ctx context.Context, r *protocol.Request) (a
 // createGlobalTable checks that the table exists in every region of the
 // replication group, as DynamoDB does, and then refuses: this server does
 // not replicate tables between regions.
-func createGlobalTable(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) createGlobalTable(ctx context.Context, r *protocol.Request) (any, error) {
 	var in globalTableInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
@@ -94,7 +94,7 @@ type listGlobalTablesInput struct {
 	RegionName                    *string `json:"RegionName"`
 }
 
-func listGlobalTables(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) listGlobalTables(ctx context.Context, r *protocol.Request) (any, error) {
 	var in listGlobalTablesInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
@@ -114,7 +114,7 @@ type tableAutoScalingDescription struct {
 	Replicas    []struct{} `json:"Replicas"`
 }
 
-func describeTableReplicaAutoScaling(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) describeTableReplicaAutoScaling(ctx context.Context, r *protocol.Request) (any, error) {
 	t, err := e.namedTable(ctx, r)
 	if err != nil {
 		return nil, err
@@ -127,7 +127,7 @@ func describeTableReplicaAutoScaling(e *Engine, ctx context.Context, r *protocol
 // updateTableReplicaAutoScaling refuses, after validating the table, as
 // DynamoDB refuses it for a table that has no replicas: auto scaling
 // settings belong to Application Auto Scaling, which is not served here.
-func updateTableReplicaAutoScaling(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) updateTableReplicaAutoScaling(ctx context.Context, r *protocol.Request) (any, error) {
 	t, err := e.namedTable(ctx, r)
 	if err != nil {
 		return nil, err

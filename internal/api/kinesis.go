@@ -48,7 +48,7 @@ type kinesisDestinationDescription struct {
 	ApproximateCreationDateTimePrecision string `json:"ApproximateCreationDateTimePrecision,omitempty"`
 }
 
-func describeKinesisStreamingDestination(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) describeKinesisStreamingDestination(ctx context.Context, r *protocol.Request) (any, error) {
 	var in kinesisDestinationInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
@@ -115,7 +115,7 @@ func findDestination(t *storage.Table, arn string) *storage.KinesisDestination {
 	return nil
 }
 
-func enableKinesisStreamingDestination(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) enableKinesisStreamingDestination(ctx context.Context, r *protocol.Request) (any, error) {
 	in, cur, err := e.kinesisRequest(ctx, r, false)
 	if err != nil {
 		return nil, err
@@ -146,7 +146,7 @@ func enableKinesisStreamingDestination(e *Engine, ctx context.Context, r *protoc
 	}, nil
 }
 
-func disableKinesisStreamingDestination(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) disableKinesisStreamingDestination(ctx context.Context, r *protocol.Request) (any, error) {
 	in, cur, err := e.kinesisRequest(ctx, r, false)
 	if err != nil {
 		return nil, err
@@ -173,7 +173,7 @@ func errNoDestination(table, arn string) error {
 // updateKinesisStreamingDestination changes the precision of an ACTIVE
 // destination; as no destination becomes ACTIVE here, a valid request is
 // refused as DynamoDB refuses one for a destination that is not active.
-func updateKinesisStreamingDestination(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) updateKinesisStreamingDestination(ctx context.Context, r *protocol.Request) (any, error) {
 	in, t, err := e.kinesisRequest(ctx, r, true)
 	if err != nil {
 		return nil, err

@@ -162,7 +162,7 @@ func errInvalidTableArn(arn string) error {
 	return ddberr.Validation("Invalid TableArn: Invalid ResourceArn provided as input %s", arn)
 }
 
-func tagResource(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) tagResource(ctx context.Context, r *protocol.Request) (any, error) {
 	var in tagResourceInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
@@ -211,7 +211,7 @@ func tagResource(e *Engine, ctx context.Context, r *protocol.Request) (any, erro
 	return struct{}{}, nil
 }
 
-func untagResource(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) untagResource(ctx context.Context, r *protocol.Request) (any, error) {
 	var in untagResourceInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
@@ -256,7 +256,7 @@ func untagResource(e *Engine, ctx context.Context, r *protocol.Request) (any, er
 	return struct{}{}, nil
 }
 
-func listTagsOfResource(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) listTagsOfResource(ctx context.Context, r *protocol.Request) (any, error) {
 	var in listTagsInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err

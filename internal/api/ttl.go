@@ -59,7 +59,7 @@ type ttlSpecOut struct {
 	Enabled       bool   `json:"Enabled"`
 }
 
-func updateTimeToLive(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) updateTimeToLive(ctx context.Context, r *protocol.Request) (any, error) {
 	var in updateTimeToLiveInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
@@ -100,7 +100,7 @@ type ttlDescription struct {
 	AttributeName    string `json:"AttributeName,omitempty"`
 }
 
-func describeTimeToLive(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) describeTimeToLive(ctx context.Context, r *protocol.Request) (any, error) {
 	t, err := e.namedTable(ctx, r)
 	if err != nil {
 		return nil, err
