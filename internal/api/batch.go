@@ -111,13 +111,9 @@ func (e *Engine) batchGetItem(ctx context.Context, account string, in *batchGetI
 	if err != nil {
 		return nil, err
 	}
-	resolved := make(map[string]*storage.Table, len(tables))
-	for _, name := range tables {
-		t, err := e.lookup(ctx, account, name, lookupData)
-		if err != nil {
-			return nil, err
-		}
-		resolved[name] = t
+	resolved, err := e.lookupTables(ctx, account, tables)
+	if err != nil {
+		return nil, err
 	}
 	keys := make(map[string][]storage.Key, len(tables))
 	for _, name := range tables {
@@ -230,6 +226,20 @@ func (e *Engine) readBatch(ctx context.Context, in *batchGetItemInput, tables []
 		out.responses[name] = got
 	}
 	return out, nil
+}
+
+// lookupTables resolves the tables of a batch request by name, in names'
+// order (the first missing one is the error).
+func (e *Engine) lookupTables(ctx context.Context, account string, names []string) (map[string]*storage.Table, error) {
+	resolved := make(map[string]*storage.Table, len(names))
+	for _, name := range names {
+		t, err := e.lookup(ctx, account, name, lookupData)
+		if err != nil {
+			return nil, err
+		}
+		resolved[name] = t
+	}
+	return resolved, nil
 }
 
 // appendTableLists appends the JSON object {"<table>":[<element>,...],...}
@@ -402,13 +412,9 @@ func checkBatchWrite(in *batchWriteItemInput, tables []string) error {
 // batchWrites resolves the tables of a checked BatchWriteItem request, then
 // every request's key, refusing two requests for one item.
 func (e *Engine) batchWrites(ctx context.Context, account string, in *batchWriteItemInput, tables []string) ([]batchWrite, error) {
-	resolved := make(map[string]*storage.Table, len(tables))
-	for _, name := range tables {
-		t, err := e.lookup(ctx, account, name, lookupData)
-		if err != nil {
-			return nil, err
-		}
-		resolved[name] = t
+	resolved, err := e.lookupTables(ctx, account, tables)
+	if err != nil {
+		return nil, err
 	}
 	var writes []batchWrite
 	for _, name := range tables {

@@ -52,6 +52,17 @@ func StartSupersedes(start *Position, index, forward bool, lo, hi *SortBound) bo
 	return true
 }
 
+// SegmentHashRange is the range [lo, hi) of 32-bit partition hashes that
+// segment Segment of a parallel Scan in TotalSegments (0 for one) reads on
+// the SQL backends; ok is false for a segment outside [0, TotalSegments).
+func SegmentHashRange(s *ScanRequest) (lo, hi int64, ok bool) {
+	n := int64(max(s.TotalSegments, 1))
+	if s.Segment < 0 || int64(s.Segment) >= n {
+		return 0, 0, false
+	}
+	return int64(s.Segment) << 32 / n, (int64(s.Segment) + 1) << 32 / n, true
+}
+
 // SortKeyRange turns a Query's sort-key condition into its lower and upper
 // byte bounds; BEGINS_WITH p becomes [p, Successor(p)). Values are never
 // nil (an empty key is an empty slice). Errors: an unknown operator or a

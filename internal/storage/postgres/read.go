@@ -131,12 +131,10 @@ func (b *Backend) Scan(ctx context.Context, t *storage.Table, s *storage.ScanReq
 	if err != nil {
 		return err
 	}
-	n := int64(max(s.TotalSegments, 1))
-	if s.Segment < 0 || int64(s.Segment) >= n {
-		return fmt.Errorf("postgres: segment %d outside [0, %d)", s.Segment, n)
+	lo, hi, ok := storage.SegmentHashRange(s)
+	if !ok {
+		return fmt.Errorf("postgres: segment %d outside [0, %d)", s.Segment, max(s.TotalSegments, 1))
 	}
-	lo := int64(s.Segment) << 32 / n
-	hi := (int64(s.Segment) + 1) << 32 / n
 	build := func(start *storage.Position, limit int) (string, []any) {
 		return src.scanSQL(lo, hi, start, limit)
 	}
