@@ -252,6 +252,10 @@ func TestPartiQLExecuteTransaction(t *testing.T) {
 		{tx(q(`SELECT * FROM "%s" WHERE pk = 'a'`), q(`DELETE FROM "%s" WHERE pk = 'a'`)), "ExecuteTransaction API does not support both read and write operations in the same request."},
 		{tx(q(`DELETE FROM "%s" WHERE n = 1`), q(`SELECT * FROM "%s" WHERE pk = 'a'`)), "ExecuteTransaction API does not support both read and write operations in the same request."},
 		{tx(q(`EXISTS(SELECT * FROM "%s" WHERE pk = 'a')`), q(`SELECT * FROM "%s" WHERE pk = 'a'`)), "ExecuteTransaction API does not support both read and write operations in the same request."},
+		// An EXISTS needs a condition besides the key (recorded against
+		// DynamoDB in eu-west-2 by https://github.com/hectorvent/floci's
+		// DynamoDbPartiQLDocumentedSyntaxIntegrationTest).
+		{tx(q(`EXISTS(SELECT * FROM "%s" WHERE pk = 'a')`), q(`UPDATE "%s" SET n = 1 WHERE pk = 'b'`)), "Validation failed in TransactStatements[0]: EXISTS() must contain a single item read with additional condition"},
 	} {
 		stmts := tc.stmts
 		_, err := c.ExecuteTransaction(ctxT(t), &dynamodb.ExecuteTransactionInput{TransactStatements: stmts})

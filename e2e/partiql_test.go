@@ -68,6 +68,7 @@ func TestPartiQLStatements(t *testing.T) {
 		// Partition key: the Query path, in sort-key order.
 		{`SELECT pk, sk FROM "%s" WHERE pk = 'a'`, `{"pk":{"S":"a"},"sk":{"N":"1"}} | {"pk":{"S":"a"},"sk":{"N":"2"}}`},
 		{`SELECT sk FROM "%s" WHERE pk = 'a' ORDER BY sk DESC`, `{"sk":{"N":"2"}} | {"sk":{"N":"1"}}`},
+		{`SELECT sk FROM "%s" WHERE pk = 'a' ORDER BY pk ASC`, `{"sk":{"N":"2"}} | {"sk":{"N":"1"}}`},
 		{`SELECT sk FROM "%s" WHERE pk = 'a' AND sk > 1`, `{"sk":{"N":"2"}}`},
 		{`SELECT sk FROM "%s" WHERE pk = 'a' AND sk BETWEEN 0 AND 5 AND n >= 20`, `{"sk":{"N":"2"}}`},
 		{`SELECT m.l[1] FROM "%s" WHERE pk = 'a' AND sk = 1`, `{"m":{"M":{"l":{"L":[{"S":"two"}]}}}}`},
@@ -139,6 +140,23 @@ func TestPartiQLStatements(t *testing.T) {
 	}
 	_, err = c.ExecuteStatement(ctxT(t), &dynamodb.ExecuteStatementInput{Statement: aws.String(q(`DELETE FROM "%s" WHERE pk = 'a' AND sk = 2 AND n = 3`))})
 	wantAPIError(t, err, "ConditionalCheckFailedException", "The conditional request failed")
+
+	// IS NULL holds for a NULL attribute only; a missing one IS NOT NULL
+	// (recorded against DynamoDB in eu-west-2 by
+	// https://github.com/hectorvent/floci's DynamoDbPartiQLDocumentedSyntaxIntegrationTest).
+	runStmt(t, c, q(`INSERT INTO "%s" VALUE {'pk': 'c', 'sk': 1, 'n': NULL}`))
+	runStmt(t, c, q(`INSERT INTO "%s" VALUE {'pk': 'c', 'sk': 2}`))
+	runStmt(t, c, q(`INSERT INTO "%s" VALUE {'pk': 'c', 'sk': 3, 'n': 1}`))
+	for _, tc := range []struct{ stmt, want string }{
+		{`SELECT sk FROM "%s" WHERE pk = 'c' AND n IS NULL`, `{"sk":{"N":"1"}}`},
+		{`SELECT sk FROM "%s" WHERE pk = 'c' AND absent IS NULL`, ``},
+		{`SELECT sk FROM "%s" WHERE pk = 'c' AND n IS NOT NULL`, `{"sk":{"N":"2"}} | {"sk":{"N":"3"}}`},
+		{`SELECT sk FROM "%s" WHERE pk = 'c' AND absent IS NOT NULL`, `{"sk":{"N":"1"}} | {"sk":{"N":"2"}} | {"sk":{"N":"3"}}`},
+	} {
+		if got := itemsText(runStmt(t, c, q(tc.stmt))); got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.stmt, got, tc.want)
+		}
+	}
 }
 
 func TestPartiQLPagination(t *testing.T) {

@@ -40,6 +40,10 @@ type Config struct {
 	// PerAccessKey gives each access key and region a namespace of its own
 	// in the local mode (DynamoDB Local's default without -sharedDb).
 	PerAccessKey bool
+	// Tables reads tables' key schemas for the condition key
+	// dynamodb:LeadingKeys; nil leaves that key underived, so statements
+	// conditioned on it fail closed.
+	Tables TableReader
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
 }
@@ -52,6 +56,7 @@ type Authenticator struct {
 	keys     map[string]cachedKey
 	signing  map[signingScope]signingKey
 	inflight sync.Mutex // serialises store reads of missing keys
+	tables   keySchemas
 }
 
 type cachedKey struct {
@@ -79,7 +84,8 @@ func New(cfg Config) *Authenticator {
 	if cfg.DefaultAccount == "" {
 		cfg.DefaultAccount = storage.DefaultAccount
 	}
-	return &Authenticator{cfg: cfg, keys: map[string]cachedKey{}, signing: map[signingScope]signingKey{}}
+	return &Authenticator{cfg: cfg, keys: map[string]cachedKey{}, signing: map[signingScope]signingKey{},
+		tables: keySchemas{read: cfg.Tables}}
 }
 
 // Verifies reports whether signatures are verified (a credential store is

@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"net/http"
@@ -221,6 +222,9 @@ func TestAuthorize(t *testing.T) {
 	}
 	err = st.PutUserPolicy(ctx, "111122223333", "carol", "rw", `{"Version":"2012-10-17","Statement":[
 		{"Effect":"Allow","Action":["dynamodb:GetItem","dynamodb:PutItem","dynamodb:BatchWriteItem"],"Resource":"arn:aws:dynamodb:*:111122223333:table/A"},
+		{"Effect":"Allow","Action":["dynamodb:PartiQLSelect","dynamodb:PartiQLInsert"],"Resource":"arn:aws:dynamodb:*:111122223333:table/A"},
+		{"Effect":"Allow","Action":"dynamodb:PartiQLSelect","Resource":"arn:aws:dynamodb:*:111122223333:table/A/index/I"},
+		{"Effect":"Allow","Action":["dynamodb:GetShardIterator","dynamodb:GetRecords"],"Resource":"arn:aws:dynamodb:*:111122223333:table/A/stream/*"},
 		{"Effect":"Deny","Action":"dynamodb:PutItem","Resource":"*","Condition":{"StringEquals":{"dynamodb:ReturnValues":"ALL_OLD"}}}]}`)
 	if err != nil {
 		t.Fatal(err)
@@ -250,6 +254,21 @@ func TestAuthorize(t *testing.T) {
 		{k.ID, "TransactWriteItems", `{"TransactItems":[{"Put":{"TableName":"A"}},{"Delete":{"TableName":"A"}}]}`, "User: " + carol + " is not authorized to perform: dynamodb:DeleteItem on resource: arn:aws:dynamodb:us-east-1:111122223333:table/A because no identity-based policy allows the dynamodb:DeleteItem action"},
 		{k.ID, "Query", `{"TableName":"A","IndexName":"I"}`, "User: " + carol + " is not authorized to perform: dynamodb:Query on resource: arn:aws:dynamodb:us-east-1:111122223333:table/A/index/I because no identity-based policy allows the dynamodb:Query action"},
 		{testKey, "DeleteTable", `{"TableName":"B"}`, ""},
+		// PartiQL: the statement kind's action on its table or index
+		// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ql-iam.html).
+		{k.ID, "ExecuteStatement", `{"Statement":"SELECT * FROM \"A\".\"I\""}`, ""},
+		{k.ID, "ExecuteStatement", `{"Statement":"SELECT * FROM A WHERE pk = ?"}`, ""},
+		{k.ID, "ExecuteStatement", `{"Statement":"DELETE FROM A WHERE pk = 'x'"}`, "User: " + carol + " is not authorized to perform: dynamodb:PartiQLDelete on resource: arn:aws:dynamodb:us-east-1:111122223333:table/A because no identity-based policy allows the dynamodb:PartiQLDelete action"},
+		{k.ID, "BatchExecuteStatement", `{"Statements":[{"Statement":"INSERT INTO A VALUE {'pk':'x'}"},{"Statement":"SELECT * FROM B WHERE pk = 'x'"}]}`, "User: " + carol + " is not authorized to perform: dynamodb:PartiQLSelect on resource: arn:aws:dynamodb:us-east-1:111122223333:table/B because no identity-based policy allows the dynamodb:PartiQLSelect action"},
+		{k.ID, "ExecuteTransaction", `{"TransactStatements":[{"Statement":"INSERT INTO A VALUE {'pk':'x'}"},{"Statement":"UPDATE A SET n = 1 WHERE pk = 'y'"}]}`, "User: " + carol + " is not authorized to perform: dynamodb:PartiQLUpdate on resource: arn:aws:dynamodb:us-east-1:111122223333:table/A because no identity-based policy allows the dynamodb:PartiQLUpdate action"},
+		// Streams: the stream ARN, for GetRecords the one its iterator names.
+		{k.ID, "GetShardIterator", `{"StreamArn":"arn:aws:dynamodb:us-east-1:111122223333:table/A/stream/2026-01-01T00:00:00.000"}`, ""},
+		{k.ID, "GetShardIterator", `{"StreamArn":"arn:aws:dynamodb:us-east-1:111122223333:table/B/stream/2026-01-01T00:00:00.000"}`, "User: " + carol + " is not authorized to perform: dynamodb:GetShardIterator on resource: arn:aws:dynamodb:us-east-1:111122223333:table/B/stream/2026-01-01T00:00:00.000 because no identity-based policy allows the dynamodb:GetShardIterator action"},
+		{k.ID, "GetRecords", `{"ShardIterator":"` + iteratorFor("arn:aws:dynamodb:us-east-1:111122223333:table/A/stream/2026-01-01T00:00:00.000") + `"}`, ""},
+		// Another account or region in the ARN: the engine looks the stream
+		// up in the caller's, so that is where it is authorized.
+		{k.ID, "DescribeStream", `{"StreamArn":"arn:aws:dynamodb:eu-west-1:999999999999:table/B/stream/2026-01-01T00:00:00.000"}`, "User: " + carol + " is not authorized to perform: dynamodb:DescribeStream on resource: arn:aws:dynamodb:us-east-1:111122223333:table/B/stream/2026-01-01T00:00:00.000 because no identity-based policy allows the dynamodb:DescribeStream action"},
+		{k.ID, "GetRecords", `{"ShardIterator":"` + iteratorFor("arn:aws:dynamodb:us-east-1:111122223333:table/B/stream/2026-01-01T00:00:00.000") + `"}`, "User: " + carol + " is not authorized to perform: dynamodb:GetRecords on resource: arn:aws:dynamodb:us-east-1:111122223333:table/B/stream/2026-01-01T00:00:00.000 because no identity-based policy allows the dynamodb:GetRecords action"},
 	}
 	for _, c := range cases {
 		err := authz(c.key, c.op, c.body)
@@ -264,6 +283,11 @@ func TestAuthorize(t *testing.T) {
 			t.Errorf("%s %s: got %v\nwant %q", c.op, c.body, err, c.want)
 		}
 	}
+}
+
+// iteratorFor is a ShardIterator of stream arn as the engine encodes one.
+func iteratorFor(arn string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(`{"a":"` + arn + `","s":"shardId-1","p":0}`))
 }
 
 // resign signs r again for key with secret.

@@ -39,8 +39,18 @@ func (a *Authenticator) Authorize(r *http.Request, c protocol.Caller, service, o
 	var b authzBody
 	_ = json.Unmarshal(body, &b) // a body the engine cannot read fails there
 	ctx := requestContext(r, c, &b)
-	for _, chk := range checksOf(c, op, &b) {
-		req := policy.Request{Action: chk.action, Resource: chk.resource, Context: ctx, Unsupported: unsupportedKeys}
+	checks := checksOf(c, op, &b)
+	unsupported := unsupportedKeys
+	leadingKeys := a.tables.read != nil && usesKey(ck.who.policies, leadingKeysKey)
+	if leadingKeys {
+		unsupported = unsupportedWithLeadingKeys
+		a.addLeadingKeys(r.Context(), c.Namespace, op, &b, checks)
+	}
+	for _, chk := range checks {
+		req := policy.Request{Action: chk.action, Resource: chk.resource, Context: ctx, Unsupported: unsupported}
+		if leadingKeys {
+			req.Context = withKey(ctx, leadingKeysKey, chk.leading, chk.hasLeading)
+		}
 		switch policy.Evaluate(ck.who.policies, req) {
 		case policy.Allow:
 			continue
@@ -55,13 +65,27 @@ func (a *Authenticator) Authorize(r *http.Request, c protocol.Caller, service, o
 	return nil
 }
 
-type check struct{ action, resource string }
+// check is one (action, resource) decision of a request. For
+// dynamodb:LeadingKeys it keeps the table and index it is about and the
+// keys or items it names there.
+type check struct {
+	action, resource string
+	table, index     string
+	items            []keyItem
+	// leading holds the LeadingKeys values, when hasLeading.
+	leading    []string
+	hasLeading bool
+}
 
 // unsupportedKeys are DynamoDB's fine-grained condition keys that
-// authorization does not derive (they need the table's key schema and every
-// expression's attribute names): statements conditioned on them fail
-// closed (policy.Request.Unsupported).
-var unsupportedKeys = map[string]bool{"dynamodb:leadingkeys": true, "dynamodb:attributes": true}
+// authorization does not derive: statements conditioned on them fail
+// closed (policy.Request.Unsupported). dynamodb:Attributes needs every
+// expression's attribute names; dynamodb:LeadingKeys is derived when the
+// authenticator can read key schemas (Config.Tables).
+var (
+	unsupportedKeys            = map[string]bool{leadingKeysKey: true, "dynamodb:attributes": true}
+	unsupportedWithLeadingKeys = map[string]bool{"dynamodb:attributes": true}
+)
 
 // authzBody is what authorization reads of a request body, decoded with
 // encoding/json as the engine decodes it (same field matching, same
@@ -74,32 +98,51 @@ type authzBody struct {
 	Select        string
 	ReturnValues  string
 	RequestItems  map[string]json.RawMessage
-	TransactItems []map[string]struct{ TableName string }
+	TransactItems []map[string]struct {
+		TableName string
+		Key, Item keyItem
+	}
+	ShardIterator string
+	// Key, Item and the key conditions name partition key values
+	// (dynamodb:LeadingKeys).
+	Key, Item                 keyItem
+	KeyConditions             map[string]struct{ AttributeValueList []json.RawMessage }
+	KeyConditionExpression    string
+	ExpressionAttributeNames  map[string]string
+	ExpressionAttributeValues map[string]json.RawMessage
+	// Statement, Statements and TransactStatements are PartiQL's.
+	Statement          string
+	Statements         []struct{ Statement string }
+	TransactStatements []struct{ Statement string }
 }
 
 // checksOf lists the (action, resource) pairs of a request, as DynamoDB
 // authorizes them: batches per table, transactions per item action and
-// table, Query and Scan on an index per index ARN.
+// table, Query and Scan on an index per index ARN, PartiQL statements per
+// statement kind and table or index, Streams operations on the stream ARN.
 func checksOf(c protocol.Caller, op string, b *authzBody) []check {
 	table := func(name string) string {
-		return "arn:aws:dynamodb:" + c.Region + ":" + c.Account + ":table/" + name
+		return "arn:aws:dynamodb:" + c.Region + ":" + c.Account + ":table/" + tableNameOf(name)
 	}
 	action := "dynamodb:" + op
 	switch op {
-	case "ListTables", "DescribeLimits", "DescribeEndpoints", "ListStreams", "GetRecords", "GetShardIterator",
-		"ExecuteStatement", "BatchExecuteStatement", "ExecuteTransaction", "ListBackups", "ListGlobalTables":
-		if b.StreamArn != "" {
-			return []check{{action, b.StreamArn}}
+	case "ListTables", "DescribeLimits", "DescribeEndpoints", "ListStreams", "ListBackups", "ListGlobalTables":
+		return []check{{action: action, resource: "*"}}
+	case "ExecuteStatement", "BatchExecuteStatement", "ExecuteTransaction":
+		return partiQLChecks(table, b.statementTexts())
+	case "DescribeStream", "GetShardIterator":
+		return []check{{action: action, resource: streamResource(c.Region, c.Account, b.StreamArn)}}
+	case "GetRecords":
+		if arn := iteratorStream(b.ShardIterator); arn != "" {
+			return []check{{action: action, resource: streamResource(c.Region, c.Account, arn)}}
 		}
-		return []check{{action, "*"}}
-	case "DescribeStream":
-		return []check{{action, b.StreamArn}}
+		return nil
 	case "TagResource", "UntagResource", "ListTagsOfResource":
-		return []check{{action, b.ResourceArn}}
+		return []check{{action: action, resource: b.ResourceArn}}
 	case "BatchGetItem", "BatchWriteItem":
 		out := make([]check, 0, len(b.RequestItems))
 		for name := range b.RequestItems {
-			out = append(out, check{action, table(name)})
+			out = append(out, check{action: action, resource: table(name), table: name})
 		}
 		return out
 	case "TransactGetItems", "TransactWriteItems":
@@ -111,16 +154,18 @@ func checksOf(c protocol.Caller, op string, b *authzBody) []check {
 				if act == "" {
 					act = op
 				}
-				out = append(out, check{"dynamodb:" + act, table(t.TableName)})
+				out = append(out, check{action: "dynamodb:" + act, resource: table(t.TableName), table: t.TableName,
+					items: []keyItem{t.Key, t.Item}})
 			}
 		}
 		return out
 	}
-	res := table(b.TableName)
+	res, index := table(b.TableName), ""
 	if b.IndexName != "" && (op == "Query" || op == "Scan") {
 		res += "/index/" + b.IndexName
+		index = b.IndexName
 	}
-	return []check{{action, res}}
+	return []check{{action: action, resource: res, table: b.TableName, index: index, items: []keyItem{b.Key, b.Item}}}
 }
 
 // requestContext is the condition context of a request.
@@ -131,8 +176,10 @@ func requestContext(r *http.Request, c protocol.Caller, b *authzBody) map[string
 		"aws:requestedregion":  {c.Region},
 		"aws:securetransport":  {map[bool]string{true: "true", false: "false"}[r.TLS != nil]},
 	}
-	if i := strings.LastIndex(c.Principal, "/"); i >= 0 {
-		ctx["aws:username"] = []string{c.Principal[i+1:]}
+	// aws:username is an IAM user's name; role sessions have none
+	// (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_condition-keys.html#condition-keys-username).
+	if _, name, ok := strings.Cut(c.Principal, ":user/"); ok {
+		ctx["aws:username"] = []string{name}
 	}
 	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
 		ctx["aws:sourceip"] = []string{host}

@@ -334,7 +334,11 @@ func appendHeaderValue(b []byte, r *http.Request, name string) []byte {
 			return strconv.AppendInt(b, r.ContentLength, 10)
 		}
 	}
-	vs := r.Header[http.CanonicalHeaderKey(name)]
+	key, ok := canonicalNames[name]
+	if !ok {
+		key = http.CanonicalHeaderKey(name)
+	}
+	vs := r.Header[key]
 	for i, v := range vs {
 		if i > 0 {
 			b = append(b, ',')
@@ -352,6 +356,20 @@ func appendHeaderValue(b []byte, r *http.Request, name string) []byte {
 		}
 	}
 	return b
+}
+
+// canonicalNames maps the signed header names SDKs send to net/http's key,
+// so that the common ones are not canonicalised (and allocated) per request.
+var canonicalNames = lowerToCanonical("Content-Type", "X-Amz-Date", "X-Amz-Target", "X-Amz-Content-Sha256",
+	"X-Amz-Security-Token", "Amz-Sdk-Invocation-Id", "Amz-Sdk-Request", "User-Agent", "X-Amz-User-Agent",
+	"Accept-Encoding", "Content-Encoding", "X-Amz-Api-Version")
+
+func lowerToCanonical(names ...string) map[string]string {
+	m := make(map[string]string, len(names))
+	for _, n := range names {
+		m[strings.ToLower(n)] = n
+	}
+	return m
 }
 
 // canonicalURI is the URI-encoded path, each segment encoded once more as

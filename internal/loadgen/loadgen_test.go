@@ -263,3 +263,37 @@ func TestParseStatCPU(t *testing.T) {
 		t.Errorf("own CPU = %v, %v", d, ok)
 	}
 }
+
+// TestRunSigned: with credentials the generator signs every request with
+// SigV4, so it can measure a server that verifies signatures; without
+// them that server refuses every request and the run aborts.
+func TestRunSigned(t *testing.T) {
+	const key, secret = "AKIALOADGEN000000000", "loadgen-secret"
+	srv, err := server.Start(server.Config{Listen: "127.0.0.1:0", DataDir: t.TempDir(),
+		Auth: server.AuthConfig{RootAccessKeyID: key, RootSecretAccessKey: secret}})
+	if err != nil {
+		t.Fatalf("start extenddb: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+	})
+	ctx := context.Background()
+	c := NewClient(srv.Endpoint(), 2)
+	defer c.Close()
+	c.SignWith(key, secret)
+	if err := Setup(ctx, c, "signed", 20, 2); err != nil {
+		t.Fatalf("Setup: %v", err)
+	}
+	cfg := Config{Endpoint: srv.Endpoint(), Op: OpGetItem, Table: "signed", Items: 20,
+		Duration: 300 * time.Millisecond, Concurrency: 2, AccessKeyID: key, SecretAccessKey: secret}
+	res, err := Run(ctx, cfg)
+	if err != nil || res.Ops == 0 || res.Errors != 0 {
+		t.Fatalf("signed run: %v %v", res, err)
+	}
+	cfg.AccessKeyID, cfg.SecretAccessKey = "", ""
+	if res, err := Run(ctx, cfg); err == nil {
+		t.Fatalf("an unsigned run against a verifying server succeeded: %v", res)
+	}
+}

@@ -149,10 +149,13 @@ type (
 		Not  bool
 		Type string
 	}
-	// Call is a function call; Name is lower case.
+	// Call is a function call; Name is lower case. At is where its name
+	// is, "line:column:length" (1-based, in characters), as DynamoDB's
+	// messages name a position.
 	Call struct {
 		Name string
 		Args []Expr
+		At   string
 	}
 	// SubSelect is the SELECT inside EXISTS(...).
 	SubSelect struct{ Stmt *Statement }

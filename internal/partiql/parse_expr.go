@@ -427,7 +427,7 @@ func (p *parser) call(t token) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Call{Name: name, Args: args}, nil
+	return &Call{Name: name, Args: args, At: p.position(t)}, nil
 }
 
 // numberFits reports whether a number literal's exponent, and its scale (the

@@ -66,10 +66,16 @@ func (p *parser) projection(st *Statement) error {
 // bare message naming the token's 1-based line and column (in characters)
 // and its length.
 func (p *parser) errAggregate(t token) error {
+	return ddberr.Validation("Unexpected path component at " + p.position(t))
+}
+
+// position is where token t is: "line:column:length", 1-based, counted in
+// characters.
+func (p *parser) position(t token) string {
 	before := p.src[:t.pos]
 	line := strings.Count(before, "\n") + 1
 	col := utf8.RuneCountInString(before[strings.LastIndexByte(before, '\n')+1:]) + 1
-	return ddberr.Validation(fmt.Sprintf("Unexpected path component at %d:%d:%d", line, col, len(t.text)))
+	return fmt.Sprintf("%d:%d:%d", line, col, utf8.RuneCountInString(t.text))
 }
 
 // orderBy parses what follows ORDER: BY name [ASC|DESC] {, ...}.

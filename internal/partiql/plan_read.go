@@ -41,6 +41,9 @@ func planSelect(st *Statement, sch Schema, r *renderer, pl *Plan) error {
 		if st.Where == nil {
 			return ddberr.Validation("Must have WHERE clause in the statement when using ORDER BY clause.")
 		}
+		if inOn(conj, keys.Hash) && !orderNames(st, keys.Hash) {
+			return ddberr.Validation("Must have hash key in ORDER BY clause when more than one hash key condition specified in WHERE clause.")
+		}
 		return ddberr.Validation("Must have at least one non-optional hash key condition in WHERE clause when using ORDER BY clause.")
 	}
 	pl.Operation = OpScan
@@ -141,15 +144,24 @@ func isRangeCondition(x Expr, name string) bool {
 }
 
 // planOrder checks ORDER BY names only key attributes and sets the
-// direction of the Query.
+// direction of the Query: the direction given for the sort key; when the
+// ORDER BY names only the partition key of a key with a sort key, the items
+// come in descending sort-key order whatever its direction, as DynamoDB
+// answers (recorded against DynamoDB in eu-west-2 by
+// https://github.com/hectorvent/floci's DynamoDbPartiQLDocumentedSyntaxIntegrationTest).
 func planOrder(st *Statement, keys KeyNames, pl *Plan) error {
+	namesRange := false
 	for _, o := range st.OrderBy {
 		if !keys.isKey(o.Name) {
-			return ddberr.Validation("Variable reference " + o.Name + " in ORDER BY clause must be part of the primary key")
+			return ddberr.Validation("Attribute " + o.Name + " in ORDER BY clause must be part of the primary key")
 		}
 		if o.Name == keys.Range || keys.Range == "" || len(st.OrderBy) == 1 {
 			pl.Descending = o.Desc
 		}
+		namesRange = namesRange || o.Name == keys.Range
+	}
+	if len(st.OrderBy) > 0 && keys.Range != "" && !keys.multi() && !namesRange {
+		pl.Descending = true
 	}
 	return nil
 }
@@ -201,4 +213,24 @@ func planMultiQuery(st *Statement, keys KeyNames, conj []Expr, r *renderer, pl *
 	var err error
 	pl.Filter, err = andAll(r, rest)
 	return true, err
+}
+
+// inOn reports whether a top-level conjunct is an IN on the attribute name.
+func inOn(conj []Expr, name string) bool {
+	for _, c := range conj {
+		if in, ok := c.(*In); ok && isAttr(in.X, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// orderNames reports whether the ORDER BY names the attribute.
+func orderNames(st *Statement, name string) bool {
+	for _, o := range st.OrderBy {
+		if o.Name == name {
+			return true
+		}
+	}
+	return false
 }

@@ -65,8 +65,14 @@ func TestPlan(t *testing.T) {
 			`Query t kc[#n0 = :v0 AND #n1 > :v1] filter[#n2 <> :v2] {#n0=pk #n1=sk #n2=n | :v0={"S":"p"} :v1={"N":"7"} :v2={"N":"3"}}`},
 		{`SELECT * FROM t WHERE pk = 'x' AND begins_with(sk, 'a') ORDER BY sk DESC`,
 			`Query t kc[#n0 = :v0 AND begins_with(#n1, :v1)] desc {#n0=pk #n1=sk | :v0={"S":"x"} :v1={"S":"a"}}`},
+		// ORDER BY the partition key alone reads the sort key descending,
+		// ASC or DESC (recorded against DynamoDB in eu-west-2 by
+		// https://github.com/hectorvent/floci's DynamoDbPartiQLDocumentedSyntaxIntegrationTest).
 		{`SELECT * FROM t WHERE pk = 'x' AND sk = 1 ORDER BY pk`,
-			`Query t kc[#n0 = :v0 AND #n1 = :v1] {#n0=pk #n1=sk | :v0={"S":"x"} :v1={"N":"1"}}`},
+			`Query t kc[#n0 = :v0 AND #n1 = :v1] desc {#n0=pk #n1=sk | :v0={"S":"x"} :v1={"N":"1"}}`},
+		{`SELECT * FROM t WHERE pk = 'x' ORDER BY pk ASC`, `Query t kc[#n0 = :v0] desc {#n0=pk | :v0={"S":"x"}}`},
+		{`SELECT * FROM t WHERE pk = 'x' ORDER BY pk DESC, sk ASC`, `Query t kc[#n0 = :v0] {#n0=pk | :v0={"S":"x"}}`},
+		{`SELECT * FROM t WHERE pk = 'x' ORDER BY sk`, `Query t kc[#n0 = :v0] {#n0=pk | :v0={"S":"x"}}`},
 		{`SELECT * FROM t."byG" WHERE g = 'x' AND sk BETWEEN 1 AND 2`,
 			`Query t.byG kc[#n0 = :v0 AND (#n1 BETWEEN :v1 AND :v2)] {#n0=g #n1=sk | :v0={"S":"x"} :v1={"N":"1"} :v2={"N":"2"}}`},
 		// Anything else: Scan with the WHERE as its filter.
@@ -76,7 +82,7 @@ func TestPlan(t *testing.T) {
 		{`SELECT * FROM t WHERE pk = 'x' AND sk > 1 AND sk < 5`,
 			`Scan t filter[((#n0 = :v0 AND #n1 > :v1) AND #n1 < :v2)] {#n0=pk #n1=sk | :v0={"S":"x"} :v1={"N":"1"} :v2={"N":"5"}}`},
 		{`SELECT * FROM t WHERE a IS NULL AND b IS NOT MISSING AND c IS BOOLEAN AND exists(d) AND missing(e) AND size(f) > 1 AND g IN [1, 2]`,
-			`Scan t filter[(((((((attribute_not_exists(#n0) OR attribute_type(#n0, :v0)) AND attribute_exists(#n1)) AND attribute_type(#n2, :v1)) AND attribute_exists(#n3)) AND attribute_not_exists(#n4)) AND size(#n5) > :v2) AND #n6 IN (:v3, :v4))] {#n0=a #n1=b #n2=c #n3=d #n4=e #n5=f #n6=g | :v0={"S":"NULL"} :v1={"S":"BOOL"} :v2={"N":"1"} :v3={"N":"1"} :v4={"N":"2"}}`},
+			`Scan t filter[((((((attribute_type(#n0, :v0) AND attribute_exists(#n1)) AND attribute_type(#n2, :v1)) AND attribute_exists(#n3)) AND attribute_not_exists(#n4)) AND size(#n5) > :v2) AND #n6 IN (:v3, :v4))] {#n0=a #n1=b #n2=c #n3=d #n4=e #n5=f #n6=g | :v0={"S":"NULL"} :v1={"S":"BOOL"} :v2={"N":"1"} :v3={"N":"1"} :v4={"N":"2"}}`},
 		// INSERT: PutItem unless the key exists.
 		{`INSERT INTO t VALUE {'pk': ?, 'sk': 2, 's': <<'a'>>}`,
 			`PutItem t item[{"pk":{"S":"p"},"s":{"SS":["a"]},"sk":{"N":"2"}}] cond[attribute_not_exists(#n0)] {#n0=pk | }`},
@@ -115,10 +121,22 @@ func TestPlanErrors(t *testing.T) {
 		{`DELETE FROM t WHERE pk = 'x' AND sk = 1 AND sk = 2`, "Multiple conditions on same key sk. Only single item Update/Insert/Delete are supported"},
 		{`SELECT * FROM t ORDER BY pk`, "Must have WHERE clause in the statement when using ORDER BY clause."},
 		{`SELECT * FROM t WHERE a = 1 ORDER BY pk`, "Must have at least one non-optional hash key condition in WHERE clause when using ORDER BY clause."},
-		{`SELECT * FROM t WHERE pk = 'a' ORDER BY a`, "Variable reference a in ORDER BY clause must be part of the primary key"},
+		// The ORDER BY, EXISTS and IN texts below were recorded against
+		// DynamoDB in eu-west-2 by https://github.com/hectorvent/floci's
+		// DynamoDbPartiQLDocumentedSyntaxIntegrationTest.
+		{`SELECT * FROM t WHERE pk = 'a' ORDER BY a`, "Attribute a in ORDER BY clause must be part of the primary key"},
+		{`SELECT * FROM t WHERE pk IN ['a', 'b'] ORDER BY sk DESC`, "Must have hash key in ORDER BY clause when more than one hash key condition specified in WHERE clause."},
+		{`SELECT * FROM t WHERE pk > 'a' ORDER BY sk`, "Must have at least one non-optional hash key condition in WHERE clause when using ORDER BY clause."},
+		{`EXISTS(SELECT * FROM t WHERE pk = 'a' AND sk = 1)`, "EXISTS() must contain a single item read with additional condition"},
+		{`SELECT * FROM t WHERE pk = 'a' AND attribute_type(n, 'X')`, "Invalid attribute type name found; type: X, valid types: {N,BS,L,B,NULL,M,S,SS,NS,BOOL}"},
+		{`SELECT * FROM t WHERE attribute_type(n, 'string')`, "Invalid attribute type name found; type: string, valid types: {N,BS,L,B,NULL,M,S,SS,NS,BOOL}"},
 		{`SELECT * FROM t WHERE a = MISSING`, "MISSING must be compared using IS operator"},
 		{`SELECT * FROM t WHERE a`, "WHERE clause must contain an expression that resolves to a boolean"},
-		{`UPDATE t SET s = set_add(x, <<1>>) WHERE pk = 'x' AND sk = 1`, "The first argument to SET_ADD must equal the assignment value"},
+		// Recorded against DynamoDB in eu-west-2 by https://github.com/hectorvent/floci's
+		// DynamoDbPartiQLDocumentedSyntaxIntegrationTest: the position of the
+		// function's name, line:column:length.
+		{`UPDATE t SET s = set_add(x, <<1>>) WHERE pk = 'x' AND sk = 1`, "The first argument to SET_ADD must equal the assignment value at 1:18:7"},
+		{"UPDATE t\n SET s = SET_DELETE(x, <<1>>) WHERE pk = 'x' AND sk = 1", "The first argument to SET_DELETE must equal the assignment value at 2:10:10"},
 		{`UPDATE t SET s = set_delete(s, [1]) WHERE pk = 'x' AND sk = 1`, "The second argument to SET_DELETE must be a value with type SET"},
 		{`UPDATE t SET s = set_add(s) WHERE pk = 'x' AND sk = 1`, "SET_ADD must have exactly two arguments"},
 		// DynamoDB Local's INSERT key checks (ValidationExceptionMessages).

@@ -76,6 +76,9 @@ func planWrite(st *Statement, sch Schema, r *renderer, pl *Plan) error {
 			pl.Condition = "attribute_not_exists(" + r.name(sch.Hash) + ") OR (" + cond + ")"
 		}
 	case Exists:
+		if cond == "" {
+			return ddberr.Validation("EXISTS() must contain a single item read with additional condition")
+		}
 		pl.Operation = OpConditionOnly
 		pl.Condition = joinAnd(exists(), cond)
 	}
@@ -137,7 +140,7 @@ func setOperand(c *Call, target Path, r *renderer) (string, error) {
 		return "", ddberr.Validation("SET_" + fn + " must have exactly two arguments")
 	}
 	if p, ok := c.Args[0].(*PathExpr); !ok || p.Path.String() != target.String() {
-		return "", ddberr.Validation("The first argument to SET_" + fn + " must equal the assignment value")
+		return "", ddberr.Validation("The first argument to SET_" + fn + " must equal the assignment value at " + c.At)
 	}
 	if !isValue(c.Args[1]) {
 		return "", ddberr.Validation("The second argument to SET_" + fn + " must be a value with type SET")

@@ -197,7 +197,8 @@ var isTypeDescriptors = map[string]string{
 }
 
 // is renders IS [NOT] MISSING as attribute_(not_)exists and the other types
-// as attribute_type. A missing attribute IS NULL, as in PartiQL.
+// as attribute_type: a missing attribute IS NOT NULL (and is not NULL), as
+// DynamoDB answers.
 func (r *renderer) is(x *Is) (string, error) {
 	pe, ok := x.X.(*PathExpr)
 	if !ok {
@@ -211,8 +212,6 @@ func (r *renderer) is(x *Is) (string, error) {
 			return "attribute_exists(" + p + ")", nil
 		}
 		return "attribute_not_exists(" + p + ")", nil
-	case "NULL":
-		s = "(attribute_not_exists(" + p + ") OR attribute_type(" + p + ", " + r.value(item.AttributeValue{Type: item.TypeS, S: "NULL"}) + "))"
 	default:
 		s = "attribute_type(" + p + ", " + r.value(item.AttributeValue{Type: item.TypeS, S: isTypeDescriptors[x.Type]}) + ")"
 	}
@@ -239,6 +238,11 @@ func (r *renderer) callCond(c *Call) (string, error) {
 		if err != nil {
 			return "", err
 		}
+		if c.Name == "attribute_type" {
+			if err := checkTypeName(c.Args[1], r.params); err != nil {
+				return "", err
+			}
+		}
 		v, err := r.operand(c.Args[1])
 		if err != nil {
 			return "", err
@@ -246,4 +250,21 @@ func (r *renderer) callCond(c *Call) (string, error) {
 		return c.Name + "(" + p + ", " + v + ")", nil
 	}
 	return "", errUnsupportedFunction(c.Name)
+}
+
+// checkTypeName refuses an attribute_type whose type is a string that names
+// no DynamoDB type, in DynamoDB's words (its list in DynamoDB's order).
+func checkTypeName(x Expr, params []item.AttributeValue) error {
+	if !isValue(x) {
+		return nil
+	}
+	v, err := Value(x, params)
+	if err != nil || v.Type != item.TypeS {
+		return nil
+	}
+	switch v.S {
+	case "N", "BS", "L", "B", "NULL", "M", "S", "SS", "NS", "BOOL":
+		return nil
+	}
+	return ddberr.Validation("Invalid attribute type name found; type: " + v.S + ", valid types: {N,BS,L,B,NULL,M,S,SS,NS,BOOL}")
 }

@@ -215,7 +215,7 @@ func Evaluate(docs []*Document, req Request) Decision {
 	for _, doc := range docs {
 		for i := range doc.Statement {
 			s := &doc.Statement[i]
-			if !s.matches(req) {
+			if !s.matches(req, doc.Version == "2012-10-17") {
 				continue
 			}
 			if s.Effect == "Deny" {
@@ -227,17 +227,23 @@ func Evaluate(docs []*Document, req Request) Decision {
 	return d
 }
 
-func (s *Statement) matches(req Request) bool {
+// matches reports whether s applies to req; vars says whether policy
+// variables are read (Version 2012-10-17).
+func (s *Statement) matches(req Request, vars bool) bool {
 	if s.Action != nil && !anyMatch(s.Action, req.Action, true) {
 		return false
 	}
 	if s.NotAction != nil && anyMatch(s.NotAction, req.Action, true) {
 		return false
 	}
-	if s.Resource != nil && !anyMatch(s.Resource, req.Resource, false) {
+	resource, notResource := s.Resource, s.NotResource
+	if vars {
+		resource, notResource = resolveList(resource, req.Context), resolveList(notResource, req.Context)
+	}
+	if resource != nil && !anyMatch(resource, req.Resource, false) {
 		return false
 	}
-	if s.NotResource != nil && anyMatch(s.NotResource, req.Resource, false) {
+	if notResource != nil && anyMatch(notResource, req.Resource, false) {
 		return false
 	}
 	for _, keys := range s.Condition {
@@ -249,6 +255,9 @@ func (s *Statement) matches(req Request) bool {
 	}
 	for op, keys := range s.Condition {
 		for key, values := range keys {
+			if vars {
+				values = resolveAll(values, req.Context)
+			}
 			if !conditionHolds(op, values, req.Context[key], hasKey(req.Context, key)) {
 				return false
 			}

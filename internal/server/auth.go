@@ -91,6 +91,7 @@ func setupAuth(ctx context.Context, cfg Config, store storage.Backend, ln net.Li
 		}
 	}
 	acfg.Store = st
+	acfg.Tables = store.GetTable
 	a := auth.New(acfg)
 	stsHandler := &sts.Handler{Auth: a, Store: st}
 	// STS's query protocol (form-encoded POSTs) on the same port.
