@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/extenddb/extenddb/internal/admission"
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/expr"
 	"github.com/extenddb/extenddb/internal/item"
@@ -189,24 +190,29 @@ func (e *Engine) checkBatchGet(in *batchGetItemInput, tables []string) (map[stri
 }
 
 // readBatch reads the keys of a checked BatchGetItem request, leaving the
-// rest unprocessed once the response passes 16 MB.
+// rest unprocessed once the response passes 16 MB or the memory budget of
+// requests in flight has no room for more (admitItems).
 func (e *Engine) readBatch(ctx context.Context, in *batchGetItemInput, tables []string, resolved map[string]*storage.Table, keys map[string][]storage.Key, projs map[string]*expr.Projection) (any, error) {
 	out := &batchGetOutput{responses: map[string][]item.Item{}, unprocessed: map[string]*keysAndAttributes{}, capacity: newBatchCapacity(capacityMode(in.ReturnConsumedCapacity))}
-	bytes := 0
+	bytes, full := 0, false
+	leave := func(name string, ka *keysAndAttributes, i int) {
+		u := out.unprocessed[name]
+		if u == nil {
+			cp := *ka
+			cp.Keys = nil
+			u = &cp
+			out.unprocessed[name] = u
+		}
+		u.Keys = append(u.Keys, ka.Keys[i])
+	}
 	for _, name := range tables {
 		t, ka := resolved[name], in.RequestItems[name]
 		consistent := ka.ConsistentRead != nil && *ka.ConsistentRead
 		got := []item.Item{}
+		use := tableUse{}
 		for i, k := range keys[name] {
-			if bytes > maxBatchGetRespBytes {
-				u := out.unprocessed[name]
-				if u == nil {
-					cp := *ka
-					cp.Keys = nil
-					u = &cp
-					out.unprocessed[name] = u
-				}
-				u.Keys = append(u.Keys, ka.Keys[i])
+			if full || bytes > maxBatchGetRespBytes {
+				leave(name, ka, i)
 				continue
 			}
 			it, err := e.store.GetItem(ctx, t, k, consistent)
@@ -216,13 +222,26 @@ func (e *Engine) readBatch(ctx context.Context, in *batchGetItemInput, tables []
 			size := 0
 			if it != nil {
 				size = item.Size(it)
+				ok, err := admitItems(ctx, size, bytes == 0)
+				if err != nil {
+					return nil, err
+				}
+				if !ok {
+					full = true
+					leave(name, ka, i)
+					continue
+				}
 				bytes += size
 				got = append(got, projectItem(projs[name], it))
+				use.items++
 			}
+			use.bytes += size
+			use.units += readUnits(size, consistent)
 			if cc := out.capacity.of(t.Name); cc != nil {
 				cc.units += readUnits(size, consistent)
 			}
 		}
+		e.meterRead(t, use.items, use.bytes, use.units)
 		out.responses[name] = got
 	}
 	return out, nil
@@ -509,4 +528,17 @@ func (o *batchWriteOutput) AppendJSON(dst []byte) []byte {
 		dst = appendTableLists(dst, sortedKeys(o.metrics), o.metrics, appendMetricsJSON)
 	}
 	return append(dst, '}')
+}
+
+// admitItems charges size bytes of items about to be returned to the
+// request's share of the memory budget (internal/admission). The first
+// items of a response wait for room, and get ThrottlingException if none
+// comes; later ones only take room that is free, and false ends the
+// response early (a shorter page, or keys left unprocessed) so that
+// requests holding part of the budget never wait on each other.
+func admitItems(ctx context.Context, size int, first bool) (bool, error) {
+	if first {
+		return true, admission.ChargeItems(ctx, size)
+	}
+	return admission.TryChargeItems(ctx, size), nil
 }

@@ -38,6 +38,14 @@ type Config struct {
 	// units DynamoDB would charge, and the items and item bytes read or
 	// written. It must not block.
 	OnTableUse func(table, kind string, units float64, items int, bytes int64)
+	// OnStreamRecords, when set, is called with the number of DynamoDB
+	// Streams records the item writes of a request appended (a write that
+	// changes nothing, or to a table without a stream, appends none). It
+	// must not block.
+	OnStreamRecords func(n int)
+	// OnTableDeleted, when set, is called with the name of each table
+	// DeleteTable removed, once it is gone. It must not block.
+	OnTableDeleted func(table string)
 }
 
 // Engine serves DynamoDB operations. It is safe for concurrent use.

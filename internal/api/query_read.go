@@ -219,10 +219,20 @@ func (e *Engine) run(ctx context.Context, p *readPlan, read func(storage.VisitFu
 	var last *storage.Row
 	bytes := 0
 	limited := false
+	var charged error
 	err := read(func(row storage.Row) bool {
 		size := row.Size
 		if size <= 0 {
 			size = item.Size(row.Item)
+		}
+		ok, err := admitItems(ctx, size, len(rows) == 0)
+		if charged = err; err != nil {
+			return false
+		}
+		if !ok {
+			last = &rows[len(rows)-1]
+			limited = true
+			return false
 		}
 		bytes += size
 		rows = append(rows, row)
@@ -233,6 +243,9 @@ func (e *Engine) run(ctx context.Context, p *readPlan, read func(storage.VisitFu
 		}
 		return true
 	})
+	if err == nil {
+		err = charged
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -650,7 +650,15 @@ func (e *Engine) deleteTable(ctx context.Context, r *protocol.Request) (any, err
 		return nil, err
 	}
 	e.forget(account, t.Name)
+	e.tableDeleted(t.Name)
 	return tableDescriptionOutput{d}, nil
+}
+
+// tableDeleted reports a table DeleteTable removed to Config.OnTableDeleted.
+func (e *Engine) tableDeleted(name string) {
+	if e.cfg.OnTableDeleted != nil {
+		e.cfg.OnTableDeleted(name)
+	}
 }
 
 // finishDelete removes a DELETING table once StatusDelay has passed.
@@ -658,6 +666,8 @@ func (e *Engine) finishDelete(account, name string) {
 	e.sleep(e.cfg.StatusDelay)
 	if err := e.store.DeleteTable(context.Background(), account, name); err != nil && err != storage.ErrTableNotFound {
 		e.cfg.Log.Error("deleting table", "table", name, "error", err)
+	} else {
+		e.tableDeleted(name)
 	}
 	e.forget(account, name)
 }

@@ -315,6 +315,7 @@ func (e *Engine) runTransactWrite(ctx context.Context, in *transactWriteItemsInp
 	if err := apply(ctx, ms); err != nil {
 		return nil, asCancellation(err)
 	}
+	e.meterTransactWrite(writes)
 	out := &transactWriteOutput{capacity: newTxCapacity(in.ReturnConsumedCapacity, "WriteCapacityUnits")}
 	for _, w := range writes {
 		if c := out.capacity.of(w.t.Name); c != nil {

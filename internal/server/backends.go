@@ -67,6 +67,7 @@ func openSQLite(ctx context.Context, cfg Config) (storage.Backend, error) {
 		opts.OnCommit = cfg.registry.SQLiteCommit
 	}
 	if cfg.InMemory {
+		opts.Guard = cfg.GuardMemoryDir
 		return sqlite.Open(ctx, opts)
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {

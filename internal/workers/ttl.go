@@ -226,6 +226,10 @@ func (w *TTL) ExpireTable(ctx context.Context, t *storage.Table) (int, error) {
 		total += n
 		if n > 0 {
 			w.cfg.Metrics.TTLExpired(n, now.Sub(time.Unix(rows[len(rows)-1].ExpireAt, 0)))
+			if t.StreamEnabled() {
+				// Every TTL deletion appends a REMOVE record.
+				w.cfg.Metrics.StreamRecordsWritten(n)
+			}
 		}
 		if len(rows) < w.cfg.Batch {
 			break

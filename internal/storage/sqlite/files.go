@@ -104,9 +104,13 @@ func quickCheck(ctx context.Context, conn *sql.Conn, path string, maxBytes int64
 	return nil
 }
 
-// quickCheckLines returns the first problems PRAGMA quick_check reports.
+// maxProblems is how many of quick_check's problems an error names.
+const maxProblems = 5
+
+// quickCheckLines returns the first problems PRAGMA quick_check reports
+// (a row may hold several, one a line).
 func quickCheckLines(ctx context.Context, conn *sql.Conn) ([]string, error) {
-	rows, err := conn.QueryContext(ctx, "PRAGMA quick_check")
+	rows, err := conn.QueryContext(ctx, fmt.Sprintf("PRAGMA quick_check(%d)", maxProblems+1))
 	if err != nil {
 		return nil, mapErr(err)
 	}
@@ -117,8 +121,10 @@ func quickCheckLines(ctx context.Context, conn *sql.Conn) ([]string, error) {
 		if err := rows.Scan(&line); err != nil {
 			return problems, mapErr(err)
 		}
-		if line != "ok" && len(problems) < 5 {
-			problems = append(problems, line)
+		for _, p := range strings.Split(line, "\n") {
+			if p != "ok" && !strings.HasPrefix(p, "*** ") && len(problems) < maxProblems {
+				problems = append(problems, p)
+			}
 		}
 	}
 	return problems, mapErr(rows.Err())

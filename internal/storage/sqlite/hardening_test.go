@@ -193,6 +193,10 @@ func TestDamagedFileRefusedAtStart(t *testing.T) {
 	if !errors.Is(err, storage.ErrCorrupt) || !strings.Contains(err.Error(), "restore the data directory from a backup") {
 		t.Fatalf("damaged file: %v, want ErrCorrupt telling what to do", err)
 	}
+	// The operator gets the first few problems, not SQLite's up to 100.
+	if lines := strings.Count(err.Error(), "\n") + 1; lines > 6 {
+		t.Fatalf("damaged file's message has %d lines, want at most 6:\n%v", lines, err)
+	}
 	// The check can be skipped (e.g. for a very large file); damage then
 	// surfaces on read as ErrCorrupt.
 	b, err = Open(context.Background(), Options{Path: path, QuickCheckMaxBytes: -1})

@@ -64,6 +64,11 @@ type Options struct {
 	// is checked with SQLite's PRAGMA quick_check, and a damaged one is
 	// refused. Default 1 GiB; negative never checks.
 	QuickCheckMaxBytes int64
+	// Guard, when set, is called with the directory of an in-memory
+	// database right after it is created, to arrange its removal should
+	// this process die without Close (see internal/watchdog). An error
+	// fails Open.
+	Guard func(dir string) error
 	// OnCommit, when set, is called by the writer after every group commit
 	// with the number of write requests it applied and the time its COMMIT
 	// took (the WAL fsync, with Synchronous FULL). It must not block.
@@ -137,6 +142,12 @@ func Open(_ context.Context, opts Options) (*Backend, error) {
 		b.tempDir = dir
 		b.path = filepath.Join(dir, "extenddb.db")
 		syncMode = "OFF"
+		if opts.Guard != nil {
+			if err := opts.Guard(dir); err != nil {
+				os.RemoveAll(dir)
+				return nil, fmt.Errorf("sqlite: in-memory database: %w", err)
+			}
+		}
 	}
 	lock, err := lockDatabase(b.path)
 	if err != nil {
