@@ -149,14 +149,18 @@ func Open(_ context.Context, opts Options) (*Backend, error) {
 			}
 		}
 	}
-	lock, err := lockDatabase(b.path)
+	lock := lockDatabase
+	if b.tempDir != "" {
+		lock = lockNewDatabase
+	}
+	lockFile, err := lock(b.path)
 	if err != nil {
 		if b.tempDir != "" {
 			os.RemoveAll(b.tempDir)
 		}
 		return nil, err
 	}
-	b.lock = lock
+	b.lock = lockFile
 	if err := b.open(syncMode, opts); err != nil {
 		b.closeDBs()
 		return nil, err
