@@ -20,7 +20,7 @@ func TestTTLExpiryThroughput(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
-	b, err := sqlite.Open(t.TempDir()+"/db.sqlite", sqlite.Options{})
+	b, err := sqlite.Open(context.Background(), sqlite.Options{Path: t.TempDir() + "/db.sqlite"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestTTLExpiryThroughput(t *testing.T) {
 // ENABLING for Run) and does nothing when PageDelay alone exceeds the
 // time budget. The drain is settled the same way.
 func TestTTLSettleBudget(t *testing.T) {
-	b, err := sqlite.Open(t.TempDir()+"/db.sqlite", sqlite.Options{})
+	b, err := sqlite.Open(context.Background(), sqlite.Options{Path: t.TempDir() + "/db.sqlite"})
 	if err != nil {
 		t.Fatal(err)
 	}
