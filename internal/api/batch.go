@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -113,13 +112,9 @@ func (e *Engine) batchGetItem(ctx context.Context, account string, in *batchGetI
 	if err != nil {
 		return nil, err
 	}
-	resolved := make(map[string]*storage.Table, len(tables))
-	for _, name := range tables {
-		t, err := e.lookup(ctx, account, name, lookupData)
-		if err != nil {
-			return nil, err
-		}
-		resolved[name] = t
+	resolved, err := e.lookupTables(ctx, account, tables)
+	if err != nil {
+		return nil, err
 	}
 	keys := make(map[string][]storage.Key, len(tables))
 	for _, name := range tables {
@@ -252,6 +247,47 @@ func (e *Engine) readBatch(ctx context.Context, in *batchGetItemInput, tables []
 	return out, nil
 }
 
+// lookupTables resolves the tables of a batch request by name, in names'
+// order (the first missing one is the error).
+func (e *Engine) lookupTables(ctx context.Context, account string, names []string) (map[string]*storage.Table, error) {
+	resolved := make(map[string]*storage.Table, len(names))
+	for _, name := range names {
+		t, err := e.lookup(ctx, account, name, lookupData)
+		if err != nil {
+			return nil, err
+		}
+		resolved[name] = t
+	}
+	return resolved, nil
+}
+
+// appendTableLists appends the JSON object {"<table>":[<element>,...],...}
+// of the lists of a response by table name (Responses,
+// ItemCollectionMetrics), the tables in names' order, each element
+// written by elem.
+func appendTableLists[V any](dst []byte, names []string, lists map[string][]V, elem func([]byte, V) []byte) []byte {
+	dst = append(dst, '{')
+	for i, name := range names {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = strconv.AppendQuote(dst, name)
+		dst = append(dst, ":["...)
+		for j, v := range lists[name] {
+			if j > 0 {
+				dst = append(dst, ',')
+			}
+			dst = elem(dst, v)
+		}
+		dst = append(dst, ']')
+	}
+	return append(dst, '}')
+}
+
+// appendMetricsJSON is itemCollectionMetrics.appendJSON as an element
+// writer of appendTableLists.
+func appendMetricsJSON(dst []byte, m *itemCollectionMetrics) []byte { return m.appendJSON(dst) }
+
 type batchGetOutput struct {
 	responses   map[string][]item.Item
 	unprocessed map[string]*keysAndAttributes
@@ -260,27 +296,9 @@ type batchGetOutput struct {
 
 // AppendJSON implements protocol.Appender.
 func (o *batchGetOutput) AppendJSON(dst []byte) []byte {
-	dst = append(dst, `{"Responses":{`...)
-	names := make([]string, 0, len(o.responses))
-	for n := range o.responses {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for i, n := range names {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = strconv.AppendQuote(dst, n)
-		dst = append(dst, ":["...)
-		for j, it := range o.responses[n] {
-			if j > 0 {
-				dst = append(dst, ',')
-			}
-			dst = item.AppendItemJSON(dst, it)
-		}
-		dst = append(dst, ']')
-	}
-	dst = append(dst, `},"UnprocessedKeys":`...)
+	dst = append(dst, `{"Responses":`...)
+	dst = appendTableLists(dst, sortedKeys(o.responses), o.responses, item.AppendItemJSON)
+	dst = append(dst, `,"UnprocessedKeys":`...)
 	u, _ := json.Marshal(o.unprocessed)
 	dst = append(dst, u...)
 	if o.capacity != nil {
@@ -413,13 +431,9 @@ func checkBatchWrite(in *batchWriteItemInput, tables []string) error {
 // batchWrites resolves the tables of a checked BatchWriteItem request, then
 // every request's key, refusing two requests for one item.
 func (e *Engine) batchWrites(ctx context.Context, account string, in *batchWriteItemInput, tables []string) ([]batchWrite, error) {
-	resolved := make(map[string]*storage.Table, len(tables))
-	for _, name := range tables {
-		t, err := e.lookup(ctx, account, name, lookupData)
-		if err != nil {
-			return nil, err
-		}
-		resolved[name] = t
+	resolved, err := e.lookupTables(ctx, account, tables)
+	if err != nil {
+		return nil, err
 	}
 	var writes []batchWrite
 	for _, name := range tables {
@@ -510,22 +524,8 @@ func (o *batchWriteOutput) AppendJSON(dst []byte) []byte {
 		dst = o.capacity.appendJSON(dst)
 	}
 	if o.metrics != nil {
-		dst = append(dst, `,"ItemCollectionMetrics":{`...)
-		for i, name := range sortedKeys(o.metrics) {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = strconv.AppendQuote(dst, name)
-			dst = append(dst, ":["...)
-			for j, m := range o.metrics[name] {
-				if j > 0 {
-					dst = append(dst, ',')
-				}
-				dst = m.appendJSON(dst)
-			}
-			dst = append(dst, ']')
-		}
-		dst = append(dst, '}')
+		dst = append(dst, `,"ItemCollectionMetrics":`...)
+		dst = appendTableLists(dst, sortedKeys(o.metrics), o.metrics, appendMetricsJSON)
 	}
 	return append(dst, '}')
 }

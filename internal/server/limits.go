@@ -29,30 +29,24 @@ var DefaultHTTPLimits = HTTPLimits{
 	AdmissionWait:     time.Second,
 }
 
+// positiveOr is v, or d when v is not positive.
+func positiveOr[T ~int | ~int64](v, d T) T {
+	if v <= 0 {
+		return d
+	}
+	return v
+}
+
 // withDefaults fills the zero fields of l from DefaultHTTPLimits.
 func (l HTTPLimits) withDefaults() HTTPLimits {
 	d := DefaultHTTPLimits
-	if l.ReadHeaderTimeout <= 0 {
-		l.ReadHeaderTimeout = d.ReadHeaderTimeout
-	}
-	if l.ReadTimeout <= 0 {
-		l.ReadTimeout = d.ReadTimeout
-	}
-	if l.WriteTimeout <= 0 {
-		l.WriteTimeout = d.WriteTimeout
-	}
-	if l.IdleTimeout <= 0 {
-		l.IdleTimeout = d.IdleTimeout
-	}
-	if l.MaxConnections <= 0 {
-		l.MaxConnections = d.MaxConnections
-	}
-	if l.MemoryBudget <= 0 {
-		l.MemoryBudget = d.MemoryBudget
-	}
-	if l.AdmissionWait <= 0 {
-		l.AdmissionWait = d.AdmissionWait
-	}
+	l.ReadHeaderTimeout = positiveOr(l.ReadHeaderTimeout, d.ReadHeaderTimeout)
+	l.ReadTimeout = positiveOr(l.ReadTimeout, d.ReadTimeout)
+	l.WriteTimeout = positiveOr(l.WriteTimeout, d.WriteTimeout)
+	l.IdleTimeout = positiveOr(l.IdleTimeout, d.IdleTimeout)
+	l.MaxConnections = positiveOr(l.MaxConnections, d.MaxConnections)
+	l.MemoryBudget = positiveOr(l.MemoryBudget, d.MemoryBudget)
+	l.AdmissionWait = positiveOr(l.AdmissionWait, d.AdmissionWait)
 	return l
 }
 

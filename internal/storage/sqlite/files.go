@@ -49,6 +49,30 @@ func lockDatabase(path string) (*os.File, error) {
 	return f, nil
 }
 
+// lockNewDatabase is lockDatabase for the database of a directory just
+// made for it (an in-memory database): the lock file is created under a
+// temporary name, locked, and only then renamed into place, so that a
+// concurrent sweepMemoryDirs never finds it unlocked (it would take it
+// and remove the new directory).
+func lockNewDatabase(path string) (*os.File, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), ".lock-*")
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: lock %s: %w", path+lockSuffix, err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, fmt.Errorf("sqlite: lock %s: %w", path+lockSuffix, err)
+	}
+	_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	if err := os.Rename(f.Name(), path+lockSuffix); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, fmt.Errorf("sqlite: lock %s: %w", path+lockSuffix, err)
+	}
+	return f, nil
+}
+
 // memoryDirPrefix starts the names of in-memory databases' directories.
 const memoryDirPrefix = "extenddb-"
 
