@@ -61,22 +61,20 @@ func TestSecondServerOnSameDataDir(t *testing.T) {
 	}
 }
 
-// A server with --in-memory that is killed leaves its files in /dev/shm;
-// the next --in-memory server removes them.
+// A server with --in-memory that is killed with SIGKILL leaves nothing in
+// /dev/shm: its watchdog child removes the directory once the server is
+// gone. A stopped server removes it itself.
 func TestKilledInMemoryServerLeavesNothing(t *testing.T) {
 	if _, err := os.Stat("/dev/shm"); err != nil {
 		t.Skip("no /dev/shm")
 	}
+	sqliteOnly(t, "--in-memory directories are SQLite's")
 	s := startServer(t, "--in-memory")
 	dir := memoryDirOf(t, s.Pid())
 	s.kill()
-	if _, err := os.Stat(dir); err != nil {
-		t.Fatalf("killed server's directory %s already gone: %v", dir, err)
-	}
+	waitRemoved(t, dir, 10*time.Second)
+
 	next := startServer(t, "--in-memory")
-	if _, err := os.Stat(dir); !os.IsNotExist(err) {
-		t.Fatalf("directory of the killed server %s still there after the next start (%v)", dir, err)
-	}
 	nextDir := memoryDirOf(t, next.Pid())
 	next.signal(syscall.SIGTERM)
 	if err := next.wait(30 * time.Second); err != nil {
@@ -85,6 +83,62 @@ func TestKilledInMemoryServerLeavesNothing(t *testing.T) {
 	if _, err := os.Stat(nextDir); !os.IsNotExist(err) {
 		t.Fatalf("stopped server left %s (%v)", nextDir, err)
 	}
+}
+
+// When the watchdog dies too (both killed), the next --in-memory start
+// removes what the killed server left.
+func TestNextInMemoryStartSweepsLeftovers(t *testing.T) {
+	if _, err := os.Stat("/dev/shm"); err != nil {
+		t.Skip("no /dev/shm")
+	}
+	sqliteOnly(t, "--in-memory directories are SQLite's")
+	s := startServer(t, "--in-memory")
+	dir := memoryDirOf(t, s.Pid())
+	wd := watchdogOf(t, dir)
+	if err := syscall.Kill(wd, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	s.kill()
+	time.Sleep(300 * time.Millisecond)
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatalf("directory %s gone although its watchdog was killed first: %v", dir, err)
+	}
+	startServer(t, "--in-memory")
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("directory of the killed server %s still there after the next start (%v)", dir, err)
+	}
+}
+
+// waitRemoved fails t unless dir disappears within timeout.
+func waitRemoved(t *testing.T, dir string, timeout time.Duration) {
+	t.Helper()
+	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(dir); os.IsNotExist(err) {
+			return
+		}
+	}
+	t.Fatalf("killed server's directory %s still there after %v", dir, timeout)
+}
+
+// watchdogOf finds the pid of the process watching dir, by its command line.
+func watchdogOf(t *testing.T, dir string) int {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+		for _, c := range cmdlines {
+			b, err := os.ReadFile(c)
+			if err != nil {
+				continue
+			}
+			args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+			if len(args) == 3 && args[1] == "remove-dir-on-exit" && args[2] == dir {
+				pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(c)))
+				return pid
+			}
+		}
+	}
+	t.Fatalf("no watchdog process for %s", dir)
+	return 0
 }
 
 // Pid is the server process's id.

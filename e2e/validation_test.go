@@ -39,6 +39,23 @@ func TestValidationMembers(t *testing.T) {
 	for _, tc := range []struct {
 		name, op, body, errType, message string
 	}{
+		// A top-level member of the wrong JSON type: DynamoDB's deserializer
+		// says "cannot", as for AttributeValue members. Query's Limit sent
+		// as a string, quoted from DynamoDB in
+		// https://github.com/dynamodb-toolbox/dynamodb-toolbox/issues/502
+		{"Query Limit as a string", "Query", `{"TableName":"` + hash + `","Limit":"5"}`, "SerializationException",
+			"STRING_VALUE cannot be converted to Integer"},
+		// The same wording for the other JSON tokens; true and false are
+		// named apart (TRUE_VALUE, FALSE_VALUE), as internal/item does for
+		// AttributeValue members.
+		{"TableName as a number", "GetItem", `{"TableName":12,"Key":{"pk":{"S":"a"}}}`, "SerializationException",
+			"NUMBER_VALUE cannot be converted to String"},
+		{"TableName as true", "GetItem", `{"TableName":true,"Key":{"pk":{"S":"a"}}}`, "SerializationException",
+			"TRUE_VALUE cannot be converted to String"},
+		{"ConsistentRead as a string", "GetItem", `{"TableName":"` + hash + `","ConsistentRead":"yes","Key":{"pk":{"S":"a"}}}`, "SerializationException",
+			"STRING_VALUE cannot be converted to Boolean"},
+		{"Limit as false", "Scan", `{"TableName":"` + hash + `","Limit":false}`, "SerializationException",
+			"FALSE_VALUE cannot be converted to Integer"},
 		// TableName is 1 to 1,024 characters since table ARNs are accepted
 		// in its place; "" violates the minimum only.
 		// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_PutItem.html#DDB-PutItem-request-TableName

@@ -56,6 +56,7 @@ func rootCmd() *cobra.Command {
 	root.AddCommand(certCmd())
 	root.AddCommand(versionCmd())
 	root.AddCommand(healthCmd())
+	root.AddCommand(watchdogCmd())
 	return root
 }
 
@@ -83,6 +84,7 @@ by --config. DynamoDB Local's options (-port, -inMemory, -sharedDb, -dbPath,
 			}
 			cfg := l.cfg
 			cfg.Log = newLogger(cmd.ErrOrStderr(), cfg.LogFormat, cfg.LogLevel)
+			cfg.GuardMemoryDir = guardMemoryDir
 			ownerOnlyFiles()
 			for _, msg := range unusedSettings(v, cmd.Flags(), cfg.Storage) {
 				cfg.Log.Warn(msg)

@@ -120,3 +120,50 @@ func (r *Reservation) Release() {
 func Throttled() *ddberr.Error {
 	return ddberr.Throttling("Rate of requests exceeds the allowed throughput.")
 }
+
+// responseFactor is how many bytes of memory a response holds per byte of
+// item it returns: the items as read, as projected and as encoded.
+const responseFactor = 3
+
+type ctxKey struct{}
+
+// NewContext returns ctx carrying r, so that operations can charge the
+// items they read to the request's reservation (ChargeItems).
+func NewContext(ctx context.Context, r *Reservation) context.Context {
+	return context.WithValue(ctx, ctxKey{}, r)
+}
+
+// ChargeItems adds the memory of n bytes of items (DynamoDB item size) that
+// an operation is about to return to the reservation ctx carries, waiting
+// like Grow; without one it does nothing. Operations call it as they read,
+// so that responses (a BatchGetItem answer can reach 16 MB) count against
+// the budget as request bodies do. Errors: ThrottlingException when the
+// budget stays full, or ctx's error.
+func ChargeItems(ctx context.Context, n int) error {
+	r, _ := ctx.Value(ctxKey{}).(*Reservation)
+	if r == nil || r.b == nil || n <= 0 {
+		return nil
+	}
+	return r.Grow(ctx, r.Held()+responseFactor*int64(n))
+}
+
+// TryChargeItems is ChargeItems without waiting and without the cap at the
+// budget's size: it reports whether the budget had room (always true
+// without a reservation in ctx). Operations
+// use it for all but the first items of a response, and end the response
+// early when it is false, so that requests holding part of the budget never
+// wait on each other.
+func TryChargeItems(ctx context.Context, n int) bool {
+	r, _ := ctx.Value(ctxKey{}).(*Reservation)
+	if r == nil || r.b == nil || n <= 0 {
+		return true
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	want := r.held + responseFactor*int64(n)
+	if want > r.b.size || !r.b.sem.TryAcquire(want-r.held) {
+		return false
+	}
+	r.held = want
+	return true
+}

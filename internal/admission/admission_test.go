@@ -67,3 +67,31 @@ func TestBudgetCapsAndNil(t *testing.T) {
 		t.Fatal("New(0) is a budget")
 	}
 }
+
+// Items a response returns are charged at three times their size; the
+// first charge waits and throttles, later ones only take free room.
+func TestChargeItems(t *testing.T) {
+	bg := context.Background()
+	b := New(1000, 20*time.Millisecond)
+	r := b.Reserve()
+	defer r.Release()
+	ctx := NewContext(bg, r)
+	if err := ChargeItems(ctx, 100); err != nil || r.Held() != 300 {
+		t.Fatalf("ChargeItems(100): %v, held %d, want nil and 300", err, r.Held())
+	}
+	if TryChargeItems(ctx, 300) || r.Held() != 300 {
+		t.Fatalf("TryChargeItems past the budget took it (held %d)", r.Held())
+	}
+	if !TryChargeItems(ctx, 200) || r.Held() != 900 {
+		t.Fatalf("TryChargeItems within the budget refused (held %d)", r.Held())
+	}
+	other := b.Reserve()
+	defer other.Release()
+	err := ChargeItems(NewContext(bg, other), 100)
+	if e := ddberr.As(err); e.Type != "com.amazon.coral.availability#ThrottlingException" {
+		t.Fatalf("ChargeItems on a full budget: %v, want ThrottlingException", err)
+	}
+	if err := ChargeItems(bg, 1<<40); err != nil || !TryChargeItems(bg, 1<<40) {
+		t.Fatalf("a context without a reservation is charged: %v", err)
+	}
+}

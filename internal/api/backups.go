@@ -76,7 +76,7 @@ type createBackupOutput struct {
 	BackupDetails backupDetails `json:"BackupDetails"`
 }
 
-func createBackup(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) createBackup(ctx context.Context, r *protocol.Request) (any, error) {
 	var in createBackupInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
@@ -225,44 +225,42 @@ func describeBackupOf(b *backup.Backup) backupDescription {
 	return backupDescription{BackupDetails: detailsOf(b), SourceTableDetails: src, SourceTableFeatureDetails: f}
 }
 
-func describeBackup(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+// requestedBackup decodes a request whose one member is BackupArn, checks
+// it and finds the caller's backup it names (see backupByArn).
+func (e *Engine) requestedBackup(ctx context.Context, r *protocol.Request) (*backup.Service, *backup.Backup, error) {
 	var in backupArnInput
 	if err := decode(r.Body, &in); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var c constraints
 	backupArnConstraint(&c, in.BackupArn)
 	if err := c.err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	_, b, err := e.backupByArn(ctx, r, *in.BackupArn)
+	return e.backupByArn(ctx, r, *in.BackupArn)
+}
+
+func (e *Engine) describeBackup(ctx context.Context, r *protocol.Request) (any, error) {
+	_, b, err := e.requestedBackup(ctx, r)
 	if err != nil {
 		return nil, err
 	}
 	return backupDescriptionOutput{describeBackupOf(b)}, nil
 }
 
-func deleteBackup(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
-	var in backupArnInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	var c constraints
-	backupArnConstraint(&c, in.BackupArn)
-	if err := c.err(); err != nil {
-		return nil, err
-	}
-	svc, b, err := e.backupByArn(ctx, r, *in.BackupArn)
+func (e *Engine) deleteBackup(ctx context.Context, r *protocol.Request) (any, error) {
+	svc, b, err := e.requestedBackup(ctx, r)
 	if err != nil {
 		return nil, err
 	}
+	arn := b.Params.BackupArn // the requested one (see backupByArn)
 	b, err = svc.Delete(ctx, e.account(r), b.ID)
 	switch {
 	case errors.Is(err, backup.ErrInUse):
 		// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DeleteBackup.html#API_DeleteBackup_Errors
-		return nil, ddberr.BackupInUse("Backup is being created: %s", *in.BackupArn)
+		return nil, ddberr.BackupInUse("Backup is being created: %s", arn)
 	case errors.Is(err, backup.ErrNotFound):
-		return nil, ddberr.BackupNotFound("Backup not found: %s", *in.BackupArn)
+		return nil, ddberr.BackupNotFound("Backup not found: %s", arn)
 	case err != nil:
 		return nil, err
 	}

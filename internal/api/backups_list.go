@@ -44,7 +44,7 @@ func epochTime(s float64) time.Time {
 	return time.Unix(int64(sec), int64(frac*1e9))
 }
 
-func listBackups(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) listBackups(ctx context.Context, r *protocol.Request) (any, error) {
 	var in listBackupsInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
@@ -53,8 +53,7 @@ func listBackups(e *Engine, ctx context.Context, r *protocol.Request) (any, erro
 	if in.TableName != nil {
 		c.name(in.TableName, "tableName")
 	}
-	c.minInt(in.Limit, "limit", 1)
-	c.maxInt(in.Limit, "limit", 100)
+	c.intRange(in.Limit, "limit", 1, 100)
 	if in.ExclusiveStartBackupArn != nil {
 		c.lenRange(in.ExclusiveStartBackupArn, "exclusiveStartBackupArn", 37, 1024)
 	}

@@ -87,8 +87,8 @@ func (e *Engine) backupTable(ctx context.Context, account, name string) (*storag
 	return t, err
 }
 
-func describeContinuousBackups(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
-	var in describeTableInput
+func (e *Engine) describeContinuousBackups(ctx context.Context, r *protocol.Request) (any, error) {
+	var in tableNameInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
 	}
@@ -104,7 +104,7 @@ func describeContinuousBackups(e *Engine, ctx context.Context, r *protocol.Reque
 	return continuousBackupsOf(t, e.now()), nil
 }
 
-func updateContinuousBackups(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) updateContinuousBackups(ctx context.Context, r *protocol.Request) (any, error) {
 	var in updateContinuousBackupsInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
@@ -113,8 +113,7 @@ func updateContinuousBackups(e *Engine, ctx context.Context, r *protocol.Request
 	c.tableName(in.TableName)
 	if spec := in.PointInTimeRecoverySpecification; c.notNull(spec != nil, "pointInTimeRecoverySpecification") {
 		c.notNull(spec.PointInTimeRecoveryEnabled != nil, "pointInTimeRecoverySpecification.pointInTimeRecoveryEnabled")
-		c.minInt(spec.RecoveryPeriodInDays, "pointInTimeRecoverySpecification.recoveryPeriodInDays", 1)
-		c.maxInt(spec.RecoveryPeriodInDays, "pointInTimeRecoverySpecification.recoveryPeriodInDays", 35)
+		c.intRange(spec.RecoveryPeriodInDays, "pointInTimeRecoverySpecification.recoveryPeriodInDays", 1, 35)
 	}
 	if err := c.err(); err != nil {
 		return nil, err

@@ -23,7 +23,7 @@ type restoreTableToPointInTimeInput struct {
 	restoreOverrides
 }
 
-func restoreTableToPointInTime(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) restoreTableToPointInTime(ctx context.Context, r *protocol.Request) (any, error) {
 	var in restoreTableToPointInTimeInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err

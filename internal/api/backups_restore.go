@@ -45,7 +45,7 @@ type restoreOverrides struct {
 	SSESpecificationOverride      map[string]any         `json:"SSESpecificationOverride"`
 }
 
-func restoreTableFromBackup(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) restoreTableFromBackup(ctx context.Context, r *protocol.Request) (any, error) {
 	var in restoreTableFromBackupInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err

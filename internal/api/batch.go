@@ -3,10 +3,10 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/extenddb/extenddb/internal/admission"
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/expr"
 	"github.com/extenddb/extenddb/internal/item"
@@ -112,13 +112,9 @@ func (e *Engine) batchGetItem(ctx context.Context, account string, in *batchGetI
 	if err != nil {
 		return nil, err
 	}
-	resolved := make(map[string]*storage.Table, len(tables))
-	for _, name := range tables {
-		t, err := e.lookup(ctx, account, name, lookupData)
-		if err != nil {
-			return nil, err
-		}
-		resolved[name] = t
+	resolved, err := e.lookupTables(ctx, account, tables)
+	if err != nil {
+		return nil, err
 	}
 	keys := make(map[string][]storage.Key, len(tables))
 	for _, name := range tables {
@@ -194,24 +190,29 @@ func (e *Engine) checkBatchGet(in *batchGetItemInput, tables []string) (map[stri
 }
 
 // readBatch reads the keys of a checked BatchGetItem request, leaving the
-// rest unprocessed once the response passes 16 MB.
+// rest unprocessed once the response passes 16 MB or the memory budget of
+// requests in flight has no room for more (admitItems).
 func (e *Engine) readBatch(ctx context.Context, in *batchGetItemInput, tables []string, resolved map[string]*storage.Table, keys map[string][]storage.Key, projs map[string]*expr.Projection) (any, error) {
 	out := &batchGetOutput{responses: map[string][]item.Item{}, unprocessed: map[string]*keysAndAttributes{}, capacity: newBatchCapacity(capacityMode(in.ReturnConsumedCapacity))}
-	bytes := 0
+	bytes, full := 0, false
+	leave := func(name string, ka *keysAndAttributes, i int) {
+		u := out.unprocessed[name]
+		if u == nil {
+			cp := *ka
+			cp.Keys = nil
+			u = &cp
+			out.unprocessed[name] = u
+		}
+		u.Keys = append(u.Keys, ka.Keys[i])
+	}
 	for _, name := range tables {
 		t, ka := resolved[name], in.RequestItems[name]
 		consistent := ka.ConsistentRead != nil && *ka.ConsistentRead
 		got := []item.Item{}
+		use := tableUse{}
 		for i, k := range keys[name] {
-			if bytes > maxBatchGetRespBytes {
-				u := out.unprocessed[name]
-				if u == nil {
-					cp := *ka
-					cp.Keys = nil
-					u = &cp
-					out.unprocessed[name] = u
-				}
-				u.Keys = append(u.Keys, ka.Keys[i])
+			if full || bytes > maxBatchGetRespBytes {
+				leave(name, ka, i)
 				continue
 			}
 			it, err := e.store.GetItem(ctx, t, k, consistent)
@@ -221,17 +222,71 @@ func (e *Engine) readBatch(ctx context.Context, in *batchGetItemInput, tables []
 			size := 0
 			if it != nil {
 				size = item.Size(it)
+				ok, err := admitItems(ctx, size, bytes == 0)
+				if err != nil {
+					return nil, err
+				}
+				if !ok {
+					full = true
+					leave(name, ka, i)
+					continue
+				}
 				bytes += size
 				got = append(got, projectItem(projs[name], it))
+				use.items++
 			}
+			use.bytes += size
+			use.units += readUnits(size, consistent)
 			if cc := out.capacity.of(t.Name); cc != nil {
 				cc.units += readUnits(size, consistent)
 			}
 		}
+		e.meterRead(t, use.items, use.bytes, use.units)
 		out.responses[name] = got
 	}
 	return out, nil
 }
+
+// lookupTables resolves the tables of a batch request by name, in names'
+// order (the first missing one is the error).
+func (e *Engine) lookupTables(ctx context.Context, account string, names []string) (map[string]*storage.Table, error) {
+	resolved := make(map[string]*storage.Table, len(names))
+	for _, name := range names {
+		t, err := e.lookup(ctx, account, name, lookupData)
+		if err != nil {
+			return nil, err
+		}
+		resolved[name] = t
+	}
+	return resolved, nil
+}
+
+// appendTableLists appends the JSON object {"<table>":[<element>,...],...}
+// of the lists of a response by table name (Responses,
+// ItemCollectionMetrics), the tables in names' order, each element
+// written by elem.
+func appendTableLists[V any](dst []byte, names []string, lists map[string][]V, elem func([]byte, V) []byte) []byte {
+	dst = append(dst, '{')
+	for i, name := range names {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = strconv.AppendQuote(dst, name)
+		dst = append(dst, ":["...)
+		for j, v := range lists[name] {
+			if j > 0 {
+				dst = append(dst, ',')
+			}
+			dst = elem(dst, v)
+		}
+		dst = append(dst, ']')
+	}
+	return append(dst, '}')
+}
+
+// appendMetricsJSON is itemCollectionMetrics.appendJSON as an element
+// writer of appendTableLists.
+func appendMetricsJSON(dst []byte, m *itemCollectionMetrics) []byte { return m.appendJSON(dst) }
 
 type batchGetOutput struct {
 	responses   map[string][]item.Item
@@ -241,27 +296,9 @@ type batchGetOutput struct {
 
 // AppendJSON implements protocol.Appender.
 func (o *batchGetOutput) AppendJSON(dst []byte) []byte {
-	dst = append(dst, `{"Responses":{`...)
-	names := make([]string, 0, len(o.responses))
-	for n := range o.responses {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for i, n := range names {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = strconv.AppendQuote(dst, n)
-		dst = append(dst, ":["...)
-		for j, it := range o.responses[n] {
-			if j > 0 {
-				dst = append(dst, ',')
-			}
-			dst = item.AppendItemJSON(dst, it)
-		}
-		dst = append(dst, ']')
-	}
-	dst = append(dst, `},"UnprocessedKeys":`...)
+	dst = append(dst, `{"Responses":`...)
+	dst = appendTableLists(dst, sortedKeys(o.responses), o.responses, item.AppendItemJSON)
+	dst = append(dst, `,"UnprocessedKeys":`...)
 	u, _ := json.Marshal(o.unprocessed)
 	dst = append(dst, u...)
 	if o.capacity != nil {
@@ -394,13 +431,9 @@ func checkBatchWrite(in *batchWriteItemInput, tables []string) error {
 // batchWrites resolves the tables of a checked BatchWriteItem request, then
 // every request's key, refusing two requests for one item.
 func (e *Engine) batchWrites(ctx context.Context, account string, in *batchWriteItemInput, tables []string) ([]batchWrite, error) {
-	resolved := make(map[string]*storage.Table, len(tables))
-	for _, name := range tables {
-		t, err := e.lookup(ctx, account, name, lookupData)
-		if err != nil {
-			return nil, err
-		}
-		resolved[name] = t
+	resolved, err := e.lookupTables(ctx, account, tables)
+	if err != nil {
+		return nil, err
 	}
 	var writes []batchWrite
 	for _, name := range tables {
@@ -491,22 +524,21 @@ func (o *batchWriteOutput) AppendJSON(dst []byte) []byte {
 		dst = o.capacity.appendJSON(dst)
 	}
 	if o.metrics != nil {
-		dst = append(dst, `,"ItemCollectionMetrics":{`...)
-		for i, name := range sortedKeys(o.metrics) {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = strconv.AppendQuote(dst, name)
-			dst = append(dst, ":["...)
-			for j, m := range o.metrics[name] {
-				if j > 0 {
-					dst = append(dst, ',')
-				}
-				dst = m.appendJSON(dst)
-			}
-			dst = append(dst, ']')
-		}
-		dst = append(dst, '}')
+		dst = append(dst, `,"ItemCollectionMetrics":`...)
+		dst = appendTableLists(dst, sortedKeys(o.metrics), o.metrics, appendMetricsJSON)
 	}
 	return append(dst, '}')
+}
+
+// admitItems charges size bytes of items about to be returned to the
+// request's share of the memory budget (internal/admission). The first
+// items of a response wait for room, and get ThrottlingException if none
+// comes; later ones only take room that is free, and false ends the
+// response early (a shorter page, or keys left unprocessed) so that
+// requests holding part of the budget never wait on each other.
+func admitItems(ctx context.Context, size int, first bool) (bool, error) {
+	if first {
+		return true, admission.ChargeItems(ctx, size)
+	}
+	return admission.TryChargeItems(ctx, size), nil
 }

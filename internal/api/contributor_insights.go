@@ -64,7 +64,7 @@ func globalIndex(t *storage.Table, name string) *storage.Index {
 	return nil
 }
 
-func describeContributorInsights(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) describeContributorInsights(ctx context.Context, r *protocol.Request) (any, error) {
 	var in contributorInsightsInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
@@ -130,14 +130,7 @@ func insightsRules(t *storage.Table, index string, ci storage.ContributorInsight
 	return out
 }
 
-type updateContributorInsightsOutput struct {
-	TableName                 string `json:"TableName"`
-	IndexName                 string `json:"IndexName,omitempty"`
-	ContributorInsightsStatus string `json:"ContributorInsightsStatus"`
-	ContributorInsightsMode   string `json:"ContributorInsightsMode,omitempty"`
-}
-
-func updateContributorInsights(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) updateContributorInsights(ctx context.Context, r *protocol.Request) (any, error) {
 	var in contributorInsightsInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
@@ -159,7 +152,7 @@ func updateContributorInsights(e *Engine, ctx context.Context, r *protocol.Reque
 			mode = *in.ContributorInsightsMode
 		}
 	}
-	t, err := e.store.UpdateTable(ctx, cur.Account, cur.Name, func(t *storage.Table) error {
+	t, err := e.updateCatalog(ctx, cur, func(t *storage.Table) error {
 		if t.ContributorInsights == nil {
 			t.ContributorInsights = map[string]storage.ContributorInsights{}
 		}
@@ -171,10 +164,9 @@ func updateContributorInsights(e *Engine, ctx context.Context, r *protocol.Reque
 		return nil
 	})
 	if err != nil {
-		return nil, catalogErr(err, cur.Name)
+		return nil, err
 	}
-	e.remember(t)
-	out := updateContributorInsightsOutput{TableName: t.Name, IndexName: index, ContributorInsightsStatus: "DISABLING"}
+	out := contributorInsightsSummary{TableName: t.Name, IndexName: index, ContributorInsightsStatus: "DISABLING"}
 	if enable {
 		out.ContributorInsightsStatus, out.ContributorInsightsMode = "ENABLING", mode
 	}
@@ -187,6 +179,8 @@ type listContributorInsightsInput struct {
 	MaxResults *int64  `json:"MaxResults"`
 }
 
+// contributorInsightsSummary is an element of ListContributorInsights'
+// output, and UpdateContributorInsights' output.
 type contributorInsightsSummary struct {
 	TableName                 string `json:"TableName"`
 	IndexName                 string `json:"IndexName,omitempty"`
@@ -203,7 +197,7 @@ type listContributorInsightsOutput struct {
 // ever changed (never-touched ones are DISABLED and not listed), ordered by
 // table then index, MaxResults (at most 100, default 100) at a time; the
 // NextToken is the position of the next summary.
-func listContributorInsights(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) listContributorInsights(ctx context.Context, r *protocol.Request) (any, error) {
 	var in listContributorInsightsInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err

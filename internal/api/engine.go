@@ -5,6 +5,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -38,6 +39,14 @@ type Config struct {
 	// units DynamoDB would charge, and the items and item bytes read or
 	// written. It must not block.
 	OnTableUse func(table, kind string, units float64, items int, bytes int64)
+	// OnStreamRecords, when set, is called with the number of DynamoDB
+	// Streams records the item writes of a request appended (a write that
+	// changes nothing, or to a table without a stream, appends none). It
+	// must not block.
+	OnStreamRecords func(n int)
+	// OnTableDeleted, when set, is called with the name of each table
+	// DeleteTable removed, once it is gone. It must not block.
+	OnTableDeleted func(table string)
 }
 
 // Engine serves DynamoDB operations. It is safe for concurrent use.
@@ -144,7 +153,7 @@ func decode(body []byte, v any) error {
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return ddberr.Serialization("%s", serializationMessage(te))
+		return ddberr.Serialization("%s", serializationMessage(te, body))
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
@@ -156,15 +165,24 @@ func decode(body []byte, v any) error {
 }
 
 // serializationMessage words a JSON type mismatch the way DynamoDB's
-// deserializer does.
-func serializationMessage(te *json.UnmarshalTypeError) string {
+// deserializer does: "<TOKEN> cannot be converted to <Type>", the token
+// being STRING_VALUE, NUMBER_VALUE, TRUE_VALUE or FALSE_VALUE, as for
+// AttributeValue members (internal/item). body is the request, used to
+// tell true from false (te.Offset is just past the offending value).
+func serializationMessage(te *json.UnmarshalTypeError, body []byte) string {
 	switch te.Value {
 	case "object":
 		return "Start of structure or map found where not expected."
 	case "array":
 		return "Start of list found where not expected"
 	}
-	got := map[string]string{"string": "STRING_VALUE", "number": "NUMBER_VALUE", "bool": "VALUE_BOOLEAN"}[te.Value]
+	got := map[string]string{"string": "STRING_VALUE", "number": "NUMBER_VALUE"}[te.Value]
+	if te.Value == "bool" {
+		got = "FALSE_VALUE"
+		if off := int(te.Offset); off <= len(body) && bytes.HasSuffix(body[:off], []byte("true")) {
+			got = "TRUE_VALUE"
+		}
+	}
 	if got == "" {
 		got = "VALUE"
 	}
@@ -181,7 +199,7 @@ func serializationMessage(te *json.UnmarshalTypeError) string {
 			return "Unexpected value type in payload"
 		}
 	}
-	return got + " can not be converted to " + want
+	return got + " cannot be converted to " + want
 }
 
 func (e *Engine) sleep(d time.Duration) { time.Sleep(d) }

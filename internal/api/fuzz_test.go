@@ -30,7 +30,7 @@ func FuzzServe(f *testing.F) {
 		f.Add(uint8(i), []byte(s))
 	}
 	dir := f.TempDir()
-	store, err := sqlite.Open(filepath.Join(dir, "fuzz.sqlite"), sqlite.Options{})
+	store, err := sqlite.Open(context.Background(), sqlite.Options{Path: filepath.Join(dir, "fuzz.sqlite")})
 	if err != nil {
 		f.Fatal(err)
 	}

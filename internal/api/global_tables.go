@@ -45,7 +45,7 @@ func checkGlobalTableName(in *globalTableInput) error {
 
 // globalTableNotFound serves DescribeGlobalTable, UpdateGlobalTable,
 // DescribeGlobalTableSettings and UpdateGlobalTableSettings.
-func globalTableNotFound(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) globalTableNotFound(ctx context.Context, r *protocol.Request) (any, error) {
 	var in globalTableInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
@@ -59,7 +59,7 @@ func globalTableNotFound(e *Engine, ctx context.Context, r *protocol.Request) (a
 // createGlobalTable checks that the table exists in every region of the
 // replication group, as DynamoDB does, and then refuses: this server does
 // not replicate tables between regions.
-func createGlobalTable(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) createGlobalTable(ctx context.Context, r *protocol.Request) (any, error) {
 	var in globalTableInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
@@ -94,7 +94,7 @@ type listGlobalTablesInput struct {
 	RegionName                    *string `json:"RegionName"`
 }
 
-func listGlobalTables(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) listGlobalTables(ctx context.Context, r *protocol.Request) (any, error) {
 	var in listGlobalTablesInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
@@ -108,27 +108,14 @@ func listGlobalTables(e *Engine, ctx context.Context, r *protocol.Request) (any,
 	return map[string][]struct{}{"GlobalTables": {}}, nil
 }
 
-type replicaAutoScalingInput struct {
-	TableName *string `json:"TableName"`
-}
-
 type tableAutoScalingDescription struct {
 	TableName   string     `json:"TableName"`
 	TableStatus string     `json:"TableStatus"`
 	Replicas    []struct{} `json:"Replicas"`
 }
 
-func describeTableReplicaAutoScaling(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
-	var in replicaAutoScalingInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	var c constraints
-	c.tableName(in.TableName)
-	if err := c.err(); err != nil {
-		return nil, err
-	}
-	t, err := e.lookup(ctx, e.account(r), *in.TableName, lookupControl)
+func (e *Engine) describeTableReplicaAutoScaling(ctx context.Context, r *protocol.Request) (any, error) {
+	t, err := e.namedTable(ctx, r)
 	if err != nil {
 		return nil, err
 	}
@@ -140,17 +127,8 @@ func describeTableReplicaAutoScaling(e *Engine, ctx context.Context, r *protocol
 // updateTableReplicaAutoScaling refuses, after validating the table, as
 // DynamoDB refuses it for a table that has no replicas: auto scaling
 // settings belong to Application Auto Scaling, which is not served here.
-func updateTableReplicaAutoScaling(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
-	var in replicaAutoScalingInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	var c constraints
-	c.tableName(in.TableName)
-	if err := c.err(); err != nil {
-		return nil, err
-	}
-	t, err := e.lookup(ctx, e.account(r), *in.TableName, lookupControl)
+func (e *Engine) updateTableReplicaAutoScaling(ctx context.Context, r *protocol.Request) (any, error) {
+	t, err := e.namedTable(ctx, r)
 	if err != nil {
 		return nil, err
 	}

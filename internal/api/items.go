@@ -29,6 +29,26 @@ type conditionalWrite struct {
 
 func (w *conditionalWrite) tableName() string { return *w.TableName }
 
+// checkConditionParams checks how the write's condition is given: not
+// both ConditionExpression and the legacy Expected/ConditionalOperator,
+// expression attribute maps only with an expression, ConditionalOperator
+// only with two or more Expected entries.
+func (w *conditionalWrite) checkConditionParams() error {
+	if err := checkParams(map[string]bool{"ConditionExpression": w.ConditionExpression != nil, "Expected": w.Expected != nil, "ConditionalOperator": w.ConditionalOperator != nil},
+		condExprParams, condLegacyParams, w.ExpressionAttributeNames != nil, w.ExpressionAttributeValues != nil); err != nil {
+		return err
+	}
+	return expr.CheckConditionalOperator(w.ConditionalOperator, len(w.Expected))
+}
+
+// parseCondition parses the write's ConditionExpression or Expected into
+// w.cond (nil when it has none).
+func (e *Engine) parseCondition(w *conditionalWrite) error {
+	var err error
+	w.cond, err = e.writeCondition(w.ConditionExpression, w.Expected, w.ConditionalOperator, w.ExpressionAttributeNames, w.ExpressionAttributeValues)
+	return err
+}
+
 // Accessors of the shared members, for the rule tables.
 func cwTable(w *conditionalWrite) *string        { return w.TableName }
 func cwCapacity(w *conditionalWrite) *string     { return w.ReturnConsumedCapacity }
@@ -104,11 +124,7 @@ var putItemOp = &tableOp[putItemInput]{
 // checkPutItem is PutItem's checks before its table: parameter families,
 // the item's values, ReturnValues, the item's size, then the condition.
 func (e *Engine) checkPutItem(in *putItemInput) error {
-	if err := checkParams(map[string]bool{"ConditionExpression": in.ConditionExpression != nil, "Expected": in.Expected != nil, "ConditionalOperator": in.ConditionalOperator != nil},
-		condExprParams, condLegacyParams, in.ExpressionAttributeNames != nil, in.ExpressionAttributeValues != nil); err != nil {
-		return err
-	}
-	if err := expr.CheckConditionalOperator(in.ConditionalOperator, len(in.Expected)); err != nil {
+	if err := in.checkConditionParams(); err != nil {
 		return err
 	}
 	if err := checkItemNames(in.Item); err != nil {
@@ -123,9 +139,7 @@ func (e *Engine) checkPutItem(in *putItemInput) error {
 	if item.Size(in.Item) > maxItemBytes {
 		return ddberr.Validation("Item size has exceeded the maximum allowed size")
 	}
-	var err error
-	in.cond, err = e.writeCondition(in.ConditionExpression, in.Expected, in.ConditionalOperator, in.ExpressionAttributeNames, in.ExpressionAttributeValues)
-	return err
+	return e.parseCondition(&in.conditionalWrite)
 }
 
 // putItem writes a checked PutItem request to its table.
@@ -362,11 +376,7 @@ var deleteItemOp = &tableOp[deleteItemInput]{
 // checkDeleteItem is DeleteItem's checks before its table: parameter
 // families, the key's values, ReturnValues, then the condition.
 func (e *Engine) checkDeleteItem(in *deleteItemInput) error {
-	if err := checkParams(map[string]bool{"ConditionExpression": in.ConditionExpression != nil, "Expected": in.Expected != nil, "ConditionalOperator": in.ConditionalOperator != nil},
-		condExprParams, condLegacyParams, in.ExpressionAttributeNames != nil, in.ExpressionAttributeValues != nil); err != nil {
-		return err
-	}
-	if err := expr.CheckConditionalOperator(in.ConditionalOperator, len(in.Expected)); err != nil {
+	if err := in.checkConditionParams(); err != nil {
 		return err
 	}
 	if err := validateItemValues(in.Key); err != nil {
@@ -375,9 +385,7 @@ func (e *Engine) checkDeleteItem(in *deleteItemInput) error {
 	if rv := returnValuesMode(in.ReturnValues); rv != "NONE" && rv != "ALL_OLD" {
 		return errOnlyAllOld()
 	}
-	var err error
-	in.cond, err = e.writeCondition(in.ConditionExpression, in.Expected, in.ConditionalOperator, in.ExpressionAttributeNames, in.ExpressionAttributeValues)
-	return err
+	return e.parseCondition(&in.conditionalWrite)
 }
 
 // deleteItem deletes a checked DeleteItem request's item.

@@ -1,8 +1,9 @@
 package api
 
 import (
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/extenddb/extenddb/internal/ddberr"
@@ -121,12 +122,7 @@ func errMessage(err error) string {
 }
 
 func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+	return slices.Sorted(maps.Keys(m))
 }
 
 func joinComma(s []string) string { return strings.Join(s, ", ") }

@@ -21,7 +21,7 @@ import (
 //	bin    pk B
 func itemEngine(t testing.TB) *Engine {
 	t.Helper()
-	store, err := sqlite.Open(filepath.Join(t.TempDir(), "items.sqlite"), sqlite.Options{Synchronous: "OFF"})
+	store, err := sqlite.Open(t.Context(), sqlite.Options{Path: filepath.Join(t.TempDir(), "items.sqlite"), Synchronous: "OFF"})
 	if err != nil {
 		t.Fatal(err)
 	}

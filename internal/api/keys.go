@@ -117,6 +117,24 @@ func checkEmptyKeyValue(v item.AttributeValue, name string) error {
 	return nil
 }
 
+// setKeyPart checks the value of key attribute name (the partition key
+// for i 0, the sort key for i 1): not empty, not over the size limit; and
+// sets its encoding in k.
+func setKeyPart(k *storage.Key, i int, name string, v item.AttributeValue) error {
+	if err := checkEmptyKeyValue(v, name); err != nil {
+		return err
+	}
+	if err := checkKeyValueSize(v, i == 0); err != nil {
+		return err
+	}
+	if i == 0 {
+		k.PK = item.EncodeKey(v)
+	} else {
+		k.SK = item.EncodeKey(v)
+	}
+	return nil
+}
+
 // tableKey validates the Key member of GetItem, DeleteItem, UpdateItem and
 // the batch operations against the table's key schema and returns it
 // encoded. The Key must hold exactly the key attributes, each of its declared
@@ -138,16 +156,8 @@ func requestKey(t *storage.Table, ks keySchema, key item.Item) (storage.Key, err
 	}
 	for i, name := range ks.names() {
 		v := key[name]
-		if err := checkEmptyKeyValue(v, name); err != nil {
+		if err := setKeyPart(&k, i, name, v); err != nil {
 			return storage.Key{}, err
-		}
-		if err := checkKeyValueSize(v, i == 0); err != nil {
-			return storage.Key{}, err
-		}
-		if i == 0 {
-			k.PK = item.EncodeKey(v)
-		} else {
-			k.SK = item.EncodeKey(v)
 		}
 	}
 	return k, nil
@@ -170,16 +180,8 @@ func itemKey(t *storage.Table, ks keySchema, it item.Item) (storage.Key, error) 
 		if v.Type != want {
 			return storage.Key{}, invalid("Type mismatch for key %s expected: %s actual: %s", name, want, v.Type)
 		}
-		if err := checkEmptyKeyValue(v, name); err != nil {
+		if err := setKeyPart(&k, i, name, v); err != nil {
 			return storage.Key{}, err
-		}
-		if err := checkKeyValueSize(v, i == 0); err != nil {
-			return storage.Key{}, err
-		}
-		if i == 0 {
-			k.PK = item.EncodeKey(v)
-		} else {
-			k.SK = item.EncodeKey(v)
 		}
 	}
 	return k, checkIndexKeys(t, it)

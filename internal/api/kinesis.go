@@ -48,17 +48,12 @@ type kinesisDestinationDescription struct {
 	ApproximateCreationDateTimePrecision string `json:"ApproximateCreationDateTimePrecision,omitempty"`
 }
 
-func describeKinesisStreamingDestination(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) describeKinesisStreamingDestination(ctx context.Context, r *protocol.Request) (any, error) {
 	var in kinesisDestinationInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
 	}
-	var c constraints
-	c.tableName(in.TableName)
-	if err := c.err(); err != nil {
-		return nil, err
-	}
-	t, err := e.lookup(ctx, e.account(r), *in.TableName, lookupControl)
+	t, err := e.controlTable(ctx, r, in.TableName)
 	if err != nil {
 		return nil, err
 	}
@@ -73,6 +68,28 @@ func describeKinesisStreamingDestination(e *Engine, ctx context.Context, r *prot
 		})
 	}
 	return out, nil
+}
+
+// kinesisRequest decodes a request of Enable, Disable or (update set)
+// UpdateKinesisStreamingDestination, checks its members and resolves its
+// table.
+func (e *Engine) kinesisRequest(ctx context.Context, r *protocol.Request, update bool) (*kinesisDestinationInput, *storage.Table, error) {
+	in := new(kinesisDestinationInput)
+	if err := decode(r.Body, in); err != nil {
+		return nil, nil, err
+	}
+	cfg, path := in.EnableKinesisStreamingConfiguration, "enableKinesisStreamingConfiguration"
+	if update {
+		cfg, path = in.UpdateKinesisStreamingConfiguration, "updateKinesisStreamingConfiguration"
+	}
+	if err := checkKinesisInput(in, cfg, path); err != nil {
+		return nil, nil, err
+	}
+	t, err := e.lookup(ctx, e.account(r), *in.TableName, lookupControl)
+	if err != nil {
+		return nil, nil, err
+	}
+	return in, t, nil
 }
 
 // checkKinesisInput validates the members shared by Enable, Disable and
@@ -98,15 +115,8 @@ func findDestination(t *storage.Table, arn string) *storage.KinesisDestination {
 	return nil
 }
 
-func enableKinesisStreamingDestination(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
-	var in kinesisDestinationInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	if err := checkKinesisInput(&in, in.EnableKinesisStreamingConfiguration, "enableKinesisStreamingConfiguration"); err != nil {
-		return nil, err
-	}
-	cur, err := e.lookup(ctx, e.account(r), *in.TableName, lookupControl)
+func (e *Engine) enableKinesisStreamingDestination(ctx context.Context, r *protocol.Request) (any, error) {
+	in, cur, err := e.kinesisRequest(ctx, r, false)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +124,7 @@ func enableKinesisStreamingDestination(e *Engine, ctx context.Context, r *protoc
 	if cfg := in.EnableKinesisStreamingConfiguration; cfg != nil && cfg.ApproximateCreationDateTimePrecision != nil {
 		precision = *cfg.ApproximateCreationDateTimePrecision
 	}
-	t, err := e.store.UpdateTable(ctx, cur.Account, cur.Name, func(t *storage.Table) error {
+	t, err := e.updateCatalog(ctx, cur, func(t *storage.Table) error {
 		d := findDestination(t, *in.StreamArn)
 		if d != nil && (d.Status == "ACTIVE" || d.Status == "ENABLING") {
 			return ddberr.ResourceInUse("Table: %s is already streaming to Kinesis stream: %s", t.Name, *in.StreamArn)
@@ -128,28 +138,20 @@ func enableKinesisStreamingDestination(e *Engine, ctx context.Context, r *protoc
 		return nil
 	})
 	if err != nil {
-		return nil, catalogErr(err, cur.Name)
+		return nil, err
 	}
-	e.remember(t)
 	return kinesisDestinationOutput{
 		TableName: t.Name, StreamArn: *in.StreamArn, DestinationStatus: "ENABLING",
 		EnableKinesisStreamingConfiguration: &kinesisStreamingConfiguration{ApproximateCreationDateTimePrecision: &precision},
 	}, nil
 }
 
-func disableKinesisStreamingDestination(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
-	var in kinesisDestinationInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	if err := checkKinesisInput(&in, in.EnableKinesisStreamingConfiguration, "enableKinesisStreamingConfiguration"); err != nil {
-		return nil, err
-	}
-	cur, err := e.lookup(ctx, e.account(r), *in.TableName, lookupControl)
+func (e *Engine) disableKinesisStreamingDestination(ctx context.Context, r *protocol.Request) (any, error) {
+	in, cur, err := e.kinesisRequest(ctx, r, false)
 	if err != nil {
 		return nil, err
 	}
-	t, err := e.store.UpdateTable(ctx, cur.Account, cur.Name, func(t *storage.Table) error {
+	t, err := e.updateCatalog(ctx, cur, func(t *storage.Table) error {
 		d := findDestination(t, *in.StreamArn)
 		if d == nil || d.Status == "DISABLED" {
 			return errNoDestination(t.Name, *in.StreamArn)
@@ -158,9 +160,8 @@ func disableKinesisStreamingDestination(e *Engine, ctx context.Context, r *proto
 		return nil
 	})
 	if err != nil {
-		return nil, catalogErr(err, cur.Name)
+		return nil, err
 	}
-	e.remember(t)
 	return kinesisDestinationOutput{TableName: t.Name, StreamArn: *in.StreamArn, DestinationStatus: "DISABLING",
 		EnableKinesisStreamingConfiguration: in.EnableKinesisStreamingConfiguration}, nil
 }
@@ -172,15 +173,8 @@ func errNoDestination(table, arn string) error {
 // updateKinesisStreamingDestination changes the precision of an ACTIVE
 // destination; as no destination becomes ACTIVE here, a valid request is
 // refused as DynamoDB refuses one for a destination that is not active.
-func updateKinesisStreamingDestination(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
-	var in kinesisDestinationInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	if err := checkKinesisInput(&in, in.UpdateKinesisStreamingConfiguration, "updateKinesisStreamingConfiguration"); err != nil {
-		return nil, err
-	}
-	t, err := e.lookup(ctx, e.account(r), *in.TableName, lookupControl)
+func (e *Engine) updateKinesisStreamingDestination(ctx context.Context, r *protocol.Request) (any, error) {
+	in, t, err := e.kinesisRequest(ctx, r, true)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"time"
 
 	"github.com/extenddb/extenddb/internal/item"
 	"github.com/extenddb/extenddb/internal/storage"
@@ -10,8 +11,11 @@ import (
 // Table use reported to Config.OnTableUse, for the per-table metrics
 // (docs/operations.md): capacity units as DynamoDB counts them, whether or
 // not the request asked for ReturnConsumedCapacity, items and item bytes.
-// Covered: GetItem, Query, Scan (reads) and every write through
-// Engine.mutate (PutItem, UpdateItem, DeleteItem, BatchWriteItem).
+// Covered: GetItem, BatchGetItem, TransactGetItems, Query, Scan (reads),
+// every write through Engine.mutate (PutItem, UpdateItem, DeleteItem,
+// BatchWriteItem) and TransactWriteItems (writes; a ConditionCheck counts
+// its capacity but no item). PartiQL statements run as these operations and
+// are counted by them.
 
 // Kinds of table use.
 const (
@@ -24,6 +28,12 @@ func (e *Engine) meterRead(t *storage.Table, items, bytes int, units float64) {
 	if e.cfg.OnTableUse != nil {
 		e.cfg.OnTableUse(t.Name, useRead, units, items, int64(bytes))
 	}
+}
+
+// tableUse sums one table's reads of a request.
+type tableUse struct {
+	units        float64
+	items, bytes int
 }
 
 // meteredMutate is mutate reporting the write it applied: the units
@@ -39,6 +49,10 @@ func (e *Engine) meteredMutate(ctx context.Context, t *storage.Table, key storag
 	if err != nil {
 		return err
 	}
+	e.meterStream(t, old, nw)
+	if e.cfg.OnTableUse == nil {
+		return nil
+	}
 	c := &consumed{table: t.Name}
 	c.chargeWrite(t, old, nw)
 	size := 0
@@ -47,4 +61,81 @@ func (e *Engine) meteredMutate(ctx context.Context, t *storage.Table, key storag
 	}
 	e.cfg.OnTableUse(t.Name, useWrite, c.total(), 1, int64(size))
 	return nil
+}
+
+// meterStream reports the stream record one applied write of t appended:
+// one when t has a stream and the write changed the item, as
+// storage.StreamRecordFor decides for every backend.
+func (e *Engine) meterStream(t *storage.Table, old, nw item.Item) {
+	if e.cfg.OnStreamRecords == nil || !t.StreamEnabled() {
+		return
+	}
+	if storage.StreamRecordFor(t, old, nw, nil, time.Time{}) != nil {
+		e.cfg.OnStreamRecords(1)
+	}
+}
+
+// meterTransactWrite reports the writes of a committed TransactWriteItems
+// transaction, per table: the units charged (as txWriteCost counts them),
+// the items put, updated or deleted, and the bytes of their new images.
+func (e *Engine) meterTransactWrite(writes []*txWrite) {
+	for _, w := range writes {
+		if w.kind != txCheck {
+			e.meterStream(w.t, w.old, w.new)
+		}
+	}
+	if e.cfg.OnTableUse == nil {
+		return
+	}
+	var order []*storage.Table
+	uses := map[string]*tableUse{}
+	for _, w := range writes {
+		u := uses[w.t.Name]
+		if u == nil {
+			u = &tableUse{}
+			uses[w.t.Name] = u
+			order = append(order, w.t)
+		}
+		u.units += txWriteCost(capTotal, w).total()
+		if w.kind != txCheck {
+			u.items++
+			if w.new != nil {
+				u.bytes += item.Size(w.new)
+			}
+		}
+	}
+	for _, t := range order {
+		u := uses[t.Name]
+		e.cfg.OnTableUse(t.Name, useWrite, u.units, u.items, int64(u.bytes))
+	}
+}
+
+// meterTransactGet reports the reads of a TransactGetItems request, per
+// table: 2 read units per 4 KB of each item, a missing item as a small one.
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html#transaction-capacity-handling
+func (e *Engine) meterTransactGet(reads []*txRead) {
+	if e.cfg.OnTableUse == nil {
+		return
+	}
+	var order []*storage.Table
+	uses := map[string]*tableUse{}
+	for _, rd := range reads {
+		u := uses[rd.t.Name]
+		if u == nil {
+			u = &tableUse{}
+			uses[rd.t.Name] = u
+			order = append(order, rd.t)
+		}
+		size := 0
+		if rd.it != nil {
+			size = item.Size(rd.it)
+			u.items++
+		}
+		u.bytes += size
+		u.units += 2 * readUnits(size, true)
+	}
+	for _, t := range order {
+		u := uses[t.Name]
+		e.meterRead(t, u.items, u.bytes, u.units)
+	}
 }

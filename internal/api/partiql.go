@@ -69,7 +69,7 @@ func (o *executeStatementOutput) AppendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-func executeStatement(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) executeStatement(ctx context.Context, r *protocol.Request) (any, error) {
 	var in executeStatementInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err

@@ -51,7 +51,7 @@ type batchExecuteStatementOutput struct {
 	ConsumedCapacity []json.RawMessage        `json:"ConsumedCapacity,omitempty"`
 }
 
-func batchExecuteStatement(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) batchExecuteStatement(ctx context.Context, r *protocol.Request) (any, error) {
 	var in batchExecuteStatementInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err

@@ -39,7 +39,7 @@ type executeTransactionOutput struct {
 	ConsumedCapacity json.RawMessage `json:"ConsumedCapacity,omitempty"`
 }
 
-func executeTransaction(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) executeTransaction(ctx context.Context, r *protocol.Request) (any, error) {
 	var in executeTransactionInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err

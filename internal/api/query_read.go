@@ -213,26 +213,42 @@ func keyParts(s keySchema) []keyPart {
 	return out
 }
 
-// run pages through the rows read yields and builds the response.
-func (e *Engine) run(ctx context.Context, p *readPlan, read func(storage.VisitFunc) error) (*readOutput, error) {
-	var rows []storage.Row
-	var last *storage.Row
-	bytes := 0
-	limited := false
-	err := read(func(row storage.Row) bool {
+// page collects the rows of one page from read: up to the plan's Limit,
+// the page size limit or the memory budget. last is the row the page ends
+// at when one of those limits ended it (nil when the rows ran out), bytes
+// the size of the rows read.
+func (p *readPlan) page(ctx context.Context, read func(storage.VisitFunc) error) (rows []storage.Row, bytes int, last *storage.Row, err error) {
+	var charged error
+	err = read(func(row storage.Row) bool {
 		size := row.Size
 		if size <= 0 {
 			size = item.Size(row.Item)
+		}
+		ok, err := admitItems(ctx, size, len(rows) == 0)
+		if charged = err; err != nil {
+			return false
+		}
+		if !ok {
+			last = &rows[len(rows)-1]
+			return false
 		}
 		bytes += size
 		rows = append(rows, row)
 		if (p.limit > 0 && len(rows) >= p.limit) || bytes >= maxPageBytes {
 			last = &rows[len(rows)-1]
-			limited = true
 			return false
 		}
 		return true
 	})
+	if err == nil {
+		err = charged
+	}
+	return rows, bytes, last, err
+}
+
+// run pages through the rows read yields and builds the response.
+func (e *Engine) run(ctx context.Context, p *readPlan, read func(storage.VisitFunc) error) (*readOutput, error) {
+	rows, bytes, last, err := p.page(ctx, read)
 	if err != nil {
 		return nil, err
 	}
@@ -297,7 +313,7 @@ func (e *Engine) run(ctx context.Context, p *readPlan, read func(storage.VisitFu
 	if !p.count && res.items == nil {
 		res.items = []item.Item{}
 	}
-	if limited && last != nil {
+	if last != nil {
 		res.lastKey = keyItem(last.Item, p.tks, p.iks)
 	}
 	return res, nil

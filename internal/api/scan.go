@@ -34,10 +34,8 @@ var scanOp = &tableOp[scanInput]{
 		readRule(scanRead, readOperator),
 		readRule(scanRead, readAttributesToGet),
 		func(in *scanInput, c *constraints) {
-			c.minInt(in.Segment, "segment", 0)
-			c.maxInt(in.Segment, "segment", maxTotalSegments-1)
-			c.minInt(in.TotalSegments, "totalSegments", 1)
-			c.maxInt(in.TotalSegments, "totalSegments", maxTotalSegments)
+			c.intRange(in.Segment, "segment", 0, maxTotalSegments-1)
+			c.intRange(in.TotalSegments, "totalSegments", 1, maxTotalSegments)
 		},
 		conditionsRule("scanFilter", false, func(in *scanInput) map[string]expr.LegacyCondition { return in.ScanFilter }),
 	},

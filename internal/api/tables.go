@@ -511,8 +511,34 @@ func checkProjectedAttributeTotal(ixs []storage.Index) error {
 	return nil
 }
 
-type describeTableInput struct {
+// tableNameInput is the request of an operation whose one member is
+// TableName: DescribeTable, DeleteTable, DescribeTimeToLive,
+// DescribeContinuousBackups, DescribeTableReplicaAutoScaling...
+type tableNameInput struct {
 	TableName *string `json:"TableName"`
+}
+
+// namedTable decodes a tableNameInput and resolves its table for a
+// control-plane operation (see controlTable).
+func (e *Engine) namedTable(ctx context.Context, r *protocol.Request) (*storage.Table, error) {
+	var in tableNameInput
+	if err := decode(r.Body, &in); err != nil {
+		return nil, err
+	}
+	return e.controlTable(ctx, r, in.TableName)
+}
+
+// controlTable checks a request's TableName member (a ValidationException
+// for a missing or malformed name) and resolves the table for a
+// control-plane operation (ResourceNotFoundException when it does not
+// exist).
+func (e *Engine) controlTable(ctx context.Context, r *protocol.Request, name *string) (*storage.Table, error) {
+	var c constraints
+	c.tableName(name)
+	if err := c.err(); err != nil {
+		return nil, err
+	}
+	return e.lookup(ctx, e.account(r), *name, lookupControl)
 }
 
 type describeTableOutput struct {
@@ -520,16 +546,7 @@ type describeTableOutput struct {
 }
 
 func (e *Engine) describeTable(ctx context.Context, r *protocol.Request) (any, error) {
-	var in describeTableInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	var c constraints
-	c.tableName(in.TableName)
-	if err := c.err(); err != nil {
-		return nil, err
-	}
-	t, err := e.lookup(ctx, e.account(r), *in.TableName, lookupControl)
+	t, err := e.namedTable(ctx, r)
 	if err != nil {
 		return nil, err
 	}
@@ -592,22 +609,9 @@ func (e *Engine) listTables(ctx context.Context, account string, in *listTablesI
 	return out, nil
 }
 
-type deleteTableInput struct {
-	TableName *string `json:"TableName"`
-}
-
 func (e *Engine) deleteTable(ctx context.Context, r *protocol.Request) (any, error) {
-	var in deleteTableInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	var c constraints
-	c.tableName(in.TableName)
-	if err := c.err(); err != nil {
-		return nil, err
-	}
 	account := e.account(r)
-	t, err := e.lookup(ctx, account, *in.TableName, lookupControl)
+	t, err := e.namedTable(ctx, r)
 	if err != nil {
 		return nil, err
 	}
@@ -646,7 +650,15 @@ func (e *Engine) deleteTable(ctx context.Context, r *protocol.Request) (any, err
 		return nil, err
 	}
 	e.forget(account, t.Name)
+	e.tableDeleted(t.Name)
 	return tableDescriptionOutput{d}, nil
+}
+
+// tableDeleted reports a table DeleteTable removed to Config.OnTableDeleted.
+func (e *Engine) tableDeleted(name string) {
+	if e.cfg.OnTableDeleted != nil {
+		e.cfg.OnTableDeleted(name)
+	}
 }
 
 // finishDelete removes a DELETING table once StatusDelay has passed.
@@ -654,6 +666,8 @@ func (e *Engine) finishDelete(account, name string) {
 	e.sleep(e.cfg.StatusDelay)
 	if err := e.store.DeleteTable(context.Background(), account, name); err != nil && err != storage.ErrTableNotFound {
 		e.cfg.Log.Error("deleting table", "table", name, "error", err)
+	} else {
+		e.tableDeleted(name)
 	}
 	e.forget(account, name)
 }

@@ -162,7 +162,7 @@ func errInvalidTableArn(arn string) error {
 	return ddberr.Validation("Invalid TableArn: Invalid ResourceArn provided as input %s", arn)
 }
 
-func tagResource(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) tagResource(ctx context.Context, r *protocol.Request) (any, error) {
 	var in tagResourceInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
@@ -188,7 +188,7 @@ func tagResource(e *Engine, ctx context.Context, r *protocol.Request) (any, erro
 	if err := checkReservedTagKeys(tagKeys(in.Tags)); err != nil {
 		return nil, err
 	}
-	updated, err := e.store.UpdateTable(ctx, t.Account, t.Name, func(t *storage.Table) error {
+	if _, err := e.updateCatalog(ctx, t, func(t *storage.Table) error {
 		for _, tg := range in.Tags {
 			replaced := false
 			for i := range t.Tags {
@@ -205,15 +205,13 @@ func tagResource(e *Engine, ctx context.Context, r *protocol.Request) (any, erro
 			return ddberr.LimitExceeded("The number of tags exceeds the limit of %d.", maxTagsPerResource)
 		}
 		return nil
-	})
-	if err != nil {
-		return nil, catalogErr(err, t.Name)
+	}); err != nil {
+		return nil, err
 	}
-	e.remember(updated)
 	return struct{}{}, nil
 }
 
-func untagResource(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) untagResource(ctx context.Context, r *protocol.Request) (any, error) {
 	var in untagResourceInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
@@ -243,7 +241,7 @@ func untagResource(e *Engine, ctx context.Context, r *protocol.Request) (any, er
 	for _, k := range in.TagKeys {
 		drop[k] = true
 	}
-	updated, err := e.store.UpdateTable(ctx, t.Account, t.Name, func(t *storage.Table) error {
+	if _, err := e.updateCatalog(ctx, t, func(t *storage.Table) error {
 		kept := t.Tags[:0:0]
 		for _, tg := range t.Tags {
 			if !drop[tg.Key] {
@@ -252,15 +250,13 @@ func untagResource(e *Engine, ctx context.Context, r *protocol.Request) (any, er
 		}
 		t.Tags = kept
 		return nil
-	})
-	if err != nil {
-		return nil, catalogErr(err, t.Name)
+	}); err != nil {
+		return nil, err
 	}
-	e.remember(updated)
 	return struct{}{}, nil
 }
 
-func listTagsOfResource(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) listTagsOfResource(ctx context.Context, r *protocol.Request) (any, error) {
 	var in listTagsInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
@@ -289,6 +285,19 @@ func listTagsOfResource(e *Engine, ctx context.Context, r *protocol.Request) (an
 }
 
 // catalogErr maps a catalog error for a named table.
+// updateCatalog changes table t's catalog entry with fn (see
+// storage.Backend.UpdateTable) and caches the result; a table deleted
+// meanwhile is DynamoDB's ResourceNotFoundException, an error of fn is
+// returned as it is.
+func (e *Engine) updateCatalog(ctx context.Context, t *storage.Table, fn func(t *storage.Table) error) (*storage.Table, error) {
+	updated, err := e.store.UpdateTable(ctx, t.Account, t.Name, fn)
+	if err != nil {
+		return nil, catalogErr(err, t.Name)
+	}
+	e.remember(updated)
+	return updated, nil
+}
+
 func catalogErr(err error, name string) error {
 	if err == storage.ErrTableNotFound {
 		return errTableNotFound(name)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/extenddb/extenddb/internal/admission"
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/expr"
 	"github.com/extenddb/extenddb/internal/item"
@@ -132,6 +133,7 @@ func (e *Engine) transactGetItems(ctx context.Context, r *protocol.Request) (any
 			c.units += 2 * readUnits(size, true)
 		}
 	}
+	e.meterTransactGet(reads)
 	return out, nil
 }
 
@@ -205,6 +207,11 @@ func readTransactGets(ctx context.Context, store storage.Backend, reads []*txRea
 	for _, rd := range reads {
 		if rd.it != nil {
 			total += item.Size(rd.it)
+		}
+	}
+	if total <= maxTransactBytes {
+		if err := admission.ChargeItems(ctx, total); err != nil {
+			return err
 		}
 	}
 	if total > maxTransactBytes {

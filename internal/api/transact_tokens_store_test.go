@@ -18,7 +18,7 @@ import (
 func TestTransactTokenStore(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "tokens.sqlite")
 	open := func() (*Engine, *sqlite.Backend) {
-		store, err := sqlite.Open(path, sqlite.Options{Synchronous: "OFF"})
+		store, err := sqlite.Open(context.Background(), sqlite.Options{Path: path, Synchronous: "OFF"})
 		if err != nil {
 			t.Fatal(err)
 		}

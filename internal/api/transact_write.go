@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
-	"strconv"
 
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/expr"
@@ -316,6 +315,7 @@ func (e *Engine) runTransactWrite(ctx context.Context, in *transactWriteItemsInp
 	if err := apply(ctx, ms); err != nil {
 		return nil, asCancellation(err)
 	}
+	e.meterTransactWrite(writes)
 	out := &transactWriteOutput{capacity: newTxCapacity(in.ReturnConsumedCapacity, "WriteCapacityUnits")}
 	for _, w := range writes {
 		if c := out.capacity.of(w.t.Name); c != nil {
@@ -451,22 +451,8 @@ func (o *transactWriteOutput) AppendJSON(dst []byte) []byte {
 		if o.capacity != nil {
 			dst = append(dst, ',')
 		}
-		dst = append(dst, `"ItemCollectionMetrics":{`...)
-		for i, name := range o.metrics.tables {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = strconv.AppendQuote(dst, name)
-			dst = append(dst, ":["...)
-			for j, m := range o.metrics.m[name] {
-				if j > 0 {
-					dst = append(dst, ',')
-				}
-				dst = m.appendJSON(dst)
-			}
-			dst = append(dst, ']')
-		}
-		dst = append(dst, '}')
+		dst = append(dst, `"ItemCollectionMetrics":`...)
+		dst = appendTableLists(dst, o.metrics.tables, o.metrics.m, appendMetricsJSON)
 	}
 	return append(dst, '}')
 }

@@ -59,7 +59,7 @@ type ttlSpecOut struct {
 	Enabled       bool   `json:"Enabled"`
 }
 
-func updateTimeToLive(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) updateTimeToLive(ctx context.Context, r *protocol.Request) (any, error) {
 	var in updateTimeToLiveInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err
@@ -95,25 +95,13 @@ func updateTimeToLive(e *Engine, ctx context.Context, r *protocol.Request) (any,
 	return map[string]ttlSpecOut{"TimeToLiveSpecification": {AttributeName: attr, Enabled: enable}}, nil
 }
 
-type describeTimeToLiveInput struct {
-	TableName *string `json:"TableName"`
-}
-
 type ttlDescription struct {
 	TimeToLiveStatus string `json:"TimeToLiveStatus"`
 	AttributeName    string `json:"AttributeName,omitempty"`
 }
 
-func describeTimeToLive(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
-	var in describeTimeToLiveInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	if err := describeTimeToLiveRules.check(&in); err != nil {
-		return nil, err
-	}
-	account := e.account(r)
-	t, err := e.lookup(ctx, account, *in.TableName, lookupControl)
+func (e *Engine) describeTimeToLive(ctx context.Context, r *protocol.Request) (any, error) {
+	t, err := e.namedTable(ctx, r)
 	if err != nil {
 		return nil, err
 	}
@@ -142,8 +130,5 @@ var (
 				c.lenRange(spec.AttributeName, "timeToLiveSpecification.attributeName", 1, 255)
 			}
 		},
-	}
-	describeTimeToLiveRules = rules[describeTimeToLiveInput]{
-		tableNameRule(func(in *describeTimeToLiveInput) *string { return in.TableName }),
 	}
 )

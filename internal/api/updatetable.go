@@ -30,7 +30,7 @@ type updateTableInput struct {
 	WarmThroughput              *warmThroughput        `json:"WarmThroughput"`
 }
 
-func updateTable(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
+func (e *Engine) updateTable(ctx context.Context, r *protocol.Request) (any, error) {
 	var in updateTableInput
 	if err := decode(r.Body, &in); err != nil {
 		return nil, err

@@ -61,6 +61,13 @@ func (c *constraints) maxInt(v *int64, path string, max int64) {
 	}
 }
 
+// intRange checks min <= *v <= max for a present v (DynamoDB's Range
+// constraint: one message, for the bound it breaks).
+func (c *constraints) intRange(v *int64, path string, min, max int64) {
+	c.minInt(v, path, min)
+	c.maxInt(v, path, max)
+}
+
 func (c *constraints) lenRange(s *string, path string, min, max int) {
 	if s == nil {
 		return

@@ -13,7 +13,7 @@ import (
 // protection.
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DeleteTable.html
 func TestValidationDeleteTableStates(t *testing.T) {
-	store, err := sqlite.Open(filepath.Join(t.TempDir(), "states.sqlite"), sqlite.Options{Synchronous: "OFF"})
+	store, err := sqlite.Open(t.Context(), sqlite.Options{Path: filepath.Join(t.TempDir(), "states.sqlite"), Synchronous: "OFF"})
 	if err != nil {
 		t.Fatal(err)
 	}

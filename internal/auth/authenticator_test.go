@@ -21,7 +21,7 @@ import (
 
 func openTestStore(t testing.TB) (*Store, storage.Backend) {
 	t.Helper()
-	b, err := sqlite.Open(filepath.Join(t.TempDir(), "db.sqlite"), sqlite.Options{})
+	b, err := sqlite.Open(t.Context(), sqlite.Options{Path: filepath.Join(t.TempDir(), "db.sqlite")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ type fixture struct {
 func newFixture(tb testing.TB) *fixture {
 	tb.Helper()
 	dir := tb.TempDir()
-	b, err := sqlite.Open(filepath.Join(dir, "data.db"), sqlite.Options{})
+	b, err := sqlite.Open(context.Background(), sqlite.Options{Path: filepath.Join(dir, "data.db")})
 	if err != nil {
 		tb.Fatal(err)
 	}

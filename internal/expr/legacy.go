@@ -1,7 +1,8 @@
 package expr
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/extenddb/extenddb/internal/ddberr"
@@ -51,12 +52,7 @@ var operatorTypes = map[string][]item.Type{
 }
 
 func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+	return slices.Sorted(maps.Keys(m))
 }
 
 func lowerFirst(s string) string {

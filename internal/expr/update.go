@@ -214,6 +214,16 @@ func (u *Update) typeErr() error {
 	return ddberr.Validation(msgIncorrectType)
 }
 
+// evalOperands computes the two operands of n (a + or -, or list_append)
+// against the old item, left first.
+func (u *Update) evalOperands(n *node, old item.Item) (a, b item.AttributeValue, err error) {
+	if a, err = u.evalValue(n.args[0], old); err != nil {
+		return a, b, err
+	}
+	b, err = u.evalValue(n.args[1], old)
+	return a, b, err
+}
+
 // evalValue computes a SET operand against the old item.
 func (u *Update) evalValue(n *node, old item.Item) (item.AttributeValue, error) {
 	switch n.kind {
@@ -226,13 +236,9 @@ func (u *Update) evalValue(n *node, old item.Item) (item.AttributeValue, error) 
 		}
 		return v, nil
 	case nPlus, nMinus:
-		a, err := u.evalValue(n.args[0], old)
+		a, b, err := u.evalOperands(n, old)
 		if err != nil {
-			return a, err
-		}
-		b, err := u.evalValue(n.args[1], old)
-		if err != nil {
-			return b, err
+			return item.AttributeValue{}, err
 		}
 		if a.Type != item.TypeN || b.Type != item.TypeN {
 			return a, u.typeErr()
@@ -252,13 +258,9 @@ func (u *Update) evalValue(n *node, old item.Item) (item.AttributeValue, error) 
 			}
 			return u.evalValue(n.args[1], old)
 		case "list_append":
-			a, err := u.evalValue(n.args[0], old)
+			a, b, err := u.evalOperands(n, old)
 			if err != nil {
-				return a, err
-			}
-			b, err := u.evalValue(n.args[1], old)
-			if err != nil {
-				return b, err
+				return item.AttributeValue{}, err
 			}
 			if a.Type != item.TypeL || b.Type != item.TypeL {
 				return a, u.typeErr()

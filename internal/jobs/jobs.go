@@ -100,11 +100,16 @@ func (s *Store) Create(ctx context.Context, kind, id, account string, params any
 	}
 	now := s.now()
 	j := &Job{Kind: kind, ID: id, Account: account, State: Pending, Params: p, CreatedAt: now, UpdatedAt: now, version: 1}
+	return s.insert(ctx, j)
+}
+
+// insert stores new job j (version 1). Errors: ErrExists, backend errors.
+func (s *Store) insert(ctx context.Context, j *Job) (*Job, error) {
 	body, err := json.Marshal(j)
 	if err != nil {
 		return nil, err
 	}
-	err = s.s.CreateJob(ctx, storage.JobRecord{Kind: kind, ID: id, Version: 1, Body: body})
+	err = s.s.CreateJob(ctx, storage.JobRecord{Kind: j.Kind, ID: j.ID, Version: 1, Body: body})
 	if errors.Is(err, storage.ErrJobExists) {
 		return nil, ErrExists
 	}
@@ -122,15 +127,7 @@ func (s *Store) CreateSucceeded(ctx context.Context, kind, id, account string, p
 	now := s.now()
 	j := &Job{Kind: kind, ID: id, Account: account, State: Succeeded, Params: raw, Progress: p,
 		CreatedAt: now, UpdatedAt: now, EndedAt: now, version: 1}
-	body, err := json.Marshal(j)
-	if err != nil {
-		return nil, err
-	}
-	err = s.s.CreateJob(ctx, storage.JobRecord{Kind: kind, ID: id, Version: 1, Body: body})
-	if errors.Is(err, storage.ErrJobExists) {
-		return nil, ErrExists
-	}
-	return j, err
+	return s.insert(ctx, j)
 }
 
 // Get returns a job; ErrNotFound if there is none.

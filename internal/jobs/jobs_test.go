@@ -14,7 +14,7 @@ import (
 // newStore opens a real SQLite data file in a temporary directory.
 func newStore(t *testing.T) *Store {
 	t.Helper()
-	b, err := sqlite.Open(filepath.Join(t.TempDir(), "data.db"), sqlite.Options{})
+	b, err := sqlite.Open(t.Context(), sqlite.Options{Path: filepath.Join(t.TempDir(), "data.db")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -249,6 +249,27 @@ func (m *Metrics) tableCounters(table, kind string) *tableCounters {
 	return actual.(*tableCounters)
 }
 
+// ForgetTable removes the per-table series of table, for a deleted table:
+// without it every table ever created (test suites create thousands under
+// unique names) would keep its series until the server restarts. A table
+// created again under the name starts again from zero, which Prometheus'
+// rate() reads as a counter reset.
+func (m *Metrics) ForgetTable(table string) {
+	if m == nil {
+		return
+	}
+	for _, kind := range []string{KindRead, KindWrite} {
+		cache := &m.tablesRead
+		if kind == KindWrite {
+			cache = &m.tablesWritten
+		}
+		cache.Delete(table)
+		m.capacity.DeleteLabelValues(table, kind)
+		m.items.DeleteLabelValues(table, kind)
+		m.bytes.DeleteLabelValues(table, kind)
+	}
+}
+
 // TTLExpired records n items deleted by TTL expiry; lag is the time between
 // the newest deleted item's expiry time and its deletion.
 func (m *Metrics) TTLExpired(n int, lag time.Duration) {

@@ -188,7 +188,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if o, ok := w.(*observed); ok {
 		o.op = req.Operation
 	}
-	resp, err := s.serve(r.Context(), req)
+	resp, err := s.serve(admission.NewContext(r.Context(), res), req)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -290,10 +290,13 @@ func (s *Server) logger() *slog.Logger {
 }
 
 // writeBodyError answers a request whose body could not be admitted or
-// read, unless the client is already gone (nobody would read the answer).
+// read. When the body could not be read to its end (the client went away,
+// was too slow, or broke the chunked framing) or the client is gone, the
+// connection is closed without an answer: returning without one would make
+// net/http send an empty 200, which an SDK takes as the write's success.
 func (s *Server) writeBodyError(w http.ResponseWriter, r *http.Request, err error) {
 	if r.Context().Err() != nil || err == errBodyRead {
-		return
+		panic(http.ErrAbortHandler)
 	}
 	s.writeError(w, r, err)
 }

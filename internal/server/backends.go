@@ -18,9 +18,11 @@ import (
 )
 
 // backend is an entry of the registry of storage backends: how long its
-// start-up may take, and how it opens from the server's configuration.
-// Adding a backend is adding its entry (and its settings to Config); the
-// rest of the server only sees a storage.Backend.
+// start-up may take, and its opener, which turns the server's
+// configuration into the backend package's Options and calls its
+// Open(ctx, Options). Adding a backend is adding its entry and opener (and
+// its settings to Config); the rest of the server only sees a
+// storage.Backend.
 type backend struct {
 	startup time.Duration
 	open    func(ctx context.Context, cfg Config) (storage.Backend, error)
@@ -59,13 +61,14 @@ func openStorage(cfg Config) (storage.Backend, error) {
 	return b.open(ctx, cfg)
 }
 
-func openSQLite(_ context.Context, cfg Config) (storage.Backend, error) {
+func openSQLite(ctx context.Context, cfg Config) (storage.Backend, error) {
 	opts := sqlite.Options{}
 	if cfg.registry != nil {
 		opts.OnCommit = cfg.registry.SQLiteCommit
 	}
 	if cfg.InMemory {
-		return sqlite.Open("", opts)
+		opts.Guard = cfg.GuardMemoryDir
+		return sqlite.Open(ctx, opts)
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
@@ -73,14 +76,15 @@ func openSQLite(_ context.Context, cfg Config) (storage.Backend, error) {
 	if err := checkWritable(cfg.DataDir); err != nil {
 		return nil, err
 	}
-	return sqlite.Open(filepath.Join(cfg.DataDir, "extenddb.sqlite"), opts)
+	opts.Path = filepath.Join(cfg.DataDir, "extenddb.sqlite")
+	return sqlite.Open(ctx, opts)
 }
 
 func openPostgres(ctx context.Context, cfg Config) (storage.Backend, error) {
 	if cfg.PostgresDSN == "" {
 		return nil, errors.New("--storage postgres needs --postgres-dsn (or EXTENDDB_POSTGRES_DSN)")
 	}
-	b, err := postgres.Open(ctx, cfg.PostgresDSN, postgres.Options{Schema: cfg.PostgresSchema})
+	b, err := postgres.Open(ctx, postgres.Options{DSN: cfg.PostgresDSN, Schema: cfg.PostgresSchema})
 	if err != nil {
 		return nil, err
 	}

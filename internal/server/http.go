@@ -118,6 +118,7 @@ func (s *Server) newHTTP(engine protocol.Handler, authn protocol.Authenticator, 
 		ReadTimeout:       limits.ReadTimeout,
 		WriteTimeout:      limits.WriteTimeout,
 		IdleTimeout:       limits.IdleTimeout,
+		MaxHeaderBytes:    MaxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(s.cfg.Log.Handler(), slog.LevelWarn),
 	}
 }

@@ -1,6 +1,10 @@
 package server
 
-import "time"
+import (
+	"time"
+
+	"golang.org/x/sys/unix"
+)
 
 // HTTPLimits bounds what clients can hold of the server. Zero fields take
 // the defaults of DefaultHTTPLimits; see docs/operations.md.
@@ -25,29 +29,59 @@ var DefaultHTTPLimits = HTTPLimits{
 	AdmissionWait:     time.Second,
 }
 
+// positiveOr is v, or d when v is not positive.
+func positiveOr[T ~int | ~int64](v, d T) T {
+	if v <= 0 {
+		return d
+	}
+	return v
+}
+
 // withDefaults fills the zero fields of l from DefaultHTTPLimits.
 func (l HTTPLimits) withDefaults() HTTPLimits {
 	d := DefaultHTTPLimits
-	if l.ReadHeaderTimeout <= 0 {
-		l.ReadHeaderTimeout = d.ReadHeaderTimeout
-	}
-	if l.ReadTimeout <= 0 {
-		l.ReadTimeout = d.ReadTimeout
-	}
-	if l.WriteTimeout <= 0 {
-		l.WriteTimeout = d.WriteTimeout
-	}
-	if l.IdleTimeout <= 0 {
-		l.IdleTimeout = d.IdleTimeout
-	}
-	if l.MaxConnections <= 0 {
-		l.MaxConnections = d.MaxConnections
-	}
-	if l.MemoryBudget <= 0 {
-		l.MemoryBudget = d.MemoryBudget
-	}
-	if l.AdmissionWait <= 0 {
-		l.AdmissionWait = d.AdmissionWait
-	}
+	l.ReadHeaderTimeout = positiveOr(l.ReadHeaderTimeout, d.ReadHeaderTimeout)
+	l.ReadTimeout = positiveOr(l.ReadTimeout, d.ReadTimeout)
+	l.WriteTimeout = positiveOr(l.WriteTimeout, d.WriteTimeout)
+	l.IdleTimeout = positiveOr(l.IdleTimeout, d.IdleTimeout)
+	l.MaxConnections = positiveOr(l.MaxConnections, d.MaxConnections)
+	l.MemoryBudget = positiveOr(l.MemoryBudget, d.MemoryBudget)
+	l.AdmissionWait = positiveOr(l.AdmissionWait, d.AdmissionWait)
 	return l
+}
+
+// MaxHeaderBytes bounds a request's line and headers (answered with HTTP
+// 431 past it). A signed DynamoDB request's headers take a few KB, session
+// tokens included; net/http's default of 1 MB let 1,024 connections hold a
+// gigabyte of headers outside the memory budget. DynamoDB itself refuses a
+// request line of 17,000 bytes with HTTP 400
+// (https://github.com/scylladb/scylladb/pull/23442, run against DynamoDB).
+const MaxHeaderBytes = 64 << 10
+
+// maxDescriptorReserve is how many file descriptors are kept aside from
+// client connections for storage (each SQLite reader holds three, each
+// PostgreSQL or Cassandra connection one), logs and backups.
+const maxDescriptorReserve = 256
+
+// fitConnections returns the number of connections that fit in a process
+// allowed nofile descriptors (RLIMIT_NOFILE) beside the storage's own:
+// limit itself when it fits, else nofile less a reserve of
+// min(maxDescriptorReserve, nofile/2). Past the descriptor limit, accept
+// fails and, worse, storage cannot open the files a read needs, so requests
+// fail; past MaxConnections, new connections only wait to be accepted.
+func fitConnections(limit int, nofile uint64) int {
+	if nofile == 0 || nofile >= uint64(limit)+maxDescriptorReserve {
+		return limit
+	}
+	room := nofile - min(maxDescriptorReserve, nofile/2)
+	return min(limit, int(max(room, 1)))
+}
+
+// descriptorLimit is the process's current RLIMIT_NOFILE (0 if unknown).
+func descriptorLimit() uint64 {
+	var rl unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &rl); err != nil || rl.Cur == unix.RLIM_INFINITY {
+		return 0
+	}
+	return rl.Cur
 }

@@ -73,6 +73,12 @@ type Config struct {
 
 	Log *slog.Logger
 
+	// GuardMemoryDir, when set, arranges for the --in-memory directory to
+	// be removed if the process dies without shutting down (the extenddb
+	// command sets it to internal/watchdog's Guard); nil leaves that to
+	// the next --in-memory start.
+	GuardMemoryDir func(dir string) error
+
 	HTTP HTTPLimits // timeouts, connections and memory of the HTTP front end
 
 	registry *metrics.Metrics // set by Start when Metrics is on, for the backends' hooks
@@ -128,6 +134,8 @@ func Start(cfg Config) (*Server, error) {
 	acfg := api.Config{AccountID: cfg.AccountID, StatusDelay: cfg.StatusDelay, ItemCollectionLimit: cfg.ItemCollectionLimit, Log: cfg.Log}
 	if cfg.registry != nil {
 		acfg.OnTableUse = cfg.registry.ObserveTable
+		acfg.OnStreamRecords = cfg.registry.StreamRecordsWritten
+		acfg.OnTableDeleted = cfg.registry.ForgetTable
 	}
 	engine := api.New(store, acfg)
 	account := cfg.AccountID
@@ -157,6 +165,12 @@ func Start(cfg Config) (*Server, error) {
 		wg.Wait()
 	}()
 	limits := cfg.HTTP.withDefaults()
+	nofile := descriptorLimit()
+	if n := fitConnections(limits.MaxConnections, nofile); n < limits.MaxConnections {
+		cfg.Log.Warn("max-connections lowered to fit the process's file descriptor limit (raise it with ulimit -n)",
+			"max_connections", n, "configured", limits.MaxConnections, "nofile", nofile)
+		limits.MaxConnections = n
+	}
 	s := &Server{
 		cfg:         cfg,
 		store:       store,

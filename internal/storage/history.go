@@ -29,27 +29,12 @@ func (t *Table) HistoryEnabled() bool { return t.PointInTimeRecovery != nil }
 // time undoes the changes after it, for which the images before suffice. It returns nil when t keeps no history and when the write
 // changes nothing. It is pure: every backend stores exactly this record.
 func HistoryRecordFor(t *Table, old, new item.Item, now time.Time) *StreamRecord {
-	if !t.HistoryEnabled() || (old == nil && new == nil) {
+	if !t.HistoryEnabled() {
 		return nil
 	}
-	if old != nil && new != nil && itemsEqual(old, new) {
-		return nil
-	}
-	r := &StreamRecord{CreatedAt: now.Truncate(time.Second), ViewType: ViewOldImage, OldImage: old}
-	img := new
-	switch {
-	case old == nil:
-		r.EventName = EventInsert
-	case new == nil:
-		r.EventName, img = EventRemove, old
-	default:
-		r.EventName = EventModify
-	}
-	r.Keys = make(item.Item, 2)
-	for _, k := range t.KeySchema {
-		if v, ok := img[k.AttributeName]; ok {
-			r.Keys[k.AttributeName] = v
-		}
+	r := changeRecord(t, old, new, ViewOldImage, now)
+	if r != nil {
+		r.OldImage = old
 	}
 	return r
 }

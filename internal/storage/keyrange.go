@@ -29,6 +29,40 @@ func (bd SortBound) SupersededBy(startSK []byte, forward bool) bool {
 	return c > 0 || c == 0 && !strict
 }
 
+// StartSupersedes reports whether a Query's exclusive start, read from a
+// source whose rows are keyed by the index key when index is set, makes
+// the bound on its side of [lo, hi] redundant (the lower bound going
+// forward, the upper one backward; see SupersededBy), and then clears
+// that bound: the SQL backends seek to the start instead of filtering up
+// to it, and each side keeps one range constraint. When it reports false
+// the start is redundant.
+func StartSupersedes(start *Position, index, forward bool, lo, hi *SortBound) bool {
+	startSK := start.Key.SK
+	if index {
+		startSK = start.IndexKey.SK
+	}
+	side := lo
+	if !forward {
+		side = hi
+	}
+	if !side.SupersededBy(StoredSK(startSK), forward) {
+		return false
+	}
+	*side = SortBound{}
+	return true
+}
+
+// SegmentHashRange is the range [lo, hi) of 32-bit partition hashes that
+// segment Segment of a parallel Scan in TotalSegments (0 for one) reads on
+// the SQL backends; ok is false for a segment outside [0, TotalSegments).
+func SegmentHashRange(s *ScanRequest) (lo, hi int64, ok bool) {
+	n := int64(max(s.TotalSegments, 1))
+	if s.Segment < 0 || int64(s.Segment) >= n {
+		return 0, 0, false
+	}
+	return int64(s.Segment) << 32 / n, (int64(s.Segment) + 1) << 32 / n, true
+}
+
 // SortKeyRange turns a Query's sort-key condition into its lower and upper
 // byte bounds; BEGINS_WITH p becomes [p, Successor(p)). Values are never
 // nil (an empty key is an empty slice). Errors: an unknown operator or a

@@ -27,7 +27,7 @@ func TestNamespace(t *testing.T) {
 // and region on a real SQLite file, reserved namespaces excluded.
 func TestNamespacesListsEveryRegion(t *testing.T) {
 	ctx := context.Background()
-	b, err := sqlite.Open(t.TempDir()+"/db.sqlite", sqlite.Options{})
+	b, err := sqlite.Open(context.Background(), sqlite.Options{Path: t.TempDir() + "/db.sqlite"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,20 +77,15 @@ func (t *Table) StreamEnabled() bool {
 	return t.Stream.StreamEnabled && t.LatestStreamLabel != ""
 }
 
-// StreamRecordFor derives the stream record of one item write of t, from
-// the image before it (old) and after it (new), nil when absent. It returns
-// nil when t's stream is disabled and when the write changes nothing (both
-// absent, or equal images), as DynamoDB writes no record then. id is the
-// writer's identity (UserIdentityFrom), nil for ordinary writes. It is pure:
-// every backend stores exactly this record.
-func StreamRecordFor(t *Table, old, new item.Item, id *UserIdentity, now time.Time) *StreamRecord {
-	if !t.StreamEnabled() || (old == nil && new == nil) {
+// changeRecord is the record of a write of t from old to new (nil when
+// absent) at now, with view type viewType: its event, its keys and
+// CreatedAt in whole seconds, and no images. It is nil when the write
+// changes nothing.
+func changeRecord(t *Table, old, new item.Item, viewType string, now time.Time) *StreamRecord {
+	if (old == nil && new == nil) || (old != nil && new != nil && itemsEqual(old, new)) {
 		return nil
 	}
-	if old != nil && new != nil && itemsEqual(old, new) {
-		return nil
-	}
-	r := &StreamRecord{CreatedAt: now.Truncate(time.Second), ViewType: t.Stream.StreamViewType, Identity: id}
+	r := &StreamRecord{CreatedAt: now.Truncate(time.Second), ViewType: viewType}
 	img := new
 	switch {
 	case old == nil:
@@ -106,6 +101,24 @@ func StreamRecordFor(t *Table, old, new item.Item, id *UserIdentity, now time.Ti
 			r.Keys[k.AttributeName] = v
 		}
 	}
+	return r
+}
+
+// StreamRecordFor derives the stream record of one item write of t, from
+// the image before it (old) and after it (new), nil when absent. It returns
+// nil when t's stream is disabled and when the write changes nothing (both
+// absent, or equal images), as DynamoDB writes no record then. id is the
+// writer's identity (UserIdentityFrom), nil for ordinary writes. It is pure:
+// every backend stores exactly this record.
+func StreamRecordFor(t *Table, old, new item.Item, id *UserIdentity, now time.Time) *StreamRecord {
+	if !t.StreamEnabled() {
+		return nil
+	}
+	r := changeRecord(t, old, new, t.Stream.StreamViewType, now)
+	if r == nil {
+		return nil
+	}
+	r.Identity = id
 	switch r.ViewType {
 	case ViewNewImage:
 		r.NewImage = new

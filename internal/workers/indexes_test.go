@@ -16,7 +16,7 @@ import (
 func TestIndexesBuildAndDrop(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	b, err := sqlite.Open("", sqlite.Options{})
+	b, err := sqlite.Open(context.Background(), sqlite.Options{Path: ""})
 	if err != nil {
 		t.Fatal(err)
 	}

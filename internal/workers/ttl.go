@@ -29,6 +29,9 @@ type TTLConfig struct {
 	// Batch is how many expired items one delete transaction removes;
 	// default 256.
 	Batch int
+	// SettleTime is the time budget of Settle (after its first page,
+	// which always runs); default 100 ms.
+	SettleTime time.Duration
 	// Owner names this process in leases (storage.Leaser); default random.
 	Owner string
 	Log   *slog.Logger
@@ -102,7 +105,7 @@ func (w *TTL) RunOnce(ctx context.Context) error {
 }
 
 // The budget of Settle: about this many items (backfill) or expiry rows
-// (drain), and this much time.
+// (drain), and this much time by default (TTLConfig.SettleTime).
 const (
 	settleItems = 4096
 	settleTime  = 100 * time.Millisecond
@@ -111,7 +114,7 @@ const (
 // Settle runs the backfill or drain that an accepted UpdateTimeToLive left
 // pending on t (its catalog entry as that call committed it) inline: pages
 // of PageSize items each (after PageDelay), the first always, the next ones
-// while fewer than settleItems items and settleTime have gone. It reports
+// while fewer than settleItems items and SettleTime have gone. It reports
 // whether the transition finished: then a small
 // table is ENABLED or DISABLED by the time UpdateTimeToLive returns, as
 // DynamoDB's DescribeTimeToLive reports it at once. A larger table stays
@@ -131,7 +134,11 @@ func (w *TTL) Settle(ctx context.Context, t *storage.Table) bool {
 	default:
 		return true
 	}
-	deadline := time.Now().Add(settleTime)
+	budget := w.cfg.SettleTime
+	if budget <= 0 {
+		budget = settleTime
+	}
+	deadline := time.Now().Add(budget)
 	for n := 0; n < settleItems; n += w.cfg.PageSize {
 		if d := w.cfg.PageDelay; d > 0 {
 			if time.Until(deadline) < d {
@@ -226,6 +233,10 @@ func (w *TTL) ExpireTable(ctx context.Context, t *storage.Table) (int, error) {
 		total += n
 		if n > 0 {
 			w.cfg.Metrics.TTLExpired(n, now.Sub(time.Unix(rows[len(rows)-1].ExpireAt, 0)))
+			if t.StreamEnabled() {
+				// Every TTL deletion appends a REMOVE record.
+				w.cfg.Metrics.StreamRecordsWritten(n)
+			}
 		}
 		if len(rows) < w.cfg.Batch {
 			break

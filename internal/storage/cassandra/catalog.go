@@ -1,6 +1,7 @@
 package cassandra
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -232,6 +233,31 @@ func (b *Backend) currentTable(ctx context.Context, account, name string) (*stor
 	return t, err
 }
 
+// storeEntry stores nw as the next version of the catalog entry of
+// (account, name), read as cur, fenced on cur's version (IF version = ?).
+// It reports false when another change came first (or the entry is gone);
+// an unknown outcome is settled by a SERIAL read.
+func (b *Backend) storeEntry(ctx context.Context, account, name string, cur, nw *storage.Table) (bool, error) {
+	nw.Version = cur.Version + 1
+	def, err := encodeDef(nw)
+	if err != nil {
+		return false, err
+	}
+	applied, err := b.cas(ctx, b.s.Query(`UPDATE `+b.catalog+`.tables SET def = ?, version = ?
+		WHERE account = ? AND name = ? IF version = ?`, def, nw.Version, account, name, cur.Version),
+		func() (bool, error) {
+			got, err := b.readTable(ctx, account, name, gocql.Serial)
+			if err != nil {
+				return false, err
+			}
+			return got != nil && got.Version == nw.Version && bytes.Equal(mustDef(got), mustDef(nw)), nil
+		})
+	if err != nil {
+		return false, fmt.Errorf("cassandra: update table %s: %w", name, err)
+	}
+	return applied, nil
+}
+
 // UpdateTable reads the entry at SERIAL, applies fn to a copy and stores it
 // with an update fenced on the catalog version (IF version = ?); a lost
 // race retries from a fresh read. Indexes fn added get their tables;
@@ -253,22 +279,9 @@ func (b *Backend) UpdateTable(ctx context.Context, account, name string, fn func
 			return nil, err
 		}
 		nw.Account, nw.Name, nw.ID = cur.Account, cur.Name, cur.ID
-		nw.Version = cur.Version + 1
-		def, err := encodeDef(nw)
+		applied, err := b.storeEntry(ctx, account, name, cur, nw)
 		if err != nil {
 			return nil, err
-		}
-		applied, err := b.cas(ctx, b.s.Query(`UPDATE `+b.catalog+`.tables SET def = ?, version = ?
-			WHERE account = ? AND name = ? IF version = ?`, def, nw.Version, account, name, cur.Version),
-			func() (bool, error) {
-				got, err := b.readTable(ctx, account, name, gocql.Serial)
-				if err != nil {
-					return false, err
-				}
-				return got != nil && got.Version == nw.Version && string(mustDef(got)) == string(mustDef(nw)), nil
-			})
-		if err != nil {
-			return nil, fmt.Errorf("cassandra: update table %s: %w", name, err)
 		}
 		if applied {
 			if err := b.ensurePhysical(ctx, nw); err != nil {

@@ -309,22 +309,9 @@ func (b *Backend) updateEntryIf(ctx context.Context, account, name string, fn fu
 		if !fn(nw) {
 			return false, nil
 		}
-		nw.Version = cur.Version + 1
-		def, err := encodeDef(nw)
+		applied, err := b.storeEntry(ctx, account, name, cur, nw)
 		if err != nil {
 			return false, err
-		}
-		applied, err := b.cas(ctx, b.s.Query(`UPDATE `+b.catalog+`.tables SET def = ?, version = ?
-			WHERE account = ? AND name = ? IF version = ?`, def, nw.Version, account, name, cur.Version),
-			func() (bool, error) {
-				got, err := b.readTable(ctx, account, name, gocql.Serial)
-				if err != nil {
-					return false, err
-				}
-				return got != nil && got.Version == nw.Version && bytes.Equal(mustDef(got), mustDef(nw)), nil
-			})
-		if err != nil {
-			return false, fmt.Errorf("cassandra: update table %s: %w", name, err)
 		}
 		if applied {
 			return true, nil

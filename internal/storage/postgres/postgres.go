@@ -42,8 +42,12 @@ import (
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
-// Options tunes a Backend. The zero value is a sensible default.
+// Options names the database and tunes a Backend. DSN is required; the
+// other fields have sensible defaults.
 type Options struct {
+	// DSN names the database: a postgres:// URL or a keyword/value string,
+	// as pgx accepts; pool_* parameters tune the pool. Required.
+	DSN string
 	// Schema is the PostgreSQL schema holding every extenddb object; it is
 	// created when missing. "" uses the connection's search_path as it is
 	// (normally "public"). Several deployments may share one database with
@@ -78,17 +82,15 @@ var (
 	_ storage.Leaser  = (*Backend)(nil) // several servers may share a database
 )
 
-// Open connects to the database named by dsn (a postgres:// URL or a
-// keyword/value string, as pgx accepts; pool_* parameters tune the pool),
-// creates opts.Schema when set and applies the schema migrations the
+// Open connects to the database opts.DSN names, creates opts.Schema when set and applies the schema migrations the
 // database lacks. Concurrent Opens on one database, from any number of
 // processes, are safe: migrations run under an advisory lock. Errors: an
 // invalid DSN or option, connection failures, migration failures.
-func Open(ctx context.Context, dsn string, opts Options) (*Backend, error) {
+func Open(ctx context.Context, opts Options) (*Backend, error) {
 	if opts.MaxRetries <= 0 {
 		opts.MaxRetries = 10
 	}
-	cfg, err := pgxpool.ParseConfig(dsn)
+	cfg, err := pgxpool.ParseConfig(opts.DSN)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}

@@ -69,7 +69,8 @@ func freshSchema(t testing.TB) (dsn, schema string) {
 func openSchema(t testing.TB, dsn, schema string, opts Options) *Backend {
 	t.Helper()
 	opts.Schema = schema
-	b, err := Open(context.Background(), dsn, opts)
+	opts.DSN = dsn
+	b, err := Open(context.Background(), opts)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -282,7 +283,7 @@ func TestMigrations(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			b, err := Open(context.Background(), dsn, Options{Schema: schema, MaxConns: 2})
+			b, err := Open(context.Background(), Options{DSN: dsn, Schema: schema, MaxConns: 2})
 			if err == nil {
 				b.Close()
 			}
@@ -307,7 +308,7 @@ func TestMigrations(t *testing.T) {
 	if _, err := b.pool.Exec(ctx, "INSERT INTO schema_migrations (version) VALUES ($1)", len(migrations)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(ctx, dsn, Options{Schema: schema}); err == nil || !strings.Contains(err.Error(), "newer") {
+	if _, err := Open(ctx, Options{DSN: dsn, Schema: schema}); err == nil || !strings.Contains(err.Error(), "newer") {
 		t.Fatalf("Open of a newer schema: %v", err)
 	}
 }

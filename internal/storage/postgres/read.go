@@ -89,26 +89,15 @@ func (src rowSource) querySQL(q *storage.QueryRequest, lo, hi storage.SortBound,
 	// The start position replaces the bound on its side when it is at least
 	// as tight, so each side keeps one range constraint and the index scan
 	// starts at the tighter one.
-	if start != nil {
-		startSK := start.Key.SK
-		if src.Index {
-			startSK = start.IndexKey.SK
-		}
-		side := &lo
+	if start != nil && storage.StartSupersedes(start, src.Index, q.Forward, &lo, &hi) {
+		cmp := ">"
 		if !q.Forward {
-			side = &hi
+			cmp = "<"
 		}
-		if side.SupersededBy(storage.StoredSK(startSK), q.Forward) {
-			*side = storage.SortBound{}
-			cmp := ">"
-			if !q.Forward {
-				cmp = "<"
-			}
-			if src.Index {
-				sb.WriteString(" AND (isk, pk, sk) " + cmp + " (" + a.add(storage.StoredSK(start.IndexKey.SK)) + ", " + a.add(storage.StoredSK(start.Key.PK)) + ", " + a.add(storage.StoredSK(start.Key.SK)) + ")")
-			} else {
-				sb.WriteString(" AND sk " + cmp + " " + a.add(storage.StoredSK(start.Key.SK)))
-			}
+		if src.Index {
+			sb.WriteString(" AND (isk, pk, sk) " + cmp + " (" + a.add(storage.StoredSK(start.IndexKey.SK)) + ", " + a.add(storage.StoredSK(start.Key.PK)) + ", " + a.add(storage.StoredSK(start.Key.SK)) + ")")
+		} else {
+			sb.WriteString(" AND sk " + cmp + " " + a.add(storage.StoredSK(start.Key.SK)))
 		}
 	}
 	for _, bd := range []storage.SortBound{lo, hi} {
@@ -142,12 +131,10 @@ func (b *Backend) Scan(ctx context.Context, t *storage.Table, s *storage.ScanReq
 	if err != nil {
 		return err
 	}
-	n := int64(max(s.TotalSegments, 1))
-	if s.Segment < 0 || int64(s.Segment) >= n {
-		return fmt.Errorf("postgres: segment %d outside [0, %d)", s.Segment, n)
+	lo, hi, ok := storage.SegmentHashRange(s)
+	if !ok {
+		return fmt.Errorf("postgres: segment %d outside [0, %d)", s.Segment, max(s.TotalSegments, 1))
 	}
-	lo := int64(s.Segment) << 32 / n
-	hi := (int64(s.Segment) + 1) << 32 / n
 	build := func(start *storage.Position, limit int) (string, []any) {
 		return src.scanSQL(lo, hi, start, limit)
 	}

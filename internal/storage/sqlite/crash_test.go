@@ -56,7 +56,7 @@ func TestCrashKeepsAcknowledgedWrites(t *testing.T) {
 			if len(acked) < 2000 {
 				t.Fatalf("helper acknowledged only %d writes", len(acked))
 			}
-			b, err := Open(path, Options{})
+			b, err := Open(context.Background(), Options{Path: path})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -81,7 +81,7 @@ func TestCrashHelper(t *testing.T) {
 	if path == "" {
 		t.Skip("helper process only")
 	}
-	b, err := Open(path, Options{Synchronous: os.Getenv("EXTENDDB_CRASH_SYNC")})
+	b, err := Open(context.Background(), Options{Path: path, Synchronous: os.Getenv("EXTENDDB_CRASH_SYNC")})
 	if err != nil {
 		t.Fatal(err)
 	}

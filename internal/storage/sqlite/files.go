@@ -49,6 +49,30 @@ func lockDatabase(path string) (*os.File, error) {
 	return f, nil
 }
 
+// lockNewDatabase is lockDatabase for the database of a directory just
+// made for it (an in-memory database): the lock file is created under a
+// temporary name, locked, and only then renamed into place, so that a
+// concurrent sweepMemoryDirs never finds it unlocked (it would take it
+// and remove the new directory).
+func lockNewDatabase(path string) (*os.File, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), ".lock-*")
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: lock %s: %w", path+lockSuffix, err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, fmt.Errorf("sqlite: lock %s: %w", path+lockSuffix, err)
+	}
+	_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	if err := os.Rename(f.Name(), path+lockSuffix); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, fmt.Errorf("sqlite: lock %s: %w", path+lockSuffix, err)
+	}
+	return f, nil
+}
+
 // memoryDirPrefix starts the names of in-memory databases' directories.
 const memoryDirPrefix = "extenddb-"
 
@@ -104,9 +128,13 @@ func quickCheck(ctx context.Context, conn *sql.Conn, path string, maxBytes int64
 	return nil
 }
 
-// quickCheckLines returns the first problems PRAGMA quick_check reports.
+// maxProblems is how many of quick_check's problems an error names.
+const maxProblems = 5
+
+// quickCheckLines returns the first problems PRAGMA quick_check reports
+// (a row may hold several, one a line).
 func quickCheckLines(ctx context.Context, conn *sql.Conn) ([]string, error) {
-	rows, err := conn.QueryContext(ctx, "PRAGMA quick_check")
+	rows, err := conn.QueryContext(ctx, fmt.Sprintf("PRAGMA quick_check(%d)", maxProblems+1))
 	if err != nil {
 		return nil, mapErr(err)
 	}
@@ -117,8 +145,10 @@ func quickCheckLines(ctx context.Context, conn *sql.Conn) ([]string, error) {
 		if err := rows.Scan(&line); err != nil {
 			return problems, mapErr(err)
 		}
-		if line != "ok" && len(problems) < 5 {
-			problems = append(problems, line)
+		for _, p := range strings.Split(line, "\n") {
+			if p != "ok" && !strings.HasPrefix(p, "*** ") && len(problems) < maxProblems {
+				problems = append(problems, p)
+			}
 		}
 	}
 	return problems, mapErr(rows.Err())

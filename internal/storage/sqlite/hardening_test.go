@@ -19,11 +19,11 @@ import (
 // once with a clear error naming the holder; after Close it opens again.
 func TestDatabaseLockedWhileOpen(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "data.db")
-	b, err := Open(path, Options{})
+	b, err := Open(context.Background(), Options{Path: path})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Open(path, Options{})
+	_, err = Open(context.Background(), Options{Path: path})
 	want := fmt.Sprintf("sqlite: %s is in use by another extenddb process (pid %d); stop it, or give this one another --data-dir",
 		filepath.Dir(path), os.Getpid())
 	if err == nil || err.Error() != want {
@@ -32,7 +32,7 @@ func TestDatabaseLockedWhileOpen(t *testing.T) {
 	if err := b.Close(); err != nil {
 		t.Fatal(err)
 	}
-	b2, err := Open(path, Options{})
+	b2, err := Open(context.Background(), Options{Path: path})
 	if err != nil {
 		t.Fatalf("Open after Close: %v", err)
 	}
@@ -43,7 +43,7 @@ func TestDatabaseLockedWhileOpen(t *testing.T) {
 // (nothing holds its lock any more) is removed by the next in-memory Open;
 // a live one's is not.
 func TestInMemoryLeftoversRemoved(t *testing.T) {
-	live, err := Open("", Options{})
+	live, err := Open(context.Background(), Options{Path: ""})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestInMemoryLeftoversRemoved(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	next, err := Open("", Options{})
+	next, err := Open(context.Background(), Options{Path: ""})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestStorageFullIsReported(t *testing.T) {
 func TestDamagedFileRefusedAtStart(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "data.db")
-	b, err := Open(path, Options{})
+	b, err := Open(context.Background(), Options{Path: path})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,13 +189,17 @@ func TestDamagedFileRefusedAtStart(t *testing.T) {
 		f.WriteAt(garbage, off)
 	}
 	f.Close()
-	_, err = Open(path, Options{})
+	_, err = Open(context.Background(), Options{Path: path})
 	if !errors.Is(err, storage.ErrCorrupt) || !strings.Contains(err.Error(), "restore the data directory from a backup") {
 		t.Fatalf("damaged file: %v, want ErrCorrupt telling what to do", err)
 	}
+	// The operator gets the first few problems, not SQLite's up to 100.
+	if lines := strings.Count(err.Error(), "\n") + 1; lines > 6 {
+		t.Fatalf("damaged file's message has %d lines, want at most 6:\n%v", lines, err)
+	}
 	// The check can be skipped (e.g. for a very large file); damage then
 	// surfaces on read as ErrCorrupt.
-	b, err = Open(path, Options{QuickCheckMaxBytes: -1})
+	b, err = Open(context.Background(), Options{Path: path, QuickCheckMaxBytes: -1})
 	if err != nil {
 		t.Fatalf("Open without check: %v", err)
 	}

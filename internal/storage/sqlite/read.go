@@ -88,17 +88,7 @@ func (b *Backend) Query(ctx context.Context, t *storage.Table, q *storage.QueryR
 			startSQL = " AND sk " + cmp + " ?"
 			startArgs = []any{storage.StoredSK(st.Key.SK)}
 		}
-		startSK := st.Key.SK
-		if src.Index {
-			startSK = st.IndexKey.SK
-		}
-		side := &lo
-		if !q.Forward {
-			side = &hi
-		}
-		if side.SupersededBy(storage.StoredSK(startSK), q.Forward) {
-			*side = storage.SortBound{}
-		} else {
+		if !storage.StartSupersedes(st, src.Index, q.Forward, &lo, &hi) {
 			startSQL, startArgs = "", nil
 		}
 	}
@@ -138,12 +128,10 @@ func (b *Backend) Scan(ctx context.Context, t *storage.Table, s *storage.ScanReq
 	if err != nil {
 		return err
 	}
-	n := int64(max(s.TotalSegments, 1))
-	if s.Segment < 0 || int64(s.Segment) >= n {
-		return fmt.Errorf("sqlite: segment %d outside [0, %d)", s.Segment, n)
+	lo, hi, ok := storage.SegmentHashRange(s)
+	if !ok {
+		return fmt.Errorf("sqlite: segment %d outside [0, %d)", s.Segment, max(s.TotalSegments, 1))
 	}
-	lo := int64(s.Segment) << 32 / n
-	hi := (int64(s.Segment) + 1) << 32 / n
 	var sb strings.Builder
 	sb.WriteString("SELECT " + src.Cols + " FROM " + src.Name + " WHERE h < ?")
 	args := []any{hi}

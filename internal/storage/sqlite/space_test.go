@@ -22,7 +22,7 @@ func spaceUse(t *testing.T, itemSize int) float64 {
 	ctx := context.Background()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "space.db")
-	b, err := Open(path, Options{})
+	b, err := Open(context.Background(), Options{Path: path})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func spaceUse(t *testing.T, itemSize int) float64 {
 		t.Fatal(err)
 	}
 	empty := fileSize(t, path)
-	if b, err = Open(path, Options{}); err != nil {
+	if b, err = Open(context.Background(), Options{Path: path}); err != nil {
 		t.Fatal(err)
 	}
 	n := max(20, (8<<20)/itemSize)
@@ -87,7 +87,7 @@ func TestSpaceUse(t *testing.T) {
 func TestEarlierLayoutStillServed(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "old.db")
-	b, err := Open(path, Options{})
+	b, err := Open(context.Background(), Options{Path: path})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestEarlierLayoutStillServed(t *testing.T) {
 	if err := b.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if b, err = Open(path, Options{}); err != nil {
+	if b, err = Open(context.Background(), Options{Path: path}); err != nil {
 		t.Fatal(err)
 	}
 	defer b.Close()

@@ -36,8 +36,12 @@ import (
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
-// Options tunes a Backend. The zero value is the durable default.
+// Options names the database file and tunes a Backend. The zero value
+// is an ephemeral database with the durable defaults.
 type Options struct {
+	// Path is the database file, created when missing. "" or ":memory:"
+	// gives an ephemeral database (see Open).
+	Path string
 	// Synchronous is SQLite's synchronous mode: "FULL" (default) fsyncs the
 	// WAL at every group commit, so an acknowledged write survives a process
 	// kill and a power loss; "NORMAL" survives a process kill but may lose
@@ -60,6 +64,11 @@ type Options struct {
 	// is checked with SQLite's PRAGMA quick_check, and a damaged one is
 	// refused. Default 1 GiB; negative never checks.
 	QuickCheckMaxBytes int64
+	// Guard, when set, is called with the directory of an in-memory
+	// database right after it is created, to arrange its removal should
+	// this process die without Close (see internal/watchdog). An error
+	// fails Open.
+	Guard func(dir string) error
 	// OnCommit, when set, is called by the writer after every group commit
 	// with the number of write requests it applied and the time its COMMIT
 	// took (the WAL fsync, with Synchronous FULL). It must not block.
@@ -90,12 +99,15 @@ type Backend struct {
 
 var _ storage.Backend = (*Backend)(nil)
 
-// Open opens (creating if needed) the database at path and starts its
-// writer. path "" or ":memory:" gives an ephemeral database: a file in a
+// Open opens (creating if needed) the database at opts.Path and starts its
+// writer. Path "" or ":memory:" gives an ephemeral database: a file in a
 // fresh directory under /dev/shm (or the system temporary directory), with
 // synchronous OFF, removed by Close. Errors come from SQLite or from an
 // invalid option.
-func Open(path string, opts Options) (*Backend, error) {
+// ctx is not used: opening a file does not wait on the network; it is
+// there so every backend opens the same way.
+func Open(_ context.Context, opts Options) (*Backend, error) {
+	path := opts.Path
 	syncMode := strings.ToUpper(opts.Synchronous)
 	switch syncMode {
 	case "":
@@ -130,15 +142,25 @@ func Open(path string, opts Options) (*Backend, error) {
 		b.tempDir = dir
 		b.path = filepath.Join(dir, "extenddb.db")
 		syncMode = "OFF"
+		if opts.Guard != nil {
+			if err := opts.Guard(dir); err != nil {
+				os.RemoveAll(dir)
+				return nil, fmt.Errorf("sqlite: in-memory database: %w", err)
+			}
+		}
 	}
-	lock, err := lockDatabase(b.path)
+	lock := lockDatabase
+	if b.tempDir != "" {
+		lock = lockNewDatabase
+	}
+	lockFile, err := lock(b.path)
 	if err != nil {
 		if b.tempDir != "" {
 			os.RemoveAll(b.tempDir)
 		}
 		return nil, err
 	}
-	b.lock = lock
+	b.lock = lockFile
 	if err := b.open(syncMode, opts); err != nil {
 		b.closeDBs()
 		return nil, err

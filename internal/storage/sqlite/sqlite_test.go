@@ -20,7 +20,8 @@ import (
 func openTemp(t testing.TB, opts Options) (*Backend, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "data.db")
-	b, err := Open(path, opts)
+	opts.Path = path
+	b, err := Open(context.Background(), opts)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -44,7 +45,7 @@ func TestContractInMemory(t *testing.T) {
 		t.Skip("short")
 	}
 	storagetest.Run(t, func(t *testing.T) storage.Backend {
-		b, err := Open("", Options{})
+		b, err := Open(context.Background(), Options{Path: ""})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,7 +79,7 @@ func put(t testing.TB, b storage.Backend, tb *storage.Table, it item.Item) {
 func TestReopenKeepsData(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "data.db")
-	b, err := Open(path, Options{})
+	b, err := Open(context.Background(), Options{Path: path})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +109,7 @@ func TestReopenKeepsData(t *testing.T) {
 		t.Fatalf("Mutate after Close: %v", err)
 	}
 
-	b, err = Open(path, Options{Synchronous: "NORMAL"}) // migrations re-run as no-ops
+	b, err = Open(context.Background(), Options{Path: path, Synchronous: "NORMAL"}) // migrations re-run as no-ops
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +203,7 @@ func TestInvalidIDs(t *testing.T) {
 	if err := b.CreateTable(context.Background(), tb); err == nil {
 		t.Fatal("CreateTable accepted a non-hex ID")
 	}
-	if _, err := Open(filepath.Join(t.TempDir(), "x.db"), Options{Synchronous: "SOMETIMES"}); err == nil {
+	if _, err := Open(context.Background(), Options{Path: filepath.Join(t.TempDir(), "x.db"), Synchronous: "SOMETIMES"}); err == nil {
 		t.Fatal("Open accepted a bad Synchronous")
 	}
 }
@@ -229,7 +230,7 @@ func TestSuccessor(t *testing.T) {
 func TestCloseFinishesPendingWrites(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "data.db")
-	b, err := Open(path, Options{})
+	b, err := Open(context.Background(), Options{Path: path})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +275,7 @@ func TestCloseFinishesPendingWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	wg.Wait()
-	b, err = Open(path, Options{})
+	b, err = Open(context.Background(), Options{Path: path})
 	if err != nil {
 		t.Fatal(err)
 	}
