@@ -17,7 +17,7 @@ import (
 // lost its history and one with 35 keeps it, whatever the 24-hour
 // retention of stream records.
 func TestHistoryPruner(t *testing.T) {
-	b, err := sqlite.Open(t.TempDir()+"/db.sqlite", sqlite.Options{})
+	b, err := sqlite.Open(context.Background(), sqlite.Options{Path: t.TempDir() + "/db.sqlite"})
 	if err != nil {
 		t.Fatal(err)
 	}
