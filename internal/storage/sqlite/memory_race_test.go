@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"context"
 	"sync"
 	"testing"
 )
@@ -17,7 +18,7 @@ func TestConcurrentInMemoryOpens(t *testing.T) {
 		backends := make(chan *Backend, 8)
 		for i := 0; i < 8; i++ {
 			wg.Go(func() {
-				b, err := Open("", Options{})
+				b, err := Open(context.Background(), Options{})
 				if err != nil {
 					errs <- err
 					return
