@@ -60,15 +60,14 @@ func continuousBackupsOf(t *storage.Table, now time.Time) continuousBackupsOutpu
 }
 
 // earliestRestorable is the start of the window a point in time restore
-// may restore to: when recovery was enabled, the start of the recovery
-// period, or the start of the retention of the change history
-// (storage.StreamRetention), whichever is latest, and never after now.
+// may restore to: EnabledAt (from when the change history is complete) or
+// the start of the recovery period, whichever is later, and never after
+// now. The history pruner (internal/workers) keeps the history of that
+// window on every backend.
 func earliestRestorable(p *storage.PointInTimeRecovery, now time.Time) time.Time {
 	earliest := p.EnabledAt
-	for _, start := range []time.Time{now.AddDate(0, 0, -p.RecoveryPeriodInDays), now.Add(-storage.StreamRetention)} {
-		if start.After(earliest) {
-			earliest = start
-		}
+	if start := now.AddDate(0, 0, -p.RecoveryPeriodInDays); start.After(earliest) {
+		earliest = start
 	}
 	if earliest.After(now) {
 		earliest = now
@@ -133,6 +132,10 @@ func (e *Engine) updateContinuousBackups(ctx context.Context, r *protocol.Reques
 			t.PointInTimeRecovery = &storage.PointInTimeRecovery{RecoveryPeriodInDays: defaultRecoveryPeriodDays, EnabledAt: now}
 		}
 		if p := t.PointInTimeRecovery; p != nil && spec.RecoveryPeriodInDays != nil {
+			// The history older than the old window may be pruned
+			// already: a longer period grows the window from its
+			// current start on, never back over what is gone.
+			p.EnabledAt = earliestRestorable(p, now)
 			p.RecoveryPeriodInDays = int(*spec.RecoveryPeriodInDays)
 		}
 		return nil

@@ -146,8 +146,13 @@ type StreamStore interface {
 	// StreamBounds reports the records the stream (tableID, label) keeps.
 	StreamBounds(ctx context.Context, tableID, label string) (StreamBounds, error)
 	// TrimStreams removes the records of every stream created before
-	// cutoff and returns how many it removed.
+	// cutoff and returns how many it removed. It never removes a table's
+	// change history (label HistoryLabel), which TrimHistory prunes.
 	TrimStreams(ctx context.Context, cutoff time.Time) (int64, error)
+	// TrimHistory removes the change history records (label HistoryLabel)
+	// of table tableID created before cutoff and returns how many it
+	// removed, raising the stream's trim mark like TrimStreams.
+	TrimHistory(ctx context.Context, tableID string, cutoff time.Time) (int64, error)
 }
 
 // TTLStore keeps expiry rows. In every Mutate and TransactWrite of a table

@@ -11,7 +11,9 @@ import (
 // and TransactWrite appends HistoryRecordFor(t, old, new, now) for each
 // changed item, in the write's own transaction, to the stream (t.ID,
 // HistoryLabel) of StreamStore: the same storage, ordering and atomicity
-// as a stream record, and the same retention (StreamRetention).
+// as a stream record. TrimStreams leaves it alone: it is kept for the
+// table's recovery period (RecoveryPeriodInDays) and pruned past it by
+// TrimHistory (see HistoryCutoff).
 // ReadStream(t.ID, HistoryLabel, ...) reads it back in commit order.
 
 // HistoryLabel is the stream label of a table's change history. Stream
@@ -36,3 +38,19 @@ func HistoryRecordFor(t *Table, old, new item.Item, now time.Time) *StreamRecord
 	}
 	return r
 }
+
+// HistoryCutoff is the time before which t's change history is no longer
+// needed at now: an hour before the start of its recovery window (now
+// less RecoveryPeriodInDays days) while point in time recovery is enabled,
+// and an hour before now once it is disabled. The hour's margin keeps a
+// pruner that read t just before its settings changed (recovery enabled
+// again, a longer period) from removing history the new settings keep.
+func HistoryCutoff(t *Table, now time.Time) time.Time {
+	if p := t.PointInTimeRecovery; p != nil {
+		now = now.AddDate(0, 0, -p.RecoveryPeriodInDays)
+	}
+	return now.Add(-historyMargin)
+}
+
+// historyMargin is how much longer than needed the history is kept.
+const historyMargin = time.Hour

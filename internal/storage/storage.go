@@ -195,7 +195,9 @@ type WarmThroughput struct {
 // PointInTimeRecovery is an enabled continuous backups setting.
 type PointInTimeRecovery struct {
 	RecoveryPeriodInDays int
-	// EnabledAt is when it was last enabled: the earliest restorable time.
+	// EnabledAt is when it was last enabled, or the start of the
+	// recovery window when RecoveryPeriodInDays last changed: the change
+	// history is complete from then on.
 	EnabledAt time.Time
 }
 

@@ -31,7 +31,8 @@ func (p *Periodic) Run(ctx context.Context) {
 	}
 }
 
-// NewStreamTrimmer removes stream records older than the 24-hour retention
+// NewStreamTrimmer removes stream records (not the change history, see
+// NewHistoryPruner) older than the 24-hour retention
 // (storage.StreamRetention), every every (default one minute), counting
 // them in m (nil counts nothing).
 func NewStreamTrimmer(ss storage.StreamStore, every time.Duration, log *slog.Logger, m *metrics.Metrics) *Periodic {

@@ -36,6 +36,7 @@ type Config struct {
 
 // Pool is the set of background workers of one server: online index
 // builds and drops, the Time to Live lifecycle, stream retention, the
+// retention of the change history of point in time recovery, the
 // sweep of dead ClientRequestTokens and, on a backend that needs it
 // (storage.Recoverer), the recovery of interrupted writes.
 type Pool struct {
@@ -55,6 +56,7 @@ func New(store storage.Backend, cfg Config) *Pool {
 			PageSize: cfg.TTLPageSize, PageDelay: cfg.TTLPageDelay, Log: cfg.Log, Metrics: cfg.Metrics}),
 		jobs: []*Periodic{
 			NewStreamTrimmer(store, 0, cfg.Log, cfg.Metrics),
+			NewHistoryPruner(store, cfg.Accounts, 0, cfg.Log),
 			NewTokenSweeper(store, 0, cfg.Log),
 			NewRecoverer(store, 0, cfg.Log),
 		},

@@ -201,25 +201,43 @@ func (b *Backend) StreamBounds(ctx context.Context, tableID, label string) (stor
 	return out, wrap("stream bounds", err)
 }
 
-// TrimStreams removes, in every stream, the buckets that end at or before
-// cutoff (so a record is kept for its retention and at most one bucket
-// more) and raises each stream's trim mark to the highest sequence number
-// removed. The mark is written with that record's version as its write
-// timestamp, so the highest mark wins whatever order trims run in.
+// TrimStreams removes, in every stream but the change histories, the
+// buckets that end at or before cutoff (so a record is kept for its
+// retention and at most one bucket more) and raises each stream's trim
+// mark to the highest sequence number removed. The mark is written with
+// that record's version as its write timestamp, so the highest mark wins
+// whatever order trims run in.
 func (b *Backend) TrimStreams(ctx context.Context, cutoff time.Time) (int64, error) {
 	if b.closed.Load() {
 		return 0, storage.ErrClosed
 	}
-	k := b.catalog
-	type bucketRef struct {
-		tid, label string
-		bucket     int64
+	iter := b.s.Query(`SELECT tid, label, bucket FROM ` + b.catalog + `.stream_buckets`).WithContext(ctx).PageSize(1000).Iter()
+	return b.trimBuckets(ctx, iter, cutoff, func(label string) bool { return label != storage.HistoryLabel })
+}
+
+// TrimHistory removes the buckets of table tableID's change history that
+// end at or before cutoff, as TrimStreams does for streams.
+func (b *Backend) TrimHistory(ctx context.Context, tableID string, cutoff time.Time) (int64, error) {
+	if b.closed.Load() {
+		return 0, storage.ErrClosed
 	}
+	iter := b.s.Query(`SELECT tid, label, bucket FROM `+b.catalog+`.stream_buckets WHERE tid = ? AND label = ?`,
+		tableID, storage.HistoryLabel).WithContext(ctx).PageSize(1000).Iter()
+	return b.trimBuckets(ctx, iter, cutoff, func(string) bool { return true })
+}
+
+type bucketRef struct {
+	tid, label string
+	bucket     int64
+}
+
+// trimBuckets removes the buckets iter lists (tid, label, bucket) whose
+// label keep accepts and that end at or before cutoff.
+func (b *Backend) trimBuckets(ctx context.Context, iter *gocql.Iter, cutoff time.Time, keep func(label string) bool) (int64, error) {
 	var due []bucketRef
-	iter := b.s.Query(`SELECT tid, label, bucket FROM ` + k + `.stream_buckets`).WithContext(ctx).PageSize(1000).Iter()
 	var r bucketRef
 	for iter.Scan(&r.tid, &r.label, &r.bucket) {
-		if (r.bucket+1)*streamBucket <= cutoff.UnixMicro() {
+		if keep(r.label) && (r.bucket+1)*streamBucket <= cutoff.UnixMicro() {
 			due = append(due, r)
 		}
 	}
@@ -228,44 +246,52 @@ func (b *Backend) TrimStreams(ctx context.Context, cutoff time.Time) (int64, err
 	}
 	var total int64
 	for _, d := range due {
-		var n, v int64
-		var h int
-		it := b.s.Query(`SELECT version, h FROM `+k+`.stream_records WHERE tid = ? AND label = ? AND bucket = ?`,
-			d.tid, d.label, d.bucket).WithContext(ctx).PageSize(1000).Iter()
-		var rv int64
-		var rh int
-		for it.Scan(&rv, &rh) {
-			n++
-			v, h = rv, rh // clustering order: the last is the highest
-		}
-		if err := it.Close(); err != nil {
-			return total, wrap("trim streams", err)
-		}
-		err := b.retry(ctx, func() error {
-			if n == 0 {
-				return nil
-			}
-			return b.s.Query(`INSERT INTO `+k+`.stream_trims (tid, label, upto_version, upto_h) VALUES (?, ?, ?, ?) USING TIMESTAMP ?`,
-				d.tid, d.label, v, h, v).WithContext(ctx).Idempotent(true).Exec()
-		})
-		if err == nil {
-			err = b.retry(ctx, func() error {
-				return b.s.Query(`DELETE FROM `+k+`.stream_records WHERE tid = ? AND label = ? AND bucket = ?`,
-					d.tid, d.label, d.bucket).WithContext(ctx).Idempotent(true).Exec()
-			})
-		}
-		if err == nil {
-			err = b.retry(ctx, func() error {
-				return b.s.Query(`DELETE FROM `+k+`.stream_buckets WHERE tid = ? AND label = ? AND bucket = ?`,
-					d.tid, d.label, d.bucket).WithContext(ctx).Idempotent(true).Exec()
-			})
-		}
+		n, err := b.trimBucket(ctx, d)
 		if err != nil {
 			return total, wrap("trim streams", err)
 		}
 		total += n
 	}
 	return total, nil
+}
+
+// trimBucket raises d's stream trim mark to its highest record, then
+// deletes its records and its bucket entry, returning how many it held.
+func (b *Backend) trimBucket(ctx context.Context, d bucketRef) (int64, error) {
+	k := b.catalog
+	var n, v int64
+	var h int
+	it := b.s.Query(`SELECT version, h FROM `+k+`.stream_records WHERE tid = ? AND label = ? AND bucket = ?`,
+		d.tid, d.label, d.bucket).WithContext(ctx).PageSize(1000).Iter()
+	var rv int64
+	var rh int
+	for it.Scan(&rv, &rh) {
+		n++
+		v, h = rv, rh // clustering order: the last is the highest
+	}
+	if err := it.Close(); err != nil {
+		return 0, err
+	}
+	err := b.retry(ctx, func() error {
+		if n == 0 {
+			return nil
+		}
+		return b.s.Query(`INSERT INTO `+k+`.stream_trims (tid, label, upto_version, upto_h) VALUES (?, ?, ?, ?) USING TIMESTAMP ?`,
+			d.tid, d.label, v, h, v).WithContext(ctx).Idempotent(true).Exec()
+	})
+	if err == nil {
+		err = b.retry(ctx, func() error {
+			return b.s.Query(`DELETE FROM `+k+`.stream_records WHERE tid = ? AND label = ? AND bucket = ?`,
+				d.tid, d.label, d.bucket).WithContext(ctx).Idempotent(true).Exec()
+		})
+	}
+	if err == nil {
+		err = b.retry(ctx, func() error {
+			return b.s.Query(`DELETE FROM `+k+`.stream_buckets WHERE tid = ? AND label = ? AND bucket = ?`,
+				d.tid, d.label, d.bucket).WithContext(ctx).Idempotent(true).Exec()
+		})
+	}
+	return n, err
 }
 
 // dropDerived removes the stream records and expiry rows of table tid

@@ -127,17 +127,31 @@ FROM stream_records WHERE tid = $1 AND label = $2`, tableID, label).Scan(&first,
 // two, a record committed between them could be removed above the mark,
 // and a reader positioned before it would never learn it was lost.
 func (b *Backend) TrimStreams(ctx context.Context, cutoff time.Time) (int64, error) {
+	return b.trimRecords(ctx, trimStreams, cutoff.Unix(), storage.HistoryLabel)
+}
+
+// TrimHistory removes table tableID's change history created before
+// cutoff, raising its trim mark in the same statement.
+func (b *Backend) TrimHistory(ctx context.Context, tableID string, cutoff time.Time) (int64, error) {
+	return b.trimRecords(ctx, trimHistory, cutoff.Unix(), storage.HistoryLabel, tableID)
+}
+
+func (b *Backend) trimRecords(ctx context.Context, stmt string, args ...any) (int64, error) {
 	var n int64
 	err := b.withConn(ctx, func(c *pgxpool.Conn) error {
-		return c.QueryRow(ctx, trimStreams, cutoff.Unix()).Scan(&n)
+		return c.QueryRow(ctx, stmt, args...).Scan(&n)
 	})
 	return n, err
 }
 
-const trimStreams = `WITH d AS (DELETE FROM stream_records WHERE created < $1 RETURNING tid, label, seq),
+const trimMark = `,
 m AS (INSERT INTO stream_trims (tid, label, upto) SELECT tid, label, max(seq) FROM d GROUP BY tid, label
 	ON CONFLICT (tid, label) DO UPDATE SET upto = greatest(stream_trims.upto, EXCLUDED.upto))
 SELECT count(*) FROM d`
+
+const trimStreams = `WITH d AS (DELETE FROM stream_records WHERE created < $1 AND label <> $2 RETURNING tid, label, seq)` + trimMark
+
+const trimHistory = `WITH d AS (DELETE FROM stream_records WHERE created < $1 AND label = $2 AND tid = $3 RETURNING tid, label, seq)` + trimMark
 
 // BackfillTTL registers the next page of items of an ENABLING table (see
 // storage.TTLStore). It locks the catalog entry (FOR UPDATE) and the page's

@@ -122,18 +122,30 @@ func (b *Backend) StreamBounds(ctx context.Context, tableID, label string) (stor
 }
 
 // TrimStreams removes the records created before cutoff, remembering per
-// stream the highest sequence number removed.
+// stream the highest sequence number removed. Change history is left to
+// TrimHistory.
 func (b *Backend) TrimStreams(ctx context.Context, cutoff time.Time) (int64, error) {
+	return b.trimRecords(ctx, "created < ?1 AND label <> ?2", cutoff.Unix(), storage.HistoryLabel)
+}
+
+// TrimHistory removes table tableID's change history created before
+// cutoff, remembering the highest sequence number removed.
+func (b *Backend) TrimHistory(ctx context.Context, tableID string, cutoff time.Time) (int64, error) {
+	return b.trimRecords(ctx, "created < ?1 AND label = ?2 AND tid = ?3", cutoff.Unix(), storage.HistoryLabel, tableID)
+}
+
+// trimRecords removes the stream records matching where (over args),
+// raising each stream's trim mark, in one write transaction.
+func (b *Backend) trimRecords(ctx context.Context, where string, args ...any) (int64, error) {
 	var n int64
 	err := b.submit(ctx, false, func(w *writer) error {
 		n = 0
-		c := cutoff.Unix()
 		if _, err := w.exec(`INSERT INTO stream_trims (tid, label, upto)
-SELECT tid, label, max(seq) FROM stream_records WHERE created < ? GROUP BY tid, label
-ON CONFLICT (tid, label) DO UPDATE SET upto = max(upto, excluded.upto)`, c); err != nil {
+SELECT tid, label, max(seq) FROM stream_records WHERE `+where+` GROUP BY tid, label
+ON CONFLICT (tid, label) DO UPDATE SET upto = max(upto, excluded.upto)`, args...); err != nil {
 			return err
 		}
-		res, err := w.exec("DELETE FROM stream_records WHERE created < ?", c)
+		res, err := w.exec("DELETE FROM stream_records WHERE "+where, args...)
 		if err != nil {
 			return err
 		}

@@ -22,6 +22,7 @@ var historyTests = []struct {
 	fn   func(t *testing.T, e *env)
 }{
 	{"HistoryRecords", testHistoryRecords},
+	{"HistoryRetention", testHistoryRetention},
 }
 
 func testHistoryRecords(t *testing.T, e *env) {
@@ -62,5 +63,42 @@ func testHistoryRecords(t *testing.T, e *env) {
 	}
 	if rs := e.records(e.b, &storage.Table{ID: plain.ID, LatestStreamLabel: storage.HistoryLabel}); len(rs) != 0 {
 		t.Fatalf("a table without point in time recovery has %d history records", len(rs))
+	}
+}
+
+// testHistoryRetention: the change history outlives the streams' trim
+// (it is kept for the recovery period, up to 35 days, not the streams' 24
+// hours) and TrimHistory prunes one table's history before a cutoff,
+// raising its trim mark, and nothing else.
+func testHistoryRetention(t *testing.T, e *env) {
+	e.holdStreams(true)
+	pitr := &storage.PointInTimeRecovery{RecoveryPeriodInDays: 1, EnabledAt: time.Now()}
+	tb, other := e.table("retained", ""), e.table("retainedother", "")
+	tb.PointInTimeRecovery, other.PointInTimeRecovery = pitr, pitr
+	tb, other = e.create(tb), e.create(other)
+	e.put(tb, item.Item{"pk": s("a"), "v": n("1")})
+	e.put(tb, item.Item{"pk": s("a"), "v": n("2")})
+	e.put(other, item.Item{"pk": s("a")})
+	history := &storage.Table{ID: tb.ID, LatestStreamLabel: storage.HistoryLabel}
+	otherHistory := &storage.Table{ID: other.ID, LatestStreamLabel: storage.HistoryLabel}
+	if _, err := e.b.TrimStreams(e.ctx, time.Now().Add(2*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	rs := e.records(e.b, history)
+	if len(rs) != 2 {
+		t.Fatalf("after TrimStreams the history has %d records, want 2", len(rs))
+	}
+	if n, err := e.b.TrimHistory(e.ctx, tb.ID, time.Now().Add(-2*time.Hour)); err != nil || n != 0 {
+		t.Fatalf("TrimHistory before the records: %d %v", n, err)
+	}
+	if n, err := e.b.TrimHistory(e.ctx, tb.ID, time.Now().Add(2*time.Hour)); err != nil || n != 2 {
+		t.Fatalf("TrimHistory after the records: %d %v, want 2", n, err)
+	}
+	bd, err := e.b.StreamBounds(e.ctx, tb.ID, storage.HistoryLabel)
+	if err != nil || bd.First != 0 || bd.Trimmed != rs[1].Seq {
+		t.Errorf("history bounds after TrimHistory: %+v %v", bd, err)
+	}
+	if rs := e.records(e.b, otherHistory); len(rs) != 1 {
+		t.Errorf("another table's history has %d records after TrimHistory, want 1", len(rs))
 	}
 }
