@@ -144,9 +144,10 @@ func loadConfig(v *viper.Viper, flags *pflag.FlagSet) (loaded, error) {
 	cfg := readSettings(r)
 	applyLocal(r, &cfg)
 	validate(r, cfg)
-	// Settings read elsewhere (authConfig) are shown as given.
+	// Settings read elsewhere (authConfig) are shown as given; --help,
+	// which the command line adds, is no setting.
 	flags.VisitAll(func(f *pflag.Flag) {
-		if _, ok := r.values[f.Name]; !ok && f.Name != "config" && f.Name != "print-config" {
+		if _, ok := r.values[f.Name]; !ok && f.Name != "config" && f.Name != "print-config" && f.Name != "help" {
 			r.values[f.Name] = v.Get(f.Name)
 		}
 	})

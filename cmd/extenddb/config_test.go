@@ -244,3 +244,23 @@ func TestLogSettingsRefused(t *testing.T) {
 		}
 	}
 }
+
+// --print-config shows settings only: not the --help flag the command line
+// adds to every command.
+func TestPrintConfigLeavesOutHelp(t *testing.T) {
+	cmd := serveCmd()
+	cmd.InitDefaultHelpFlag()
+	f := cmd.Flags()
+	if err := f.Parse(nil); err != nil {
+		t.Fatal(err)
+	}
+	l, err := loadConfig(viper.New(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	printConfig(&out, f, l.values)
+	if strings.Contains(out.String(), "help =") || !strings.Contains(out.String(), "listen =") {
+		t.Errorf("print-config:\n%s", out.String())
+	}
+}

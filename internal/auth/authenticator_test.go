@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"path/filepath"
@@ -76,6 +77,15 @@ func TestStoreLifecycle(t *testing.T) {
 	keys, err := st.ListAccessKeys(ctx, a.ID, "")
 	if err != nil || len(keys) != 1 || keys[0].Secret != "" {
 		t.Fatalf("list keys %+v %v", keys, err)
+	}
+	// `extenddb auth key list` prints the list as JSON: no sealed secret,
+	// and no expiry for a long-term key.
+	listed, err := json.Marshal(keys)
+	if err != nil || contains(string(listed), `"Sealed"`) || contains(string(listed), `"Expires"`) {
+		t.Fatalf("listed keys: %s %v", listed, err)
+	}
+	if got, err := st.GetAccessKey(ctx, k.ID); err != nil || len(got.Sealed) == 0 || !got.Expires.IsZero() {
+		t.Fatalf("stored key after listing %+v %v", got, err)
 	}
 	if err := st.DeleteAccount(ctx, a.ID); err != nil {
 		t.Fatal(err)

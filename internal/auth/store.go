@@ -59,15 +59,15 @@ type AccessKey struct {
 	ID      string // AKIA followed by 16 upper-case letters and digits
 	Account string
 	User    string
-	Secret  string `json:"-"` // plain text in memory only; stored sealed
-	Sealed  []byte // the secret, sealed with the server key
+	Secret  string `json:"-"`          // plain text in memory only; stored sealed
+	Sealed  []byte `json:",omitempty"` // the secret, sealed with the server key; nil in lists
 	Status  string // "Active" or "Inactive"
 	Created time.Time
 
 	// Temporary keys (ASIA..., from STS): the SHA-256 of the session
 	// token, the expiry, and for AssumeRole the role and session names.
 	TokenHash []byte    `json:",omitempty"`
-	Expires   time.Time `json:",omitempty"`
+	Expires   time.Time `json:",omitzero"`
 	Role      string    `json:",omitempty"`
 	Session   string    `json:",omitempty"`
 
