@@ -81,7 +81,7 @@ func SortKeyRange(c KeyCondition) (lo, hi SortBound, err error) {
 	if len(c.Values) != want {
 		return lo, hi, fmt.Errorf("storage: key condition %s needs %d values, got %d", c.Op, want, len(c.Values))
 	}
-	v := nonNil(c.Values[0])
+	v := StoredSK(c.Values[0])
 	switch c.Op {
 	case "EQ":
 		return SortBound{">=", v}, SortBound{"<=", v}, nil
@@ -94,7 +94,7 @@ func SortKeyRange(c KeyCondition) (lo, hi SortBound, err error) {
 	case "GE":
 		return SortBound{">=", v}, hi, nil
 	case "BETWEEN":
-		return SortBound{">=", v}, SortBound{"<=", nonNil(c.Values[1])}, nil
+		return SortBound{">=", v}, SortBound{"<=", StoredSK(c.Values[1])}, nil
 	default: // BEGINS_WITH
 		if succ := Successor(v); succ != nil {
 			return SortBound{">=", v}, SortBound{"<", succ}, nil
@@ -119,11 +119,4 @@ func Successor(p []byte) []byte {
 	copy(s, p[:i+1])
 	s[i]++
 	return s
-}
-
-func nonNil(b []byte) []byte {
-	if b == nil {
-		return []byte{}
-	}
-	return b
 }

@@ -61,6 +61,7 @@ func NewTTL(store storage.Backend, cfg TTLConfig) *TTL {
 	cfg.Interval = orDefault(cfg.Interval, 30*time.Second)
 	cfg.PageSize = orDefault(cfg.PageSize, 256)
 	cfg.Batch = orDefault(cfg.Batch, 256)
+	cfg.SettleTime = orDefault(cfg.SettleTime, settleTime)
 	if cfg.Owner == "" {
 		var b [8]byte
 		_, _ = rand.Read(b[:])
@@ -122,9 +123,6 @@ const (
 // Run as well.
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DescribeTimeToLive.html
 func (w *TTL) Settle(ctx context.Context, t *storage.Table) bool {
-	if w == nil {
-		return false
-	}
 	var page func(ctx context.Context, account, name string, gen int64, limit int) (bool, error)
 	switch t.TTL.Status {
 	case storage.TTLEnabling:
@@ -134,11 +132,7 @@ func (w *TTL) Settle(ctx context.Context, t *storage.Table) bool {
 	default:
 		return true
 	}
-	budget := w.cfg.SettleTime
-	if budget <= 0 {
-		budget = settleTime
-	}
-	deadline := time.Now().Add(budget)
+	deadline := time.Now().Add(w.cfg.SettleTime)
 	for n := 0; n < settleItems; n += w.cfg.PageSize {
 		if d := w.cfg.PageDelay; d > 0 {
 			if time.Until(deadline) < d {

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/extenddb/extenddb/internal/storage"
+	"github.com/extenddb/extenddb/internal/watchdog"
 )
 
 // lockSuffix names the lock file beside a database file.
@@ -73,8 +74,10 @@ func lockNewDatabase(path string) (*os.File, error) {
 	return f, nil
 }
 
-// memoryDirPrefix starts the names of in-memory databases' directories.
-const memoryDirPrefix = "extenddb-"
+// An in-memory database is the file memoryDBName in a directory named
+// watchdog.DirPrefix*, whose lock file (watchdog.LockName) tells the
+// watchdog and sweepMemoryDirs whether a live process still holds it.
+const memoryDBName = "extenddb.db"
 
 // sweepMemoryDirs removes the directories of in-memory databases under base
 // that no live process holds: what servers that crashed left behind. A
@@ -86,11 +89,11 @@ func sweepMemoryDirs(base string) {
 		return
 	}
 	for _, e := range entries {
-		if !e.IsDir() || !strings.HasPrefix(e.Name(), memoryDirPrefix) {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), watchdog.DirPrefix) {
 			continue
 		}
 		dir := filepath.Join(base, e.Name())
-		f, err := os.OpenFile(filepath.Join(dir, "extenddb.db"+lockSuffix), os.O_RDWR, 0)
+		f, err := os.OpenFile(filepath.Join(dir, watchdog.LockName), os.O_RDWR, 0)
 		if err != nil {
 			if info, serr := e.Info(); serr == nil && time.Since(info.ModTime()) > time.Minute {
 				os.RemoveAll(dir)

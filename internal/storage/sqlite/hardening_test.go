@@ -13,6 +13,7 @@ import (
 
 	"github.com/extenddb/extenddb/internal/item"
 	"github.com/extenddb/extenddb/internal/storage"
+	"github.com/extenddb/extenddb/internal/watchdog"
 )
 
 // A second Open of the same database, in this process or another, fails at
@@ -48,8 +49,12 @@ func TestInMemoryLeftoversRemoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer live.Close()
+	// The watchdog keeps a directory whose lock file it finds held.
+	if _, err := os.Stat(filepath.Join(live.tempDir, watchdog.LockName)); err != nil {
+		t.Fatalf("in-memory database not locked by %s: %v", watchdog.LockName, err)
+	}
 	base := filepath.Dir(live.tempDir)
-	dead, err := os.MkdirTemp(base, memoryDirPrefix)
+	dead, err := os.MkdirTemp(base, watchdog.DirPrefix)
 	if err != nil {
 		t.Fatal(err)
 	}

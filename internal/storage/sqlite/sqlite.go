@@ -34,6 +34,7 @@ import (
 	sqlite3 "github.com/mattn/go-sqlite3"
 
 	"github.com/extenddb/extenddb/internal/storage"
+	"github.com/extenddb/extenddb/internal/watchdog"
 )
 
 // Options names the database file and tunes a Backend. The zero value
@@ -135,12 +136,12 @@ func Open(_ context.Context, opts Options) (*Backend, error) {
 			base = "/dev/shm"
 		}
 		sweepMemoryDirs(base)
-		dir, err := os.MkdirTemp(base, memoryDirPrefix)
+		dir, err := os.MkdirTemp(base, watchdog.DirPrefix)
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: in-memory database: %w", err)
 		}
 		b.tempDir = dir
-		b.path = filepath.Join(dir, "extenddb.db")
+		b.path = filepath.Join(dir, memoryDBName)
 		syncMode = "OFF"
 		if opts.Guard != nil {
 			if err := opts.Guard(dir); err != nil {
