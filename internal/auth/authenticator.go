@@ -175,37 +175,58 @@ func errUnrecognized() error {
 // accessKey returns an active key from the cache or the store.
 func (a *Authenticator) accessKey(ctx context.Context, id string) (AccessKey, error) {
 	now := a.cfg.Now()
-	a.mu.RLock()
-	c, ok := a.keys[id]
-	a.mu.RUnlock()
-	if !ok || now.Sub(c.fetched) >= KeyCacheTTL || now.Before(c.fetched) {
-		a.inflight.Lock()
-		k, err := a.cfg.Store.GetAccessKey(ctx, id)
-		var who principal
-		if err == nil {
-			who, err = a.cfg.Store.loadPrincipal(ctx, k)
+	c, ok := a.cachedKey(id, now)
+	if !ok {
+		var err error
+		if c, err = a.loadKey(ctx, id, now); err != nil {
+			return AccessKey{}, err
 		}
-		a.inflight.Unlock()
-		switch {
-		case errors.Is(err, ErrNotFound):
-			c = cachedKey{fetched: now}
-		case err != nil:
-			return AccessKey{}, ddberr.Internal("Internal server error")
-		default:
-			k.principal = who.arn
-			c = cachedKey{key: k, who: who, found: true, fetched: now}
-		}
-		a.mu.Lock()
-		if len(a.keys) >= maxCached {
-			a.keys = map[string]cachedKey{}
-		}
-		a.keys[id] = c
-		a.mu.Unlock()
 	}
 	if !c.found || c.key.Status != "Active" {
 		return AccessKey{}, errUnrecognized()
 	}
 	return c.key, nil
+}
+
+// cachedKey returns the cache entry of id when it is still fresh at now.
+func (a *Authenticator) cachedKey(id string, now time.Time) (cachedKey, bool) {
+	a.mu.RLock()
+	c, ok := a.keys[id]
+	a.mu.RUnlock()
+	return c, ok && now.Sub(c.fetched) < KeyCacheTTL && !now.Before(c.fetched)
+}
+
+// loadKey reads key id from the store into the cache. Reads are serialised,
+// and a request that waited for another's read of the same key takes its
+// result instead of reading again.
+func (a *Authenticator) loadKey(ctx context.Context, id string, now time.Time) (cachedKey, error) {
+	a.inflight.Lock()
+	defer a.inflight.Unlock()
+	if c, ok := a.cachedKey(id, now); ok {
+		return c, nil
+	}
+	k, err := a.cfg.Store.GetAccessKey(ctx, id)
+	var who principal
+	if err == nil {
+		who, err = a.cfg.Store.loadPrincipal(ctx, k)
+	}
+	var c cachedKey
+	switch {
+	case errors.Is(err, ErrNotFound):
+		c = cachedKey{fetched: now}
+	case err != nil:
+		return cachedKey{}, ddberr.Internal("Internal server error")
+	default:
+		k.principal = who.arn
+		c = cachedKey{key: k, who: who, found: true, fetched: now}
+	}
+	a.mu.Lock()
+	if len(a.keys) >= maxCached {
+		a.keys = map[string]cachedKey{}
+	}
+	a.keys[id] = c
+	a.mu.Unlock()
+	return c, nil
 }
 
 // signingKey returns the derived key of the scope, from the cache when

@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -9,6 +10,7 @@ import (
 	"errors"
 	"net/http"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +18,7 @@ import (
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 
 	"github.com/extenddb/extenddb/internal/ddberr"
+	"github.com/extenddb/extenddb/internal/item"
 	"github.com/extenddb/extenddb/internal/storage"
 	"github.com/extenddb/extenddb/internal/storage/sqlite"
 )
@@ -309,4 +312,64 @@ func resign(t *testing.T, r *http.Request, body, key, secret string, at time.Tim
 		t.Fatal(err)
 	}
 	return r, sum[:]
+}
+
+// slowKeyReads counts the store's reads of access key records, each made
+// slow enough that concurrent requests overlap.
+type slowKeyReads struct {
+	storage.Backend
+	mu    sync.Mutex
+	reads int
+}
+
+func (b *slowKeyReads) GetItem(ctx context.Context, t *storage.Table, key storage.Key, consistent bool) (item.Item, error) {
+	if bytes.Equal(key.PK, recordKey("key#"+testKey).PK) {
+		b.mu.Lock()
+		b.reads++
+		b.mu.Unlock()
+		time.Sleep(20 * time.Millisecond)
+	}
+	return b.Backend.GetItem(ctx, t, key, consistent)
+}
+
+// TestConcurrentRequestsReadKeyOnce: requests that arrive together with a
+// key not yet cached wait for one store read of it, not one each.
+func TestConcurrentRequestsReadKeyOnce(t *testing.T) {
+	ctx := context.Background()
+	_, b := openTestStore(t)
+	counting := &slowKeyReads{Backend: b}
+	s, err := NewSealer(make([]byte, ServerKeySize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := OpenStore(ctx, counting, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Bootstrap(ctx, "111122223333", testKey, testSecret); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	a := New(Config{Store: st, HomeRegion: "us-east-1", Now: func() time.Time { return now }})
+	counting.mu.Lock()
+	counting.reads = 0
+	counting.mu.Unlock()
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		r, sum := signedRequest(t, `{}`, testSecret, "us-east-1", now, nil)
+		wg.Go(func() {
+			if _, err := a.Authenticate(r, sum); err != nil {
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if counting.reads != 1 {
+		t.Fatalf("%d store reads of the key, want 1", counting.reads)
+	}
 }

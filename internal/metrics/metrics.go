@@ -159,21 +159,14 @@ func (m *Metrics) ObserveRequest(operation string, status int, errType string, e
 	if operation == "" {
 		operation = UnknownOperation
 	}
-	outcome := OutcomeSuccess
+	c := m.opCounters(operation)
 	switch {
 	case status >= 500:
-		outcome = OutcomeServerError
+		c.serverError.Inc()
 	case status >= 400:
-		outcome = OutcomeClientError
-	}
-	c := m.opCounters(operation)
-	switch outcome {
-	case OutcomeSuccess:
-		c.success.Inc()
-	case OutcomeClientError:
 		c.clientError.Inc()
 	default:
-		c.serverError.Inc()
+		c.success.Inc()
 	}
 	c.latency.Observe(elapsed.Seconds())
 	if errType != "" {

@@ -272,12 +272,14 @@ func hasKey(ctx map[string][]string, k string) bool {
 }
 
 func anyMatch(patterns []string, v string, foldCase bool) bool {
+	if foldCase {
+		v = strings.ToLower(v)
+	}
 	for _, p := range patterns {
 		if foldCase {
-			if Match(strings.ToLower(p), strings.ToLower(v)) {
-				return true
-			}
-		} else if Match(p, v) {
+			p = strings.ToLower(p)
+		}
+		if Match(p, v) {
 			return true
 		}
 	}

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"compress/gzip"
 	"compress/zlib"
+	"io"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // compressMinBytes is the smallest response body DynamoDB compresses when
@@ -74,21 +76,36 @@ func qvalue(params string) float64 {
 	return 1
 }
 
+// Compressors are pooled: each holds about a megabyte of state, too much
+// to allocate for every response.
+var (
+	gzipWriters = sync.Pool{New: func() any { return gzip.NewWriter(nil) }}
+	zlibWriters = sync.Pool{New: func() any { return zlib.NewWriter(nil) }}
+)
+
 // compressBody returns body encoded with encoding ("gzip" or "deflate").
 func compressBody(encoding string, body []byte) []byte {
-	var buf bytes.Buffer
-	buf.Grow(len(body)/3 + 64)
+	var pool *sync.Pool
 	switch encoding {
 	case "gzip":
-		zw := gzip.NewWriter(&buf)
-		_, _ = zw.Write(body)
-		_ = zw.Close()
+		pool = &gzipWriters
 	case "deflate":
-		zw := zlib.NewWriter(&buf)
-		_, _ = zw.Write(body)
-		_ = zw.Close()
+		pool = &zlibWriters
 	default:
 		return body
 	}
+	var buf bytes.Buffer
+	buf.Grow(len(body)/3 + 64)
+	zw := pool.Get().(resetWriter)
+	zw.Reset(&buf)
+	_, _ = zw.Write(body)
+	_ = zw.Close()
+	pool.Put(zw)
 	return buf.Bytes()
+}
+
+// resetWriter is what *gzip.Writer and *zlib.Writer share.
+type resetWriter interface {
+	io.WriteCloser
+	Reset(io.Writer)
 }

@@ -73,15 +73,7 @@ func setupAuth(ctx context.Context, cfg Config, store storage.Backend, ln net.Li
 		}
 		return a, func(h http.Handler) http.Handler { return h }, nil
 	}
-	key, err := serverKey(cfg)
-	if err != nil {
-		return nil, nil, err
-	}
-	sealer, err := auth.NewSealer(key)
-	if err != nil {
-		return nil, nil, err
-	}
-	st, err := auth.OpenStore(ctx, store, sealer)
+	st, err := OpenCredentials(ctx, cfg, store)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -63,7 +63,7 @@ func (s *Server) serveReady(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	// A name DynamoDB never allows (it has a space), so the probe reads the
 	// catalog without ever finding a table.
-	_, err := s.store.GetTable(ctx, s.account(), "extenddb ready probe")
+	_, err := s.store.GetTable(ctx, s.cfg.account(), "extenddb ready probe")
 	if err != nil && !errors.Is(err, storage.ErrTableNotFound) {
 		writeText(w, http.StatusServiceUnavailable, "storage unavailable: "+err.Error()+"\n")
 		return

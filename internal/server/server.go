@@ -138,12 +138,8 @@ func Start(cfg Config) (*Server, error) {
 		acfg.OnTableDeleted = cfg.registry.ForgetTable
 	}
 	engine := api.New(store, acfg)
-	account := cfg.AccountID
-	if account == "" {
-		account = storage.DefaultAccount
-	}
 	pool := workers.New(store, workers.Config{
-		Accounts:       []string{account},
+		Accounts:       []string{cfg.account()},
 		TTLInterval:    cfg.TTLInterval,
 		TTLPageSize:    cfg.TTLPageSize,
 		TTLPageDelay:   cfg.TTLPageDelay,
@@ -235,11 +231,11 @@ func (s *Server) PprofEndpoint() string {
 }
 
 // account is the account the server's catalog probes and workers use.
-func (s *Server) account() string {
-	if s.cfg.AccountID == "" {
+func (c Config) account() string {
+	if c.AccountID == "" {
 		return storage.DefaultAccount
 	}
-	return s.cfg.AccountID
+	return c.AccountID
 }
 
 // PostgresSchemaOrDefault names the schema extenddb uses on PostgreSQL.

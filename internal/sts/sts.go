@@ -43,8 +43,11 @@ type Handler struct {
 // IsQueryRequest reports whether r is in STS's query protocol (a
 // form-encoded POST), not DynamoDB's JSON protocol.
 func IsQueryRequest(r *http.Request) bool {
-	ct := strings.ToLower(strings.TrimSpace(strings.SplitN(r.Header.Get("Content-Type"), ";", 2)[0]))
-	return r.Method == http.MethodPost && ct == "application/x-www-form-urlencoded"
+	if r.Method != http.MethodPost {
+		return false
+	}
+	ct, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";")
+	return strings.EqualFold(strings.TrimSpace(ct), "application/x-www-form-urlencoded")
 }
 
 // ServeHTTP implements http.Handler.
