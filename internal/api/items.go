@@ -266,21 +266,20 @@ func (e *Engine) getItem(ctx context.Context, in *getItemInput, t *storage.Table
 		return nil, err
 	}
 	out := &getItemOutput{item: projectItem(in.proj, it)}
-	size := 0
+	mode := capacityMode(in.ReturnConsumedCapacity)
+	if mode == capNone && e.cfg.OnTableUse == nil {
+		return out, nil
+	}
+	size, found := 0, 0
 	if it != nil {
-		size = item.Size(it)
+		size, found = item.Size(it), 1
 	}
-	if mode := capacityMode(in.ReturnConsumedCapacity); mode != capNone {
+	units := readUnits(size, consistent)
+	if mode != capNone {
 		out.capacity = newConsumed(mode, t.Name)
-		out.capacity.units = readUnits(size, consistent)
+		out.capacity.units = units
 	}
-	if e.cfg.OnTableUse != nil {
-		found := 0
-		if it != nil {
-			found = 1
-		}
-		e.meterRead(t, found, size, readUnits(size, consistent))
-	}
+	e.meterRead(t, found, size, units)
 	return out, nil
 }
 
