@@ -126,13 +126,11 @@ func (e *Engine) meterTransactGet(reads []*txRead) {
 			uses[rd.t.Name] = u
 			order = append(order, rd.t)
 		}
-		size := 0
 		if rd.it != nil {
-			size = item.Size(rd.it)
 			u.items++
 		}
-		u.bytes += size
-		u.units += 2 * readUnits(size, true)
+		u.bytes += rd.size
+		u.units += 2 * readUnits(rd.size, true)
 	}
 	for _, t := range order {
 		u := uses[t.Name]
