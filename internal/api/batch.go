@@ -407,10 +407,7 @@ func checkBatchWrite(in *batchWriteItemInput, tables []string) error {
 		}
 		for _, wr := range reqs {
 			if wr.PutRequest != nil {
-				if err := checkItemNames(wr.PutRequest.Item); err != nil {
-					return err
-				}
-				if err := validateItemValues(wr.PutRequest.Item); err != nil {
+				if err := checkItem(wr.PutRequest.Item); err != nil {
 					return err
 				}
 				if item.Size(wr.PutRequest.Item) > maxItemBytes {

@@ -127,10 +127,7 @@ func (e *Engine) checkPutItem(in *putItemInput) error {
 	if err := in.checkConditionParams(); err != nil {
 		return err
 	}
-	if err := checkItemNames(in.Item); err != nil {
-		return err
-	}
-	if err := validateItemValues(in.Item); err != nil {
+	if err := checkItem(in.Item); err != nil {
 		return err
 	}
 	if rv := returnValuesMode(in.ReturnValues); rv != "NONE" && rv != "ALL_OLD" {
