@@ -287,16 +287,27 @@ func attributesToGetConstraint(c *constraints, names []string) {
 }
 
 // readProjection checks the projection members of GetItem and of a
-// BatchGetItem table (Key values first, then AttributesToGet, then the
-// expression) and parses them.
+// TransactGetItems Get (parameter mixing, then the Key values) and parses
+// them. BatchGetItem runs the two steps apart, its keys' checks between.
 func (e *Engine) readProjection(pe *string, atg []string, names map[string]string, key item.Item) (*expr.Projection, error) {
-	if err := checkParams(map[string]bool{"ProjectionExpression": pe != nil, "AttributesToGet": atg != nil},
-		[]string{"ProjectionExpression"}, []string{"AttributesToGet"}, names != nil, false); err != nil {
+	if err := checkProjectionParams(pe, atg, names); err != nil {
 		return nil, err
 	}
 	if err := validateItemValues(key); err != nil {
 		return nil, err
 	}
+	return e.parseReadProjection(pe, atg, names)
+}
+
+// checkProjectionParams applies the parameter mixing rules to a read's
+// projection members.
+func checkProjectionParams(pe *string, atg []string, names map[string]string) error {
+	return checkParams(map[string]bool{"ProjectionExpression": pe != nil, "AttributesToGet": atg != nil},
+		[]string{"ProjectionExpression"}, []string{"AttributesToGet"}, names != nil, false)
+}
+
+// parseReadProjection parses a read's checked projection members.
+func (e *Engine) parseReadProjection(pe *string, atg []string, names map[string]string) (*expr.Projection, error) {
 	if pe == nil {
 		if atg == nil {
 			return nil, nil
