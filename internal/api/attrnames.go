@@ -28,6 +28,15 @@ func checkAttributeName(name string) error {
 	return nil
 }
 
+// checkItem checks an item written whole (PutItem, a BatchWriteItem
+// PutRequest, a TransactWriteItems Put): its names, then its values.
+func checkItem(it item.Item) error {
+	if err := checkItemNames(it); err != nil {
+		return err
+	}
+	return validateItemValues(it)
+}
+
 // checkItemNames checks the names of an item's attributes and, at every
 // depth, the keys of its maps.
 func checkItemNames(it item.Item) error {

@@ -161,8 +161,7 @@ func (e *Engine) checkBatchGet(in *batchGetItemInput, tables []string) (map[stri
 			ka = &keysAndAttributes{}
 			in.RequestItems[name] = ka
 		}
-		if err := checkParams(map[string]bool{"ProjectionExpression": ka.ProjectionExpression != nil, "AttributesToGet": ka.AttributesToGet != nil},
-			[]string{"ProjectionExpression"}, []string{"AttributesToGet"}, ka.ExpressionAttributeNames != nil, false); err != nil {
+		if err := checkProjectionParams(ka.ProjectionExpression, ka.AttributesToGet, ka.ExpressionAttributeNames); err != nil {
 			return nil, err
 		}
 		seen := make(map[string]bool, len(ka.Keys))
@@ -180,7 +179,7 @@ func (e *Engine) checkBatchGet(in *batchGetItemInput, tables []string) (map[stri
 				return nil, ddberr.Validation("Too many items requested for the BatchGetItem call")
 			}
 		}
-		proj, err := e.readProjection(ka.ProjectionExpression, ka.AttributesToGet, ka.ExpressionAttributeNames, nil)
+		proj, err := e.parseReadProjection(ka.ProjectionExpression, ka.AttributesToGet, ka.ExpressionAttributeNames)
 		if err != nil {
 			return nil, err
 		}
@@ -407,10 +406,7 @@ func checkBatchWrite(in *batchWriteItemInput, tables []string) error {
 		}
 		for _, wr := range reqs {
 			if wr.PutRequest != nil {
-				if err := checkItemNames(wr.PutRequest.Item); err != nil {
-					return err
-				}
-				if err := validateItemValues(wr.PutRequest.Item); err != nil {
+				if err := checkItem(wr.PutRequest.Item); err != nil {
 					return err
 				}
 				if item.Size(wr.PutRequest.Item) > maxItemBytes {

@@ -127,10 +127,7 @@ func (e *Engine) checkPutItem(in *putItemInput) error {
 	if err := in.checkConditionParams(); err != nil {
 		return err
 	}
-	if err := checkItemNames(in.Item); err != nil {
-		return err
-	}
-	if err := validateItemValues(in.Item); err != nil {
+	if err := checkItem(in.Item); err != nil {
 		return err
 	}
 	if rv := returnValuesMode(in.ReturnValues); rv != "NONE" && rv != "ALL_OLD" {
@@ -266,21 +263,20 @@ func (e *Engine) getItem(ctx context.Context, in *getItemInput, t *storage.Table
 		return nil, err
 	}
 	out := &getItemOutput{item: projectItem(in.proj, it)}
-	size := 0
+	mode := capacityMode(in.ReturnConsumedCapacity)
+	if mode == capNone && e.cfg.OnTableUse == nil {
+		return out, nil
+	}
+	size, found := 0, 0
 	if it != nil {
-		size = item.Size(it)
+		size, found = item.Size(it), 1
 	}
-	if mode := capacityMode(in.ReturnConsumedCapacity); mode != capNone {
+	units := readUnits(size, consistent)
+	if mode != capNone {
 		out.capacity = newConsumed(mode, t.Name)
-		out.capacity.units = readUnits(size, consistent)
+		out.capacity.units = units
 	}
-	if e.cfg.OnTableUse != nil {
-		found := 0
-		if it != nil {
-			found = 1
-		}
-		e.meterRead(t, found, size, readUnits(size, consistent))
-	}
+	e.meterRead(t, found, size, units)
 	return out, nil
 }
 
@@ -291,16 +287,27 @@ func attributesToGetConstraint(c *constraints, names []string) {
 }
 
 // readProjection checks the projection members of GetItem and of a
-// BatchGetItem table (Key values first, then AttributesToGet, then the
-// expression) and parses them.
+// TransactGetItems Get (parameter mixing, then the Key values) and parses
+// them. BatchGetItem runs the two steps apart, its keys' checks between.
 func (e *Engine) readProjection(pe *string, atg []string, names map[string]string, key item.Item) (*expr.Projection, error) {
-	if err := checkParams(map[string]bool{"ProjectionExpression": pe != nil, "AttributesToGet": atg != nil},
-		[]string{"ProjectionExpression"}, []string{"AttributesToGet"}, names != nil, false); err != nil {
+	if err := checkProjectionParams(pe, atg, names); err != nil {
 		return nil, err
 	}
 	if err := validateItemValues(key); err != nil {
 		return nil, err
 	}
+	return e.parseReadProjection(pe, atg, names)
+}
+
+// checkProjectionParams applies the parameter mixing rules to a read's
+// projection members.
+func checkProjectionParams(pe *string, atg []string, names map[string]string) error {
+	return checkParams(map[string]bool{"ProjectionExpression": pe != nil, "AttributesToGet": atg != nil},
+		[]string{"ProjectionExpression"}, []string{"AttributesToGet"}, names != nil, false)
+}
+
+// parseReadProjection parses a read's checked projection members.
+func (e *Engine) parseReadProjection(pe *string, atg []string, names map[string]string) (*expr.Projection, error) {
 	if pe == nil {
 		if atg == nil {
 			return nil, nil

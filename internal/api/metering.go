@@ -36,6 +36,27 @@ type tableUse struct {
 	items, bytes int
 }
 
+// tableUses sums a request's use per table, keeping the order in which
+// the tables first appear.
+type tableUses struct {
+	order []*storage.Table
+	by    map[string]*tableUse
+}
+
+// of returns t's sum, adding t on its first use.
+func (us *tableUses) of(t *storage.Table) *tableUse {
+	if u := us.by[t.Name]; u != nil {
+		return u
+	}
+	if us.by == nil {
+		us.by = map[string]*tableUse{}
+	}
+	u := &tableUse{}
+	us.by[t.Name] = u
+	us.order = append(us.order, t)
+	return u
+}
+
 // meteredMutate is mutate reporting the write it applied: the units
 // DynamoDB charges for it (the larger image, and the index entries it puts
 // or deletes) and the new image's size.
@@ -87,15 +108,9 @@ func (e *Engine) meterTransactWrite(writes []*txWrite) {
 	if e.cfg.OnTableUse == nil {
 		return
 	}
-	var order []*storage.Table
-	uses := map[string]*tableUse{}
+	var uses tableUses
 	for _, w := range writes {
-		u := uses[w.t.Name]
-		if u == nil {
-			u = &tableUse{}
-			uses[w.t.Name] = u
-			order = append(order, w.t)
-		}
+		u := uses.of(w.t)
 		u.units += txWriteCost(capTotal, w).total()
 		if w.kind != txCheck {
 			u.items++
@@ -104,8 +119,8 @@ func (e *Engine) meterTransactWrite(writes []*txWrite) {
 			}
 		}
 	}
-	for _, t := range order {
-		u := uses[t.Name]
+	for _, t := range uses.order {
+		u := uses.by[t.Name]
 		e.cfg.OnTableUse(t.Name, useWrite, u.units, u.items, int64(u.bytes))
 	}
 }
@@ -117,25 +132,17 @@ func (e *Engine) meterTransactGet(reads []*txRead) {
 	if e.cfg.OnTableUse == nil {
 		return
 	}
-	var order []*storage.Table
-	uses := map[string]*tableUse{}
+	var uses tableUses
 	for _, rd := range reads {
-		u := uses[rd.t.Name]
-		if u == nil {
-			u = &tableUse{}
-			uses[rd.t.Name] = u
-			order = append(order, rd.t)
-		}
-		size := 0
+		u := uses.of(rd.t)
 		if rd.it != nil {
-			size = item.Size(rd.it)
 			u.items++
 		}
-		u.bytes += size
-		u.units += 2 * readUnits(size, true)
+		u.bytes += rd.size
+		u.units += 2 * readUnits(rd.size, true)
 	}
-	for _, t := range order {
-		u := uses[t.Name]
+	for _, t := range uses.order {
+		u := uses.by[t.Name]
 		e.meterRead(t, u.items, u.bytes, u.units)
 	}
 }

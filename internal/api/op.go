@@ -22,15 +22,7 @@ type tableOp[T any] struct {
 }
 
 // handler adapts the operation to the protocol: decode the body, then run.
-func (o *tableOp[T]) handler() opFunc {
-	return func(e *Engine, ctx context.Context, r *protocol.Request) (any, error) {
-		in := new(T)
-		if err := decode(r.Body, in); err != nil {
-			return nil, err
-		}
-		return o.run(e, ctx, e.account(r), in)
-	}
-}
+func (o *tableOp[T]) handler() opFunc { return decoded(o.run) }
 
 // run performs the operation on a decoded request for an account: member
 // rules, semantic checks, table, execution. It is the entry point for

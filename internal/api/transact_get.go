@@ -48,6 +48,7 @@ type txRead struct {
 	t    *storage.Table
 	key  storage.Key
 	it   item.Item
+	size int // it's size, set by readTransactGets (0 when missing)
 }
 
 func (e *Engine) transactGetItems(ctx context.Context, r *protocol.Request) (any, error) {
@@ -121,16 +122,14 @@ func (e *Engine) transactGetItems(ctx context.Context, r *protocol.Request) (any
 	}
 	out := &transactGetOutput{items: make([]item.Item, len(reads)), capacity: newTxCapacity(in.ReturnConsumedCapacity, "ReadCapacityUnits")}
 	for i, rd := range reads {
-		size := 0
 		if rd.it != nil {
-			size = item.Size(rd.it)
 			out.items[i] = projectItem(rd.proj, rd.it)
 		}
 		// A transactional read costs 2 RCU per 4 KB, a missing item as
 		// much as an item of 4 KB or less.
 		// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html#transaction-capacity-handling
 		if c := out.capacity.of(rd.t.Name); c != nil {
-			c.units += 2 * readUnits(size, true)
+			c.units += 2 * readUnits(rd.size, true)
 		}
 	}
 	e.meterTransactGet(reads)
@@ -206,7 +205,8 @@ func readTransactGets(ctx context.Context, store storage.Backend, reads []*txRea
 	total := 0
 	for _, rd := range reads {
 		if rd.it != nil {
-			total += item.Size(rd.it)
+			rd.size = item.Size(rd.it)
+			total += rd.size
 		}
 	}
 	if total <= maxTransactBytes {

@@ -31,8 +31,6 @@ import (
 // that is the transaction's commit point), so a token survives restarts
 // and is shared by every process using the same data (transactWriteToken).
 
-const txTokenTTL = storage.TokenTTL
-
 // txReplay is what a repeat of a completed transaction reports: the
 // per-table read units of reading its items (DynamoDB reports the capacity
 // of reading the items for a repeated token) and the first response's

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/extenddb/extenddb/internal/storage"
 )
 
 // ClientRequestToken: a repeat within 10 minutes succeeds without applying
@@ -35,7 +37,7 @@ func TestTransactWriteClientRequestToken(t *testing.T) {
 		{op: "GetItem", body: `{"TableName":"hash","Key":{"pk":{"S":"c"}}}`, want: `{"Item":{"pk":{"S":"c"},"n":{"N":"2"}}}`},
 	})
 
-	now = now.Add(txTokenTTL - time.Second)
+	now = now.Add(storage.TokenTTL - time.Second)
 	runSteps(t, e, []step{{name: "still claimed", op: "TransactWriteItems", body: add("t1", "1") + `}`, want: `{}`},
 		{op: "GetItem", body: `{"TableName":"hash","Key":{"pk":{"S":"c"}}}`, want: `{"Item":{"pk":{"S":"c"},"n":{"N":"2"}}}`}})
 	now = now.Add(time.Second)

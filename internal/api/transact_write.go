@@ -204,10 +204,7 @@ func (e *Engine) parseTxWrite(ti *transactWriteItem) (*txWrite, error) {
 		return nil, err
 	}
 	if kind == txPut {
-		if err := checkItemNames(a.Item); err != nil {
-			return nil, err
-		}
-		if err := validateItemValues(a.Item); err != nil {
+		if err := checkItem(a.Item); err != nil {
 			return nil, err
 		}
 	} else if err := validateItemValues(a.Key); err != nil {
