@@ -102,7 +102,7 @@ func (e *Engine) planTransaction(ctx context.Context, r *protocol.Request, stmts
 	}
 	plans := make([]*partiql.Plan, len(stmts))
 	for i, st := range parsed {
-		pl, err := e.planStatement(ctx, r, st, stmts[i].Parameters)
+		pl, _, err := e.planStatement(ctx, r, st, stmts[i].Parameters)
 		if err != nil {
 			return nil, inStatement(i, err)
 		}
