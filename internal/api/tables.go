@@ -65,12 +65,8 @@ func (e *Engine) createTable(ctx context.Context, r *protocol.Request) (any, err
 		return nil, err
 	}
 	t.Account = e.account(r)
-	names, err := e.store.ListTables(ctx, t.Account)
-	if err != nil {
+	if err := e.checkTableLimit(ctx, t.Account); err != nil {
 		return nil, err
-	}
-	if len(names) >= maxTablesPerAccount {
-		return nil, ddberr.LimitExceeded("Subscriber limit exceeded: Number of tables exceeds the per-account limit of %d", maxTablesPerAccount)
 	}
 	if err := e.store.CreateTable(ctx, t); err != nil {
 		if err == storage.ErrTableExists {
