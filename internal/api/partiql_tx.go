@@ -177,7 +177,7 @@ func insertCancellations(plans []*partiql.Plan, err error) error {
 	changed := false
 	for i, pl := range plans {
 		if pl.Insert && reasons[i].Code == "ConditionalCheckFailed" {
-			reasons[i] = cancellationReason{Code: "ValidationError", Message: errDuplicateItem().Message}
+			reasons[i] = cancellationReason{Code: "ValidationError", Message: ddberr.DuplicateItem().Message}
 			changed = true
 		}
 	}
