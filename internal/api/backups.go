@@ -99,7 +99,7 @@ func (e *Engine) createBackup(ctx context.Context, r *protocol.Request) (any, er
 		return nil, err
 	}
 	if st := e.status(t); st == storage.StatusCreating || st == storage.StatusDeleting {
-		return nil, ddberr.TableInUse("Table is being %s: %s", strings.ToLower(strings.TrimSuffix(st, "ING"))+"ed", t.Name)
+		return nil, ddberr.TableInUse("Table is being %s: %s", statusVerb(st), t.Name)
 	}
 	now := e.now()
 	id := fmt.Sprintf("%014d-%08x", now.UnixMilli(), rand.Uint32())
