@@ -94,17 +94,12 @@ func (e *Engine) createBackup(ctx context.Context, r *protocol.Request) (any, er
 		return nil, err
 	}
 	account := e.account(r)
-	t, err := e.lookup(ctx, account, *in.TableName, lookupControl)
-	if ddberr.Is(err, "ResourceNotFoundException") {
-		// https://github.com/hashicorp/terraform-provider-aws/issues/26577
-		// quotes DynamoDB's "Table not found: <name>" for a missing table.
-		return nil, ddberr.TableNotFound("Table not found: %s", *in.TableName)
-	}
+	t, err := e.backupTable(ctx, account, *in.TableName)
 	if err != nil {
 		return nil, err
 	}
 	if st := e.status(t); st == storage.StatusCreating || st == storage.StatusDeleting {
-		return nil, ddberr.TableInUse("Table is being %s: %s", strings.ToLower(strings.TrimSuffix(st, "ING"))+"ed", t.Name)
+		return nil, ddberr.TableInUse("Table is being %s: %s", statusVerb(st), t.Name)
 	}
 	now := e.now()
 	id := fmt.Sprintf("%014d-%08x", now.UnixMilli(), rand.Uint32())

@@ -96,8 +96,8 @@ func (e *Engine) restoredOutput(ctx context.Context, r *protocol.Request, t *sto
 	return tableDescriptionOutput{d}, nil
 }
 
-// checkTableLimit refuses a new table beyond the account's limit, as
-// CreateTable does (tables.go).
+// checkTableLimit refuses a new table beyond the account's limit
+// (CreateTable, and the restores that create a table).
 func (e *Engine) checkTableLimit(ctx context.Context, account string) error {
 	names, err := e.store.ListTables(ctx, account)
 	if err != nil {

@@ -90,11 +90,11 @@ func (e *Engine) executeStatement(ctx context.Context, r *protocol.Request) (any
 	if st.Kind == partiql.Exists {
 		return nil, ddberr.Validation("EXISTS can only be used in ExecuteTransaction write requests.")
 	}
-	pl, err := e.planStatement(ctx, r, st, in.Parameters)
+	pl, t, err := e.planStatement(ctx, r, st, in.Parameters)
 	if err != nil {
 		return nil, err
 	}
-	if err := e.checkConsistentIndexRead(ctx, r, pl, in.ConsistentRead); err != nil {
+	if err := checkConsistentIndexRead(pl, t, in.ConsistentRead); err != nil {
 		return nil, err
 	}
 	opts := runOptions{consistent: in.ConsistentRead, capacity: in.ReturnConsumedCapacity, onFailure: in.ReturnValuesOnConditionCheckFailure, limit: in.Limit}
@@ -102,7 +102,7 @@ func (e *Engine) executeStatement(ctx context.Context, r *protocol.Request) (any
 		if opts.startKey, err = decodeNextToken(*in.NextToken); err != nil {
 			return nil, err
 		}
-		if err := e.checkStartKey(ctx, r, pl, opts.startKey); err != nil {
+		if err := checkStartKey(pl, t, opts.startKey); err != nil {
 			return nil, err
 		}
 	}
@@ -130,25 +130,23 @@ func parseStatement(src string, params []item.AttributeValue) (*partiql.Statemen
 	return st, partiql.CheckParams(st, len(params))
 }
 
-// planStatement resolves the statement's table and plans it.
-func (e *Engine) planStatement(ctx context.Context, r *protocol.Request, st *partiql.Statement, params []item.AttributeValue) (*partiql.Plan, error) {
+// planStatement resolves the statement's table and plans it; it returns
+// the table too, for the checks of the plan against it.
+func (e *Engine) planStatement(ctx context.Context, r *protocol.Request, st *partiql.Statement, params []item.AttributeValue) (*partiql.Plan, *storage.Table, error) {
 	t, err := e.lookup(ctx, e.account(r), st.Table, lookupData)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return partiql.PlanStatement(st, params, schemaForPlan(t))
+	pl, err := partiql.PlanStatement(st, params, schemaForPlan(t))
+	return pl, t, err
 }
 
 // checkConsistentIndexRead refuses a strongly consistent read of a global
 // secondary index in the words of DynamoDB's PartiQL layer (DynamoDB Local's
 // PartiQL message table).
-func (e *Engine) checkConsistentIndexRead(ctx context.Context, r *protocol.Request, pl *partiql.Plan, consistent *bool) error {
+func checkConsistentIndexRead(pl *partiql.Plan, t *storage.Table, consistent *bool) error {
 	if pl.Index == "" || consistent == nil || !*consistent {
 		return nil
-	}
-	t, err := e.lookup(ctx, e.account(r), pl.Table, lookupData)
-	if err != nil {
-		return err
 	}
 	for _, ix := range t.Indexes {
 		if ix.IndexName == pl.Index && ix.Global {
@@ -214,13 +212,9 @@ func decodeNextToken(s string) (item.Item, error) {
 // the index's when it reads an index, each of its defined type and not
 // empty, and nothing else. A token can only have been altered or minted for
 // another statement then; DynamoDB's tokens are opaque.
-func (e *Engine) checkStartKey(ctx context.Context, r *protocol.Request, pl *partiql.Plan, k item.Item) error {
+func checkStartKey(pl *partiql.Plan, t *storage.Table, k item.Item) error {
 	if pl.Operation != partiql.OpQuery && pl.Operation != partiql.OpScan {
 		return nil
-	}
-	t, err := e.lookup(ctx, e.account(r), pl.Table, lookupData)
-	if err != nil {
-		return err
 	}
 	want := map[string]bool{}
 	for _, el := range t.KeySchema {

@@ -140,17 +140,11 @@ func (e *Engine) runPlan(ctx context.Context, r *protocol.Request, pl *partiql.P
 	return res, nil
 }
 
-// errDuplicateItem is INSERT's answer for a key that exists.
-// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ql-reference.insert.html
-func errDuplicateItem() *ddberr.Error {
-	return &ddberr.Error{Type: "com.amazonaws.dynamodb.v20120810#DuplicateItemException", Message: "Duplicate primary key exists in table", Status: 400}
-}
-
 // statementError words an engine error as PartiQL does: a failed INSERT
 // condition is DuplicateItemException.
 func statementError(pl *partiql.Plan, err error) error {
 	if pl.Insert && ddberr.Is(err, "ConditionalCheckFailedException") {
-		return errDuplicateItem()
+		return ddberr.DuplicateItem()
 	}
 	return err
 }

@@ -102,7 +102,7 @@ func (e *Engine) planTransaction(ctx context.Context, r *protocol.Request, stmts
 	}
 	plans := make([]*partiql.Plan, len(stmts))
 	for i, st := range parsed {
-		pl, err := e.planStatement(ctx, r, st, stmts[i].Parameters)
+		pl, _, err := e.planStatement(ctx, r, st, stmts[i].Parameters)
 		if err != nil {
 			return nil, inStatement(i, err)
 		}
@@ -177,7 +177,7 @@ func insertCancellations(plans []*partiql.Plan, err error) error {
 	changed := false
 	for i, pl := range plans {
 		if pl.Insert && reasons[i].Code == "ConditionalCheckFailed" {
-			reasons[i] = cancellationReason{Code: "ValidationError", Message: errDuplicateItem().Message}
+			reasons[i] = cancellationReason{Code: "ValidationError", Message: ddberr.DuplicateItem().Message}
 			changed = true
 		}
 	}

@@ -65,12 +65,8 @@ func (e *Engine) createTable(ctx context.Context, r *protocol.Request) (any, err
 		return nil, err
 	}
 	t.Account = e.account(r)
-	names, err := e.store.ListTables(ctx, t.Account)
-	if err != nil {
+	if err := e.checkTableLimit(ctx, t.Account); err != nil {
 		return nil, err
-	}
-	if len(names) >= maxTablesPerAccount {
-		return nil, ddberr.LimitExceeded("Subscriber limit exceeded: Number of tables exceeds the per-account limit of %d", maxTablesPerAccount)
 	}
 	if err := e.store.CreateTable(ctx, t); err != nil {
 		if err == storage.ErrTableExists {
@@ -609,15 +605,26 @@ func (e *Engine) listTables(ctx context.Context, account string, in *listTablesI
 	return out, nil
 }
 
+// errTableInUse is the answer to a change of a table whose status st is
+// CREATING, UPDATING or DELETING.
+func errTableInUse(st, name string) error {
+	return ddberr.ResourceInUse("Attempt to change a resource which is still in use: Table is being %s: %s", statusVerb(st), name)
+}
+
+// statusVerb is what a table in status st (CREATING, UPDATING or DELETING)
+// is being: created, updated or deleted.
+func statusVerb(st string) string {
+	return strings.ToLower(strings.TrimSuffix(st, "ING")) + "ed"
+}
+
 func (e *Engine) deleteTable(ctx context.Context, r *protocol.Request) (any, error) {
 	account := e.account(r)
 	t, err := e.namedTable(ctx, r)
 	if err != nil {
 		return nil, err
 	}
-	switch e.status(t) {
-	case storage.StatusCreating, storage.StatusUpdating, storage.StatusDeleting:
-		return nil, ddberr.ResourceInUse("Attempt to change a resource which is still in use: Table is being %s: %s", strings.ToLower(strings.TrimSuffix(e.status(t), "ING"))+"ed", t.Name)
+	if st := e.status(t); st != storage.StatusActive {
+		return nil, errTableInUse(st, t.Name)
 	}
 	if t.DeletionProtection {
 		return nil, ddberr.Validation("Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first.")

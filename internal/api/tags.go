@@ -126,9 +126,10 @@ func tableArnName(arn string) (name, account string, err error) {
 	return table, parts[4], nil
 }
 
-// resolveArn finds the table a resource ARN of the caller's account names;
-// notFound is the operation's answer when there is none.
-func (e *Engine) resolveArn(ctx context.Context, r *protocol.Request, arn, name, account string, notFound error) (*storage.Table, error) {
+// resolveArn finds the table a resource ARN of the caller's account names,
+// given the name and account tableArnName read from the ARN; notFound is
+// the operation's answer when there is none.
+func (e *Engine) resolveArn(ctx context.Context, r *protocol.Request, name, account string, notFound error) (*storage.Table, error) {
 	if account != storage.NamespaceAccount(e.account(r)) {
 		return nil, notFound
 	}
@@ -181,7 +182,7 @@ func (e *Engine) tagResource(ctx context.Context, r *protocol.Request) (any, err
 	if len(in.Tags) == 0 {
 		return nil, ddberr.Validation("Atleast one Tag needs to be provided as Input.")
 	}
-	t, err := e.resolveArn(ctx, r, arn, name, account, errResourceArnNotFound(arn))
+	t, err := e.resolveArn(ctx, r, name, account, errResourceArnNotFound(arn))
 	if err != nil {
 		return nil, err
 	}
@@ -230,7 +231,7 @@ func (e *Engine) untagResource(ctx context.Context, r *protocol.Request) (any, e
 	if len(in.TagKeys) == 0 {
 		return nil, ddberr.Validation("Atleast one Tag Key needs to be provided as Input.")
 	}
-	t, err := e.resolveArn(ctx, r, arn, name, account, ddberr.ResourceNotFound("Requested resource not found"))
+	t, err := e.resolveArn(ctx, r, name, account, ddberr.ResourceNotFound("Requested resource not found"))
 	if err != nil {
 		return nil, err
 	}
@@ -273,7 +274,7 @@ func (e *Engine) listTagsOfResource(ctx context.Context, r *protocol.Request) (a
 		return nil, err
 	}
 	e.forget(e.account(r), name)
-	t, err := e.resolveArn(ctx, r, arn, name, account, errResourceArnNotFound(arn))
+	t, err := e.resolveArn(ctx, r, name, account, errResourceArnNotFound(arn))
 	if err != nil {
 		return nil, err
 	}

@@ -59,7 +59,7 @@ func (e *Engine) updateTable(ctx context.Context, r *protocol.Request) (any, err
 		return nil, err
 	}
 	if st := e.status(cur); st != storage.StatusActive {
-		return nil, ddberr.ResourceInUse("Attempt to change a resource which is still in use: Table is being %s: %s", map[string]string{storage.StatusCreating: "created", storage.StatusUpdating: "updated", storage.StatusDeleting: "deleted"}[st], cur.Name)
+		return nil, errTableInUse(st, cur.Name)
 	}
 	now := e.now()
 	online := false

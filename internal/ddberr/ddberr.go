@@ -103,6 +103,13 @@ func ConditionalCheckFailed() *Error {
 	return &Error{Type: nsDynamoDB + "ConditionalCheckFailedException", Message: "The conditional request failed", Status: http.StatusBadRequest}
 }
 
+// DuplicateItem is DuplicateItemException, PartiQL INSERT's answer for a
+// key that exists.
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ql-reference.insert.html
+func DuplicateItem() *Error {
+	return &Error{Type: nsDynamoDB + "DuplicateItemException", Message: "Duplicate primary key exists in table", Status: http.StatusBadRequest}
+}
+
 // LimitExceeded is LimitExceededException (HTTP 400).
 func LimitExceeded(format string, args ...any) *Error {
 	return newf(nsDynamoDB, "LimitExceededException", http.StatusBadRequest, format, args)

@@ -1,6 +1,10 @@
 package partiql
 
-import "github.com/extenddb/extenddb/internal/item"
+import (
+	"strconv"
+
+	"github.com/extenddb/extenddb/internal/item"
+)
 
 // Kind is a statement's kind.
 type Kind uint8
@@ -75,7 +79,7 @@ func (p Path) String() string {
 	for i, st := range p {
 		switch {
 		case st.IsIndex:
-			s += "[" + itoa(st.Index) + "]"
+			s += "[" + strconv.Itoa(st.Index) + "]"
 		case i == 0:
 			s += st.Name
 		default:
@@ -175,25 +179,3 @@ func (*In) node()        {}
 func (*Is) node()        {}
 func (*Call) node()      {}
 func (*SubSelect) node() {}
-
-func itoa(i int) string {
-	if i == 0 {
-		return "0"
-	}
-	var b [20]byte
-	n := len(b)
-	neg := i < 0
-	if neg {
-		i = -i
-	}
-	for i > 0 {
-		n--
-		b[n] = byte('0' + i%10)
-		i /= 10
-	}
-	if neg {
-		n--
-		b[n] = '-'
-	}
-	return string(b[n:])
-}

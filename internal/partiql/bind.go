@@ -1,6 +1,8 @@
 package partiql
 
 import (
+	"strconv"
+
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/item"
 )
@@ -46,7 +48,7 @@ func valueAt(x Expr, params []item.AttributeValue, at string) (item.AttributeVal
 	case *ListExpr:
 		l := make([]item.AttributeValue, len(x.Elems))
 		for i, e := range x.Elems {
-			v, err := valueAt(e, params, at+"["+itoa(i)+"]")
+			v, err := valueAt(e, params, at+"["+strconv.Itoa(i)+"]")
 			if err != nil {
 				return v, err
 			}
@@ -85,7 +87,7 @@ func bagValue(x *BagExpr, params []item.AttributeValue, at string) (item.Attribu
 	}
 	var out item.AttributeValue
 	for i, e := range x.Elems {
-		v, err := valueAt(e, params, at+"["+itoa(i)+"]")
+		v, err := valueAt(e, params, at+"["+strconv.Itoa(i)+"]")
 		if err != nil {
 			return v, err
 		}

@@ -1,6 +1,7 @@
 package partiql
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/extenddb/extenddb/internal/ddberr"
@@ -24,15 +25,7 @@ func (k KeyNames) isKey(name string) bool {
 	if name == "" {
 		return false
 	}
-	if name == k.Hash || name == k.Range {
-		return true
-	}
-	for _, n := range append(append([]string{}, k.MoreHash...), k.MoreRange...) {
-		if n == name {
-			return true
-		}
-	}
-	return false
+	return name == k.Hash || name == k.Range || slices.Contains(k.MoreHash, name) || slices.Contains(k.MoreRange, name)
 }
 
 // Schema is what the planner needs of a table: its key and its indexes' keys.

@@ -1,6 +1,7 @@
 package partiql
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/extenddb/extenddb/internal/ddberr"
@@ -25,14 +26,14 @@ func (r *renderer) name(n string) string {
 	if ph, ok := r.byName[n]; ok {
 		return ph
 	}
-	ph := "#n" + itoa(len(r.names))
+	ph := "#n" + strconv.Itoa(len(r.names))
 	r.names[ph] = n
 	r.byName[n] = ph
 	return ph
 }
 
 func (r *renderer) value(v item.AttributeValue) string {
-	ph := ":v" + itoa(len(r.values))
+	ph := ":v" + strconv.Itoa(len(r.values))
 	r.values[ph] = v
 	return ph
 }
@@ -42,7 +43,7 @@ func (r *renderer) path(p Path) string {
 	for i, st := range p {
 		switch {
 		case st.IsIndex:
-			b.WriteString("[" + itoa(st.Index) + "]")
+			b.WriteString("[" + strconv.Itoa(st.Index) + "]")
 		case i == 0:
 			b.WriteString(r.name(st.Name))
 		default:

@@ -2,6 +2,7 @@ package partiql
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/extenddb/extenddb/internal/item"
@@ -93,7 +94,7 @@ func exprText(x Expr) string {
 		}
 		return "NULL"
 	case *Param:
-		return "?" + itoa(x.N)
+		return "?" + strconv.Itoa(x.N)
 	case *Missing:
 		return "MISSING"
 	case *ListExpr:
