@@ -23,6 +23,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -83,8 +84,16 @@ func Run(stdin io.Reader, dir string) error {
 	}
 	signal.Ignore(os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	_, _ = io.Copy(io.Discard, stdin)
-	if held(filepath.Join(dir, LockName)) {
-		return nil
+	// Another process may hold the lock for a moment only (the leftover
+	// sweep of an in-memory database opening elsewhere takes it before it
+	// removes the directory itself): look again for a while before
+	// deciding the directory is alive.
+	lock := filepath.Join(dir, LockName)
+	for i := 0; held(lock); i++ {
+		if i == 20 {
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 	return os.RemoveAll(dir)
 }
