@@ -178,6 +178,13 @@ func updateValue(x Expr, r *renderer) (string, error) {
 		if len(x.Args) != 2 {
 			return "", ddberr.Validation("Incorrect number of arguments for function: list_append")
 		}
+		for _, arg := range x.Args {
+			// A function's operands are paths, values or functions, never
+			// arithmetic (the UpdateExpression grammar).
+			if b, ok := arg.(*Binary); ok {
+				return "", ddberr.Validation("Unsupported operator in Update Expression. Operator: " + b.Op.String())
+			}
+		}
 		a, err := updateValue(x.Args[0], r)
 		if err != nil {
 			return "", err
