@@ -286,7 +286,47 @@ func checkResourcePolicy(doc string) error {
 	if len(bad) > 0 {
 		return invalid("Invalid policy document: The following action names are invalid: %s", strings.Join(bad, ", "))
 	}
+	for i, s := range d.Statement {
+		if grantsPublicAccess(s) {
+			return invalid("Invalid policy document: Statement %d grants public access (Principal \"*\" without a condition on the caller's account, ARN, organization or network); Block Public Access refuses such policies", i+1)
+		}
+	}
 	return nil
+}
+
+// grantsPublicAccess is Block Public Access's test, which DynamoDB
+// applies to every resource-based policy it is given
+// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/rbac-bpa-rbp.html):
+// an Allow whose principal is everyone ("*", or NotPrincipal) is public
+// unless a condition restricts who or where the caller is.
+func grantsPublicAccess(s policy.Statement) bool {
+	if s.Effect != "Allow" {
+		return false
+	}
+	public := s.NotPrincipal != nil
+	for _, p := range s.Principal {
+		public = public || p == "*"
+	}
+	if !public {
+		return false
+	}
+	for _, keys := range s.Condition {
+		for k := range keys {
+			if restrictingKeys[k] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// restrictingKeys are the condition keys (lower case) that make a
+// statement for everyone non-public: they name the caller's account,
+// identity, organization or network.
+var restrictingKeys = map[string]bool{
+	"aws:principalaccount": true, "aws:principalarn": true, "aws:principalorgid": true, "aws:principalorgpaths": true,
+	"aws:sourceaccount": true, "aws:sourcearn": true, "aws:sourceowner": true, "aws:userid": true,
+	"aws:sourceip": true, "aws:sourcevpc": true, "aws:sourcevpce": true,
 }
 
 // resourceAction reports whether a policy's action pattern names at least

@@ -149,6 +149,10 @@ func TestResourcePolicyValidation(t *testing.T) {
 		`{"Statement":[{"Effect":"Allow","Principal":"*","Action":["dynamodb:GetItem","s3:GetObject"],"Resource":"*"}]}`: `The following action names are invalid: "s3:GetObject"`,
 		`{"Statement":[{"Effect":"Allow","Principal":{"AWS":"alice"},"Action":"dynamodb:GetItem","Resource":"*"}]}`:      "policy Statement 1: invalid principal: alice",
 		`{"Statement":`: "policy document is not valid JSON",
+		// Block Public Access: everyone, without a restricting condition.
+		`{"Statement":[{"Effect":"Allow","Principal":"*","Action":"dynamodb:GetItem","Resource":"*"}]}`:                 "Statement 1 grants public access",
+		`{"Statement":[{"Effect":"Allow","Principal":{"AWS":"*"},"Action":"dynamodb:GetItem","Resource":"*"}]}`:         "Statement 1 grants public access",
+		`{"Statement":[{"Effect":"Allow","NotPrincipal":{"AWS":"111122223333"},"Action":"dynamodb:*","Resource":"*"}]}`: "Statement 1 grants public access",
 	} {
 		_, errText := call(e, "PutResourcePolicy", putBody(hashArn, doc, ""))
 		if !strings.HasPrefix(errText, "ValidationException: One or more parameter values were invalid: Invalid policy document: "+want) {
@@ -157,6 +161,9 @@ func TestResourcePolicyValidation(t *testing.T) {
 	}
 	wantCallErr(t, e, "GetResourcePolicy", `{"ResourceArn":"`+hashArn+`"}`,
 		"PolicyNotFoundException: Resource-based policy not found for the provided ResourceArn: "+hashArn)
-	// Wildcards that name table actions are accepted.
+	// Wildcards that name table actions are accepted, and so is everyone
+	// restricted to an account by a condition, or denied.
 	revisionOf(t, e, "PutResourcePolicy", putBody(hashArn, rbp("dynamodb:Get*"), ""))
+	revisionOf(t, e, "PutResourcePolicy", putBody(hashArn, `{"Statement":[{"Effect":"Allow","Principal":"*","Action":"dynamodb:GetItem","Resource":"*",
+		"Condition":{"StringEquals":{"aws:PrincipalAccount":"111122223333"}}},{"Effect":"Deny","Principal":"*","Action":"dynamodb:DeleteItem","Resource":"*"}]}`, ""))
 }

@@ -7,16 +7,18 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/policy"
 	"github.com/extenddb/extenddb/internal/protocol"
 )
 
-// Authorize evaluates the caller's identity policies for every resource
-// the request touches (each table and index of a batch or transaction)
-// and returns DynamoDB's AccessDeniedException for the first one not
-// allowed. The root user and the local mode are not subject to policies.
-// Policies are read with the caller's key and cached as long (KeyCacheTTL).
+// Authorize evaluates the caller's identity policies, and the
+// resource-based policies of the tables and streams it touches
+// (resourcepolicy.go), for every resource of the request (each table and
+// index of a batch or transaction) and returns DynamoDB's
+// AccessDeniedException for the first one not allowed. The local mode is
+// not subject to policies; the root user only to a resource-based Deny.
+// Identity policies are read with the caller's key and cached as long
+// (KeyCacheTTL), resource-based policies with the table's key schema.
 func (a *Authenticator) Authorize(r *http.Request, c protocol.Caller, service, op string, body []byte) error {
 	if a.cfg.Store == nil {
 		return nil
@@ -33,7 +35,7 @@ func (a *Authenticator) Authorize(r *http.Request, c protocol.Caller, service, o
 		ck = a.keys[c.AccessKeyID]
 		a.mu.RUnlock()
 	}
-	if ck.who.root {
+	if ck.who.root && a.tables.read == nil {
 		return nil
 	}
 	var b authzBody
@@ -46,20 +48,22 @@ func (a *Authenticator) Authorize(r *http.Request, c protocol.Caller, service, o
 		unsupported = unsupportedWithLeadingKeys
 		a.addLeadingKeys(r.Context(), c.Namespace, op, &b, checks)
 	}
+	who := policy.Principal{ARN: ck.who.arn, Account: c.Account}
+	if ck.who.root {
+		who.ARN = "arn:aws:iam::" + c.Account + ":root"
+	}
 	for _, chk := range checks {
-		req := policy.Request{Action: chk.action, Resource: chk.resource, Context: ctx, Unsupported: unsupported}
+		req := policy.Request{Action: chk.action, Resource: chk.resource, Context: ctx, Unsupported: unsupported, Principal: who}
 		if leadingKeys {
 			req.Context = withKey(ctx, leadingKeysKey, chk.leading, chk.hasLeading)
 		}
-		switch policy.Evaluate(ck.who.policies, req) {
-		case policy.Allow:
-			continue
-		case policy.ExplicitDeny:
-			return ddberr.AccessDenied("User: %s is not authorized to perform: %s on resource: %s with an explicit deny in an identity-based policy",
-				ck.who.arn, chk.action, chk.resource)
-		default:
-			return ddberr.AccessDenied("User: %s is not authorized to perform: %s on resource: %s because no identity-based policy allows the %s action",
-				ck.who.arn, chk.action, chk.resource, chk.action)
+		ident := policy.Allow
+		if !ck.who.root {
+			ident = policy.Evaluate(ck.who.policies, req)
+		}
+		res := policy.Evaluate(a.resourcePolicies(r.Context(), c.Account, c.Namespace, chk.resource), req)
+		if err := decide(who.ARN, ck.who.root, false, ident, res, chk); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -91,14 +95,16 @@ var (
 // encoding/json as the engine decodes it (same field matching, same
 // duplicate-key rule), so both see the same tables.
 type authzBody struct {
-	TableName     string
-	IndexName     string
-	StreamArn     string
-	ResourceArn   string
-	Select        string
-	ReturnValues  string
-	RequestItems  map[string]json.RawMessage
-	TransactItems []map[string]struct {
+	TableName   string
+	IndexName   string
+	StreamArn   string
+	ResourceArn string
+	// ResourcePolicy is CreateTable's.
+	ResourcePolicy *string
+	Select         string
+	ReturnValues   string
+	RequestItems   map[string]json.RawMessage
+	TransactItems  []map[string]struct {
 		TableName string
 		Key, Item keyItem
 	}
@@ -137,8 +143,16 @@ func checksOf(c protocol.Caller, op string, b *authzBody) []check {
 			return []check{{action: action, resource: streamResource(c.Region, c.Account, arn)}}
 		}
 		return nil
-	case "TagResource", "UntagResource", "ListTagsOfResource":
+	case "TagResource", "UntagResource", "ListTagsOfResource", "PutResourcePolicy", "GetResourcePolicy", "DeleteResourcePolicy":
 		return []check{{action: action, resource: b.ResourceArn}}
+	case "CreateTable":
+		// A policy attached at creation needs PutResourcePolicy too
+		// (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_CreateTable.html#DDB-CreateTable-request-ResourcePolicy).
+		out := []check{{action: action, resource: table(b.TableName)}}
+		if b.ResourcePolicy != nil {
+			out = append(out, check{action: "dynamodb:PutResourcePolicy", resource: table(b.TableName)})
+		}
+		return out
 	case "BatchGetItem", "BatchWriteItem":
 		out := make([]check, 0, len(b.RequestItems))
 		for name := range b.RequestItems {
