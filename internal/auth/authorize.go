@@ -19,9 +19,9 @@ import (
 // not subject to policies; the root user only to a resource-based Deny.
 // Identity policies are read with the caller's key and cached as long
 // (KeyCacheTTL), resource-based policies with the table's key schema.
-func (a *Authenticator) Authorize(r *http.Request, c protocol.Caller, service, op string, body []byte) error {
+func (a *Authenticator) Authorize(r *http.Request, c protocol.Caller, service, op string, body []byte) (protocol.Caller, error) {
 	if a.cfg.Store == nil {
-		return nil
+		return c, nil
 	}
 	a.mu.RLock()
 	ck, ok := a.keys[c.AccessKeyID]
@@ -29,27 +29,42 @@ func (a *Authenticator) Authorize(r *http.Request, c protocol.Caller, service, o
 	if !ok || !ck.found {
 		// The cache started over since Authenticate: read again.
 		if _, err := a.accessKey(r.Context(), c.AccessKeyID); err != nil {
-			return err
+			return c, err
 		}
 		a.mu.RLock()
 		ck = a.keys[c.AccessKeyID]
 		a.mu.RUnlock()
 	}
 	if ck.who.root && a.tables.read == nil {
-		return nil
+		return c, nil
 	}
 	var b authzBody
 	_ = json.Unmarshal(body, &b) // a body the engine cannot read fails there
-	ctx := requestContext(r, c, &b)
 	checks := checksOf(c, op, &b)
+	owner, err := resourceOwner(c, checks)
+	if err != nil {
+		return c, err
+	}
+	as := c
+	if owner != c.Account {
+		as.Namespace = a.namespace(owner, c.Region, "")
+	}
+	return as, a.decideAll(r, c, as.Namespace, owner, ck.who, op, &b, checks)
+}
+
+// decideAll decides every check of a request on resources of account
+// owner, in namespace ns.
+func (a *Authenticator) decideAll(r *http.Request, c protocol.Caller, ns, owner string, id principal, op string, b *authzBody, checks []check) error {
+	ctx := requestContext(r, c, b)
 	unsupported := unsupportedKeys
-	leadingKeys := a.tables.read != nil && usesKey(ck.who.policies, leadingKeysKey)
+	leadingKeys := a.tables.read != nil && usesKey(id.policies, leadingKeysKey)
 	if leadingKeys {
 		unsupported = unsupportedWithLeadingKeys
-		a.addLeadingKeys(r.Context(), c.Namespace, op, &b, checks)
+		a.addLeadingKeys(r.Context(), ns, op, b, checks)
 	}
-	who := policy.Principal{ARN: ck.who.arn, Account: c.Account}
-	if ck.who.root {
+	cross := owner != c.Account
+	who := policy.Principal{ARN: id.arn, Account: c.Account, Delegated: cross}
+	if id.root {
 		who.ARN = "arn:aws:iam::" + c.Account + ":root"
 	}
 	for _, chk := range checks {
@@ -58,11 +73,11 @@ func (a *Authenticator) Authorize(r *http.Request, c protocol.Caller, service, o
 			req.Context = withKey(ctx, leadingKeysKey, chk.leading, chk.hasLeading)
 		}
 		ident := policy.Allow
-		if !ck.who.root {
-			ident = policy.Evaluate(ck.who.policies, req)
+		if !id.root {
+			ident = policy.Evaluate(id.policies, req)
 		}
-		res := policy.Evaluate(a.resourcePolicies(r.Context(), c.Account, c.Namespace, chk.resource), req)
-		if err := decide(who.ARN, ck.who.root, false, ident, res, chk); err != nil {
+		res := policy.Evaluate(a.resourcePolicies(r.Context(), owner, ns, chk.resource), req)
+		if err := decide(who.ARN, id.root, cross, ident, res, chk); err != nil {
 			return err
 		}
 	}
@@ -128,7 +143,7 @@ type authzBody struct {
 // statement kind and table or index, Streams operations on the stream ARN.
 func checksOf(c protocol.Caller, op string, b *authzBody) []check {
 	table := func(name string) string {
-		return "arn:aws:dynamodb:" + c.Region + ":" + c.Account + ":table/" + tableNameOf(name)
+		return "arn:aws:dynamodb:" + c.Region + ":" + arnAccount(name, c.Account) + ":table/" + tableNameOf(name)
 	}
 	action := "dynamodb:" + op
 	switch op {

@@ -54,7 +54,8 @@ func (k *keySchemas) schema(ctx context.Context, now time.Time, ns, table, index
 }
 
 // entry is the cached entry of a table, read again when older than
-// KeyCacheTTL; a table that does not exist has an empty entry.
+// KeyCacheTTL; a table that does not exist has an empty entry, not kept
+// (the table may be created at once).
 func (k *keySchemas) entry(ctx context.Context, now time.Time, ns, table string) schemaEntry {
 	key := [2]string{ns, table}
 	k.mu.Lock()
@@ -71,6 +72,9 @@ func (k *keySchemas) entry(ctx context.Context, now time.Time, ns, table string)
 			e.keys[ix.IndexName] = keySchemaOf(ix.KeySchema)
 		}
 		e.policies = parseResourcePolicies(t.ResourcePolicies)
+	}
+	if err != nil || t == nil {
+		return e
 	}
 	k.mu.Lock()
 	if k.m == nil || len(k.m) >= maxSchemaEntries {
