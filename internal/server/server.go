@@ -18,6 +18,7 @@ import (
 	"github.com/extenddb/extenddb/internal/api"
 	"github.com/extenddb/extenddb/internal/auth"
 	"github.com/extenddb/extenddb/internal/metrics"
+	"github.com/extenddb/extenddb/internal/realism"
 	"github.com/extenddb/extenddb/internal/storage"
 	"github.com/extenddb/extenddb/internal/workers"
 )
@@ -81,6 +82,10 @@ type Config struct {
 
 	HTTP HTTPLimits // timeouts, connections and memory of the HTTP front end
 
+	// Realism turns on the realism effects (docs/realism-and-triggers.md);
+	// its zero value leaves them off.
+	Realism realism.Options
+
 	registry *metrics.Metrics // set by Start when Metrics is on, for the backends' hooks
 }
 
@@ -136,6 +141,9 @@ func Start(cfg Config) (*Server, error) {
 		acfg.OnTableUse = cfg.registry.ObserveTable
 		acfg.OnStreamRecords = cfg.registry.StreamRecordsWritten
 		acfg.OnTableDeleted = cfg.registry.ForgetTable
+	}
+	if cfg.Realism.Enabled {
+		acfg.Realism = realism.New(cfg.Realism, nil)
 	}
 	engine := api.New(store, acfg)
 	pool := workers.New(store, workers.Config{
