@@ -200,6 +200,7 @@ func readSettings(r *reader) server.Config {
 		DisableTelemetry:        r.boolean("disable-telemetry"),
 		OptimizeDBBeforeStartup: r.boolean("optimize-db-before-startup"),
 		Realism:                 readRealism(r),
+		Triggers:                r.str("triggers"),
 	}
 }
 

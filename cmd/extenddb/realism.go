@@ -11,6 +11,7 @@ func realismFlags(f *pflag.FlagSet) {
 	f.String("realism", "", "realism effects for testing retry logic: on, or name=value settings separated by commas "+
 		"(gsi-lag, stale-read-window, stale-read-rate, capacity, burst, internal-error-rate, transaction-conflict-rate, seed); "+
 		"tables override them with tags "+realism.TagPrefix+"<name>")
+	f.String("triggers", "", "file (TOML, YAML or JSON) of stream triggers posting tables' stream records to webhooks")
 }
 
 // readRealism reads --realism, reporting a bad list.

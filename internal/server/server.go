@@ -85,6 +85,9 @@ type Config struct {
 	// Realism turns on the realism effects (docs/realism-and-triggers.md);
 	// its zero value leaves them off.
 	Realism realism.Options
+	// Triggers is a file of stream triggers posting tables' stream
+	// records to webhooks (internal/triggers); "" = none.
+	Triggers string
 
 	registry *metrics.Metrics // set by Start when Metrics is on, for the backends' hooks
 }
@@ -159,12 +162,21 @@ func Start(cfg Config) (*Server, error) {
 	engine.SetTTLWorker(pool.TTL.Kick)
 	engine.SetTTLSettler(pool.TTL.Settle)
 	runner := startBackups(cfg, store, engine)
+	hooks, err := startTriggers(cfg, engine)
+	if err != nil {
+		ln.Close()
+		store.Close()
+		return nil, err
+	}
 	wctx, stopWorkers := context.WithCancel(context.Background())
 	workersDone := make(chan struct{})
 	go func() {
 		defer close(workersDone)
 		var wg sync.WaitGroup
 		wg.Go(func() { runner.Run(wctx) })
+		if hooks != nil {
+			wg.Go(func() { hooks.Run(wctx) })
+		}
 		pool.Run(wctx)
 		wg.Wait()
 	}()
