@@ -237,3 +237,45 @@ func TestResourcePolicyPersists(t *testing.T) {
 	_, err = c.GetResourcePolicy(ctx, &dynamodb.GetResourcePolicyInput{ResourceArn: aws.String(arn)})
 	wantAPIError(t, err, "ResourceNotFoundException", "Requested resource not found: Table: "+name+" not found")
 }
+
+// TestAttributesAccess: dynamodb:Attributes confines a user to some
+// attributes with IAM's example policy
+// (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_examples_dynamodb_attributes.html):
+// projected reads and writes of the listed attributes pass, a whole-item
+// read or a write of another attribute is refused.
+func TestAttributesAccess(t *testing.T) {
+	dir := t.TempDir()
+	adminCLI(t, dir, nil, "account", "create", "--id", testAccount)
+	key, secret := userKey(t, dir, testAccount, "fay", `{"Version":"2012-10-17","Statement":[{"Effect":"Allow",
+		"Action":["dynamodb:GetItem","dynamodb:PutItem","dynamodb:UpdateItem"],"Resource":"arn:aws:dynamodb:*:*:table/*",
+		"Condition":{"ForAllValues:StringEquals":{"dynamodb:Attributes":["pk","TopScore"]},"StringEqualsIfExists":{"dynamodb:Select":"SPECIFIC_ATTRIBUTES"}}}]}`)
+	_, root := startClient(t, authArgs("--data-dir", dir, "--account-id", testAccount)...)
+	fay := clientAs(root, key, secret, testRegion)
+	ctx := ctxT(t)
+	name := tableName("attrs")
+	createHashTable(t, root, name, "S")
+	putItem(t, root, name, item{"pk": avS("a"), "TopScore": avN("1"), "Secret": avS("s")})
+	arn := "arn:aws:dynamodb:us-east-1:" + testAccount + ":table/" + name
+	denied := func(action string) string {
+		return "User: arn:aws:iam::" + testAccount + ":user/fay is not authorized to perform: " + action + " on resource: " + arn +
+			" because no identity-based policy allows the " + action + " action"
+	}
+
+	got, err := fay.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(name), Key: item{"pk": avS("a")}, ProjectionExpression: aws.String("TopScore")})
+	if err != nil || len(got.Item) != 1 {
+		t.Fatalf("projected GetItem: %v %v", got, err)
+	}
+	_, err = fay.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(name), Key: item{"pk": avS("a")}})
+	wantAPIError(t, err, "AccessDeniedException", denied("dynamodb:GetItem"))
+	_, err = fay.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(name), Key: item{"pk": avS("a")}, ProjectionExpression: aws.String("Secret")})
+	wantAPIError(t, err, "AccessDeniedException", denied("dynamodb:GetItem"))
+	if _, err := fay.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(name), Key: item{"pk": avS("a")},
+		UpdateExpression: aws.String("SET TopScore = :s"), ExpressionAttributeValues: item{":s": avN("2")}}); err != nil {
+		t.Fatalf("UpdateItem of TopScore: %v", err)
+	}
+	_, err = fay.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(name), Item: item{"pk": avS("b"), "Secret": avS("x")}})
+	wantAPIError(t, err, "AccessDeniedException", denied("dynamodb:PutItem"))
+	if got := getItem(t, root, name, item{"pk": avS("b")}); got != nil {
+		t.Fatalf("refused PutItem wrote %v", got)
+	}
+}

@@ -56,10 +56,8 @@ func (a *Authenticator) Authorize(r *http.Request, c protocol.Caller, service, o
 // owner, in namespace ns.
 func (a *Authenticator) decideAll(r *http.Request, c protocol.Caller, ns, owner string, id principal, op string, b *authzBody, checks []check) error {
 	ctx := requestContext(r, c, b)
-	unsupported := unsupportedKeys
 	leadingKeys := a.tables.read != nil && usesKey(id.policies, leadingKeysKey)
 	if leadingKeys {
-		unsupported = unsupportedWithLeadingKeys
 		a.addLeadingKeys(r.Context(), ns, op, b, checks)
 	}
 	cross := owner != c.Account
@@ -68,15 +66,25 @@ func (a *Authenticator) decideAll(r *http.Request, c protocol.Caller, ns, owner 
 		who.ARN = "arn:aws:iam::" + c.Account + ":root"
 	}
 	for _, chk := range checks {
-		req := policy.Request{Action: chk.action, Resource: chk.resource, Context: ctx, Unsupported: unsupported, Principal: who}
+		resDocs := a.resourcePolicies(r.Context(), owner, ns, chk.resource)
+		req := policy.Request{Action: chk.action, Resource: chk.resource, Context: ctx, Principal: who}
 		if leadingKeys {
-			req.Context = withKey(ctx, leadingKeysKey, chk.leading, chk.hasLeading)
+			req.Context = withKey(req.Context, leadingKeysKey, chk.leading, chk.hasLeading)
 		}
+		attrsKnown := false
+		if usesKey(id.policies, attributesKey) || usesKey(resDocs, attributesKey) {
+			names, known, present := attributesOf(op, b, &chk)
+			attrsKnown = known || !present
+			if known {
+				req.Context = withKey(req.Context, attributesKey, names, true)
+			}
+		}
+		req.Unsupported = unsupportedFor(leadingKeys, attrsKnown)
 		ident := policy.Allow
 		if !id.root {
 			ident = policy.Evaluate(id.policies, req)
 		}
-		res := policy.Evaluate(a.resourcePolicies(r.Context(), owner, ns, chk.resource), req)
+		res := policy.Evaluate(resDocs, req)
 		if err := decide(who.ARN, id.root, cross, ident, res, chk); err != nil {
 			return err
 		}
@@ -94,16 +102,32 @@ type check struct {
 	// leading holds the LeadingKeys values, when hasLeading.
 	leading    []string
 	hasLeading bool
+	// tx is the transaction item of the check, in a transaction.
+	tx *txItem
 }
 
-// unsupportedKeys are DynamoDB's fine-grained condition keys that
-// authorization does not derive: statements conditioned on them fail
-// closed (policy.Request.Unsupported). dynamodb:Attributes needs every
-// expression's attribute names; dynamodb:LeadingKeys is derived when the
-// authenticator can read key schemas (Config.Tables).
+// unsupportedFor is the set of DynamoDB's fine-grained condition keys a
+// check could not derive: statements conditioned on them fail closed
+// (policy.Request.Unsupported). dynamodb:LeadingKeys is derived when the
+// authenticator can read key schemas (Config.Tables), dynamodb:Attributes
+// when the request names every attribute it reads and writes
+// (attributes.go).
+func unsupportedFor(leadingKeys, attributes bool) map[string]bool {
+	switch {
+	case leadingKeys && attributes:
+		return nil
+	case leadingKeys:
+		return unsupportedAttributes
+	case attributes:
+		return unsupportedLeadingKeys
+	}
+	return unsupportedBoth
+}
+
 var (
-	unsupportedKeys            = map[string]bool{leadingKeysKey: true, "dynamodb:attributes": true}
-	unsupportedWithLeadingKeys = map[string]bool{"dynamodb:attributes": true}
+	unsupportedBoth        = map[string]bool{leadingKeysKey: true, attributesKey: true}
+	unsupportedLeadingKeys = map[string]bool{leadingKeysKey: true}
+	unsupportedAttributes  = map[string]bool{attributesKey: true}
 )
 
 // authzBody is what authorization reads of a request body, decoded with
@@ -119,11 +143,8 @@ type authzBody struct {
 	Select         string
 	ReturnValues   string
 	RequestItems   map[string]json.RawMessage
-	TransactItems  []map[string]struct {
-		TableName string
-		Key, Item keyItem
-	}
-	ShardIterator string
+	TransactItems  []map[string]*txItem
+	ShardIterator  string
 	// Key, Item and the key conditions name partition key values
 	// (dynamodb:LeadingKeys).
 	Key, Item                 keyItem
@@ -131,6 +152,9 @@ type authzBody struct {
 	KeyConditionExpression    string
 	ExpressionAttributeNames  map[string]string
 	ExpressionAttributeValues map[string]json.RawMessage
+	// The expressions and legacy parameters name the attributes a request
+	// reads or writes (dynamodb:Attributes).
+	attrParams
 	// Statement, Statements and TransactStatements are PartiQL's.
 	Statement          string
 	Statements         []struct{ Statement string }
@@ -183,8 +207,11 @@ func checksOf(c protocol.Caller, op string, b *authzBody) []check {
 				if act == "" {
 					act = op
 				}
+				if t == nil {
+					t = &txItem{}
+				}
 				out = append(out, check{action: "dynamodb:" + act, resource: table(t.TableName), table: t.TableName,
-					items: []keyItem{t.Key, t.Item}})
+					items: []keyItem{t.Key, t.Item}, tx: t})
 			}
 		}
 		return out
