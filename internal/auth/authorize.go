@@ -39,7 +39,13 @@ func (a *Authenticator) Authorize(r *http.Request, c protocol.Caller, service, o
 		return c, nil
 	}
 	var b authzBody
-	_ = json.Unmarshal(body, &b) // a body the engine cannot read fails there
+	if ck.who.root {
+		// The root user is subject to resource-based policies only: the
+		// resources are all it needs of the body.
+		b = rootTargets(body)
+	} else {
+		_ = json.Unmarshal(body, &b) // a body the engine cannot read fails there
+	}
 	checks := checksOf(c, op, &b)
 	owner, err := resourceOwner(c, checks)
 	if err != nil {
@@ -55,18 +61,24 @@ func (a *Authenticator) Authorize(r *http.Request, c protocol.Caller, service, o
 // decideAll decides every check of a request on resources of account
 // owner, in namespace ns.
 func (a *Authenticator) decideAll(r *http.Request, c protocol.Caller, ns, owner string, id principal, op string, b *authzBody, checks []check) error {
-	ctx := requestContext(r, c, b)
 	leadingKeys := a.tables.read != nil && usesKey(id.policies, leadingKeysKey)
 	if leadingKeys {
 		a.addLeadingKeys(r.Context(), ns, op, b, checks)
 	}
 	cross := owner != c.Account
+	var ctx map[string][]string
 	who := policy.Principal{ARN: id.arn, Account: c.Account, Delegated: cross}
-	if id.root {
-		who.ARN = "arn:aws:iam::" + c.Account + ":root"
-	}
 	for _, chk := range checks {
 		resDocs := a.resourcePolicies(r.Context(), owner, ns, chk.resource)
+		if id.root && !cross && resDocs == nil {
+			continue // allowed: nothing can deny it
+		}
+		if ctx == nil {
+			ctx = requestContext(r, c, b)
+			if id.root {
+				who.ARN = "arn:aws:iam::" + c.Account + ":root"
+			}
+		}
 		req := policy.Request{Action: chk.action, Resource: chk.resource, Context: ctx, Principal: who}
 		if leadingKeys {
 			req.Context = withKey(req.Context, leadingKeysKey, chk.leading, chk.hasLeading)
