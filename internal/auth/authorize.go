@@ -23,23 +23,20 @@ func (a *Authenticator) Authorize(r *http.Request, c protocol.Caller, service, o
 	if a.cfg.Store == nil {
 		return c, nil
 	}
-	a.mu.RLock()
-	ck, ok := a.keys[c.AccessKeyID]
-	a.mu.RUnlock()
-	if !ok || !ck.found {
-		// The cache started over since Authenticate: read again.
-		if _, err := a.accessKey(r.Context(), c.AccessKeyID); err != nil {
+	who, ok := c.Identity.(*principal)
+	if !ok || who == nil {
+		// A caller Authenticate did not name: read its key.
+		ck, err := a.activeKey(r.Context(), c.AccessKeyID)
+		if err != nil {
 			return c, err
 		}
-		a.mu.RLock()
-		ck = a.keys[c.AccessKeyID]
-		a.mu.RUnlock()
+		who = ck.who
 	}
-	if ck.who.root && a.tables.read == nil {
+	if who.root && a.tables.read == nil {
 		return c, nil
 	}
 	var b authzBody
-	if ck.who.root {
+	if who.root {
 		// The root user is subject to resource-based policies only: the
 		// resources are all it needs of the body.
 		b = rootTargets(body)
@@ -55,12 +52,12 @@ func (a *Authenticator) Authorize(r *http.Request, c protocol.Caller, service, o
 	if owner != c.Account {
 		as.Namespace = a.namespace(owner, c.Region, "")
 	}
-	return as, a.decideAll(r, c, as.Namespace, owner, ck.who, op, &b, checks)
+	return as, a.decideAll(r, c, as.Namespace, owner, who, op, &b, checks)
 }
 
 // decideAll decides every check of a request on resources of account
 // owner, in namespace ns.
-func (a *Authenticator) decideAll(r *http.Request, c protocol.Caller, ns, owner string, id principal, op string, b *authzBody, checks []check) error {
+func (a *Authenticator) decideAll(r *http.Request, c protocol.Caller, ns, owner string, id *principal, op string, b *authzBody, checks []check) error {
 	leadingKeys := a.tables.read != nil && usesKey(id.policies, leadingKeysKey)
 	if leadingKeys {
 		a.addLeadingKeys(r.Context(), ns, op, b, checks)
@@ -265,13 +262,11 @@ func requestContext(r *http.Request, c protocol.Caller, b *authzBody) map[string
 // on one resource (e.g. sts:AssumeRole on a role ARN) and returns the
 // caller's key; denied is true when no policy allows it or one denies it.
 func (a *Authenticator) AuthorizeAction(ctx context.Context, c protocol.Caller, action, resource string) (key AccessKey, denied bool, err error) {
-	k, err := a.accessKey(ctx, c.AccessKeyID)
+	ck, err := a.activeKey(ctx, c.AccessKeyID)
 	if err != nil {
 		return AccessKey{}, true, err
 	}
-	a.mu.RLock()
-	ck := a.keys[c.AccessKeyID]
-	a.mu.RUnlock()
+	k := ck.key
 	if ck.who.root {
 		return k, false, nil
 	}
