@@ -88,12 +88,13 @@ type pageFunc func(ctx context.Context) (bool, error)
 // pausing delay before each page and checkpointing the pages done after
 // each (one small write per page of pageSize items). A table or index that went away
 // (storage.ErrTableNotFound) ends the job as done: nothing is left to
-// build. It returns the pages this run did.
-func runPages(ctx context.Context, run *jobs.Run, log *slog.Logger, pageSize int, delay time.Duration, page pageFunc, onPage func()) (int64, error) {
+// build. It returns the pages this run did and whether the work finished
+// (false when its table or index went away).
+func runPages(ctx context.Context, run *jobs.Run, log *slog.Logger, pageSize int, delay time.Duration, page pageFunc, onPage func()) (int64, bool, error) {
 	var c backfillCursor
 	if run.Job.Cursor != nil {
 		if err := json.Unmarshal(run.Job.Cursor, &c); err != nil {
-			return 0, err
+			return 0, false, err
 		}
 		log.Info("backfill resumed", "kind", run.Job.Kind, "id", run.Job.ID, "pages_done", c.Pages)
 	}
@@ -102,16 +103,17 @@ func runPages(ctx context.Context, run *jobs.Run, log *slog.Logger, pageSize int
 		if delay > 0 {
 			select {
 			case <-ctx.Done():
-				return n, ctx.Err()
+				return n, false, ctx.Err()
 			case <-time.After(delay):
 			}
 		}
 		done, err := page(ctx)
 		if errors.Is(err, storage.ErrTableNotFound) {
-			return n, nil
+			log.Info("backfill target gone", "kind", run.Job.Kind, "id", run.Job.ID)
+			return n, false, nil
 		}
 		if err != nil {
-			return n, err
+			return n, false, err
 		}
 		n++
 		c.Pages++
@@ -119,7 +121,7 @@ func runPages(ctx context.Context, run *jobs.Run, log *slog.Logger, pageSize int
 		// The checkpoint also renews the lease and logs the job's progress
 		// every few seconds (jobs.Run).
 		if err := run.Checkpoint(ctx, c, jobs.Progress{Done: c.Pages * int64(pageSize)}); err != nil || done {
-			return n, err
+			return n, done, err
 		}
 	}
 }

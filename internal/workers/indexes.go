@@ -108,8 +108,8 @@ func (w *Indexes) runBackfill(ctx context.Context, run *jobs.Run) error {
 	page := func(ctx context.Context) (bool, error) {
 		return w.store.BackfillIndex(ctx, account, p.Table, p.IndexID, w.cfg.PageSize)
 	}
-	pages, err := runPages(ctx, run, w.cfg.Log, w.cfg.PageSize, w.cfg.PageDelay, page, func() { w.cfg.Metrics.BackfillPage("index") })
-	if err == nil {
+	pages, built, err := runPages(ctx, run, w.cfg.Log, w.cfg.PageSize, w.cfg.PageDelay, page, func() { w.cfg.Metrics.BackfillPage("index") })
+	if built {
 		w.cfg.Metrics.JobFinished("index", "ACTIVE")
 		w.cfg.Log.Info("index built", "table", p.Table, "index", p.IndexName, "pages", pages, "took", time.Since(start))
 	}

@@ -190,8 +190,8 @@ func (w *TTL) runTransition(from string, page func(ctx context.Context, account,
 		one := func(ctx context.Context) (bool, error) {
 			return page(ctx, account, p.Table, p.Generation, w.cfg.PageSize)
 		}
-		n, err := runPages(ctx, run, w.cfg.Log, w.cfg.PageSize, w.cfg.PageDelay, one, func() { w.cfg.Metrics.BackfillPage(ttlJob[from]) })
-		if err == nil {
+		n, finished, err := runPages(ctx, run, w.cfg.Log, w.cfg.PageSize, w.cfg.PageDelay, one, func() { w.cfg.Metrics.BackfillPage(ttlJob[from]) })
+		if finished {
 			w.cfg.Log.Info("ttl transition finished", "table", p.Table, "from", from, "pages", n, "took", time.Since(start))
 		}
 		return err
