@@ -249,3 +249,55 @@ func TestRealismBadSetting(t *testing.T) {
 		t.Fatalf("serve --realism gsi-lag=soon: %v\n%s", err, out)
 	}
 }
+
+// TestRealismStatusDelayByTag: a table tagged extenddb:realism:status-delay
+// stays CREATING, then DELETING, for that long, as DynamoDB's tables do
+// for a while; an untagged table is ACTIVE at once.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TableDescription.html (TableStatus)
+func TestRealismStatusDelayByTag(t *testing.T) {
+	_, c := startClient(t, "--realism", "on")
+	slow, fast := tableName("slow"), tableName("fast")
+	status := func(name string) types.TableStatus {
+		d, err := c.DescribeTable(ctxT(t), &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+		if err != nil {
+			var nf *types.ResourceNotFoundException
+			if errors.As(err, &nf) {
+				return "GONE"
+			}
+			t.Fatal(err)
+		}
+		return d.Table.TableStatus
+	}
+	for _, name := range []string{slow, fast} {
+		in := &dynamodb.CreateTableInput{TableName: aws.String(name), AttributeDefinitions: attrDefs("pk", "S"), KeySchema: keySchema("pk"),
+			BillingMode: types.BillingModePayPerRequest}
+		if name == slow {
+			in.Tags = []types.Tag{{Key: aws.String("extenddb:realism:status-delay"), Value: aws.String("1s")}}
+		}
+		out, err := c.CreateTable(ctxT(t), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := types.TableStatusActive
+		if name == slow {
+			want = types.TableStatusCreating
+		}
+		if out.TableDescription.TableStatus != want || status(name) != want {
+			t.Fatalf("%s: CreateTable says %s, DescribeTable %s; want %s", name, out.TableDescription.TableStatus, status(name), want)
+		}
+	}
+	time.Sleep(1100 * time.Millisecond)
+	if s := status(slow); s != types.TableStatusActive {
+		t.Fatalf("%s after its delay: %s", slow, s)
+	}
+	if _, err := c.DeleteTable(ctxT(t), &dynamodb.DeleteTableInput{TableName: aws.String(slow)}); err != nil {
+		t.Fatal(err)
+	}
+	if s := status(slow); s != types.TableStatusDeleting {
+		t.Fatalf("%s after DeleteTable: %s, want DELETING", slow, s)
+	}
+	time.Sleep(1100 * time.Millisecond)
+	if s := status(slow); s != "GONE" {
+		t.Fatalf("%s after its delay: %s, want it gone", slow, s)
+	}
+}

@@ -66,6 +66,18 @@ func (e *Engine) realisticRun(ctx context.Context, t *storage.Table, a access, r
 	return out, nil
 }
 
+// statusDelay is how long a change of t keeps it CREATING, UPDATING or
+// DELETING: the realism setting status-delay of the table (its tag, or
+// --realism) when there is one, Config.StatusDelay otherwise.
+func (e *Engine) statusDelay(t *storage.Table) time.Duration {
+	if e.realism != nil {
+		if s := e.realism.Settings(t.Tags); s.HasStatusDelay {
+			return s.StatusDelay
+		}
+	}
+	return e.cfg.StatusDelay
+}
+
 // recentKey names an item of t for the realism's recent writes.
 func recentKey(t *storage.Table, k storage.Key) string {
 	return t.ID + "\x00" + string(k.PK) + "\x00" + string(k.SK)
