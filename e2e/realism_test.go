@@ -3,6 +3,7 @@ package e2e
 import (
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -172,8 +173,9 @@ func TestRealismOnDemandMaximum(t *testing.T) {
 }
 
 // TestRealismStaleRead: within the stale read window an eventually
-// consistent GetItem returns the image before the write, a strongly
-// consistent one the new image; after the window both are fresh.
+// consistent GetItem or Scan returns the image before the write (none for
+// an item created within it), a strongly consistent one the new image;
+// after the window both are fresh.
 // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/HowItWorks.ReadConsistency.html
 func TestRealismStaleRead(t *testing.T) {
 	_, c := startClient(t, "--realism", "stale-read-window=1500ms,stale-read-rate=1")
@@ -189,10 +191,27 @@ func TestRealismStaleRead(t *testing.T) {
 		}
 		return out.Item
 	}
+	putItem(t, c, name, item{"pk": avS("b"), "v": avN("1")})
+	scan := func(consistent bool) []item {
+		out, err := c.Scan(ctxT(t), &dynamodb.ScanInput{TableName: aws.String(name), ConsistentRead: aws.Bool(consistent)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if int(out.Count) != len(out.Items) {
+			t.Fatalf("Scan: Count %d with %d items", out.Count, len(out.Items))
+		}
+		slices.SortFunc(out.Items, func(x, y item) int { return strings.Compare(avText(x["pk"]), avText(y["pk"])) })
+		return out.Items
+	}
 	wantItem(t, eventual(), item{"pk": avS("a"), "v": avN("1")})
 	wantItem(t, getItem(t, c, name, item{"pk": avS("a")}), item{"pk": avS("a"), "v": avN("2")})
+	// An eventually consistent Scan sees a's previous image and not b,
+	// created within the window; a strongly consistent one sees both now.
+	wantItems(t, scan(false), []item{{"pk": avS("a"), "v": avN("1")}})
+	wantItems(t, scan(true), []item{{"pk": avS("a"), "v": avN("2")}, {"pk": avS("b"), "v": avN("1")}})
 	time.Sleep(1600 * time.Millisecond)
 	wantItem(t, eventual(), item{"pk": avS("a"), "v": avN("2")})
+	wantItems(t, scan(false), []item{{"pk": avS("a"), "v": avN("2")}, {"pk": avS("b"), "v": avN("1")}})
 }
 
 // TestRealismIndexLagByTag: with realism on and a table's tag
