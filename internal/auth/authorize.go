@@ -50,6 +50,9 @@ func (a *Authenticator) Authorize(r *http.Request, c protocol.Caller, service, o
 	}
 	as := c
 	if owner != c.Account {
+		if !crossAccountOps[op] {
+			return c, crossAccountRefused(who, c, op, checks)
+		}
 		as.Namespace = a.namespace(owner, c.Region, "")
 	}
 	return as, a.decideAll(r, c, as.Namespace, owner, who, op, &b, checks)
