@@ -229,10 +229,10 @@ func (e *Engine) importParams(r *protocol.Request, in *importTableInput) (*impor
 	}
 	creation, _ := json.Marshal(tp)
 	p := &importer.Params{
-		ClientToken: deref(in.ClientToken),
+		ClientToken: strOrEmpty(in.ClientToken),
 		TableArn:    e.tableArn(r.Caller.Region, t),
-		Source: importer.Source{S3Bucket: *in.S3BucketSource.S3Bucket, S3KeyPrefix: deref(in.S3BucketSource.S3KeyPrefix),
-			S3BucketOwner: deref(in.S3BucketSource.S3BucketOwner)},
+		Source: importer.Source{S3Bucket: *in.S3BucketSource.S3Bucket, S3KeyPrefix: strOrEmpty(in.S3BucketSource.S3KeyPrefix),
+			S3BucketOwner: strOrEmpty(in.S3BucketSource.S3BucketOwner)},
 		InputFormat: *in.InputFormat,
 		Compression: dataformat.CompressionNone,
 		Creation:    creation,
@@ -245,7 +245,7 @@ func (e *Engine) importParams(r *protocol.Request, in *importTableInput) (*impor
 	if o := in.InputFormatOptions; o != nil {
 		p.FormatOptions, _ = json.Marshal(o)
 		if o.Csv != nil {
-			p.Csv = &dataformat.CSVOptions{Delimiter: deref(o.Csv.Delimiter), HeaderList: o.Csv.HeaderList}
+			p.Csv = &dataformat.CSVOptions{Delimiter: strOrEmpty(o.Csv.Delimiter), HeaderList: o.Csv.HeaderList}
 		}
 	}
 	account := storage.NamespaceAccount(e.account(r))
@@ -296,4 +296,12 @@ func (e *Engine) describeImport(ctx context.Context, r *protocol.Request) (any, 
 		return nil, err
 	}
 	return describeImportOutput{describeImportOf(im)}, nil
+}
+
+// strOrEmpty is *s, or "" for nil.
+func strOrEmpty(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
