@@ -166,6 +166,7 @@ func (s *Service) load(ctx context.Context, run *jobs.Run, t *storage.Table, p *
 	}
 	defer logf.Close()
 	w := newWriter(s, t, logf, c)
+	defer w.wait() // nothing is left writing once the run returns
 	for ; c.File < len(files); c.File, c.Records = c.File+1, 0 {
 		if err := s.loadFile(ctx, run, w, p, files[c.File], c); err != nil {
 			return err
@@ -244,7 +245,7 @@ func (s *Service) loadFile(ctx context.Context, run *jobs.Run, w *writer, p *Par
 			}
 		}
 		if read%checkpointEvery == 0 {
-			if err := w.flush(ctx); err != nil {
+			if err := w.sync(ctx); err != nil {
 				return err
 			}
 			c.Records, c.ProcessedBytes = read, c.DoneBytes+cr.n
@@ -254,7 +255,7 @@ func (s *Service) loadFile(ctx context.Context, run *jobs.Run, w *writer, p *Par
 			}
 		}
 	}
-	if err := w.flush(ctx); err != nil {
+	if err := w.sync(ctx); err != nil {
 		return err
 	}
 	io.Copy(io.Discard, cr) // what the decoder left unread (a gzip trailer) is read too

@@ -13,8 +13,13 @@ import (
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
-// batchSize is how many items one write of an import carries.
-const batchSize = 500
+// batchSize and batchBytes bound one write of an import: items, and their
+// total size. A batch is one transaction; few large ones spare most of the
+// cost of a commit (an fsync on SQLite).
+const (
+	batchSize  = 5000
+	batchBytes = 16 << 20
+)
 
 // concurrentWriters is how many single-item writes of an unbatched import
 // are in flight.
@@ -37,6 +42,8 @@ type writer struct {
 	batch    []storage.Mutation
 	pos      map[string]int // key: index in batch, so a later line wins
 	pending  int64          // refused records not yet counted (counted with their batch)
+	size     int            // total item size of the batch
+	inflight chan error     // the outcome of the write in flight
 	imported int64
 	errors   int64
 }
@@ -82,6 +89,7 @@ func (w *writer) add(file string, it item.Item) {
 		w.refuse(file, 0, err)
 		return
 	}
+	w.size += item.Size(it)
 	m := storage.Mutation{Table: w.t, Key: key, Fn: func(item.Item) (item.Item, error) { return it, nil }}
 	k := string(key.PK) + "\x00" + string(key.SK)
 	if i, ok := w.pos[k]; ok {
@@ -124,30 +132,52 @@ func (w *writer) check(it item.Item) (storage.Key, error) {
 	return key, nil
 }
 
-func (w *writer) full() bool { return len(w.batch) >= batchSize }
+func (w *writer) full() bool { return len(w.batch) >= batchSize || w.size >= batchBytes }
 
-// flush writes the queued items and the log of the refused ones.
+// flush starts writing the queued items (after the write before it
+// ended, so a later line of a key always lands last) and flushes the log
+// of the refused ones. The write goes on while the next batch is read;
+// wait returns its outcome.
 func (w *writer) flush(ctx context.Context) error {
-	if len(w.batch) > 0 {
-		if err := w.write(ctx); err != nil {
-			return err
-		}
-	}
-	w.batch, w.errors, w.pending = w.batch[:0], w.errors+w.pending, 0
-	clear(w.pos)
-	if err := w.log.Flush(); err != nil {
+	if err := w.wait(); err != nil {
 		return err
 	}
-	return nil
+	if len(w.batch) > 0 {
+		batch, done := w.batch, make(chan error, 1)
+		go func() { done <- w.write(ctx, batch) }()
+		w.inflight = done
+		w.batch = make([]storage.Mutation, 0, batchSize)
+	}
+	w.size, w.errors, w.pending = 0, w.errors+w.pending, 0
+	clear(w.pos)
+	return w.log.Flush()
 }
 
-func (w *writer) write(ctx context.Context) error {
+// sync writes everything queued and waits until it is written.
+func (w *writer) sync(ctx context.Context) error {
+	if err := w.flush(ctx); err != nil {
+		return err
+	}
+	return w.wait()
+}
+
+// wait waits for the write in flight, if any, and returns its error.
+func (w *writer) wait() error {
+	if w.inflight == nil {
+		return nil
+	}
+	err := <-w.inflight
+	w.inflight = nil
+	return err
+}
+
+func (w *writer) write(ctx context.Context, batch []storage.Mutation) error {
 	if w.s.batched {
-		return w.s.store.TransactWrite(ctx, w.batch)
+		return w.s.store.TransactWrite(ctx, batch)
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(concurrentWriters)
-	for _, m := range w.batch {
+	for _, m := range batch {
 		g.Go(func() error { return w.s.store.Mutate(gctx, m.Table, m.Key, m.Fn) })
 	}
 	return g.Wait()
