@@ -95,6 +95,14 @@ func importSource(format string, n int) []byte {
 		b.WriteString("{not json\n")
 		b.WriteString(`{"Item":{"pk":{"S":"x"}}}` + "\n")
 		b.WriteString(`{"Item":{"pk":{"N":"1"},"sk":{"N":"1"}}}` + "\n")
+	case "ION":
+		b.WriteString("$ion_1_0\n")
+		for i := range n {
+			fmt.Fprintf(&b, `{Item:{pk:"p%d",sk:%d.,g:"g%d",v:[1.50,true]}}`+"\n", i%5, i, i%3)
+		}
+		b.WriteString("{not ion\n")
+		b.WriteString(`{Item:{pk:"x"}}` + "\n")
+		b.WriteString(`{Item:{pk:1.,sk:1.}}` + "\n")
 	case "CSV":
 		b.WriteString("pk;sk;g;v\n")
 		for i := range n {
@@ -115,7 +123,7 @@ func TestImportFormatsAndCompressions(t *testing.T) {
 	root := t.TempDir()
 	_, c := startClient(t, "--export-dir", root)
 	const n = 120
-	for _, format := range []string{"DYNAMODB_JSON", "CSV"} {
+	for _, format := range []string{"DYNAMODB_JSON", "ION", "CSV"} {
 		for _, comp := range []string{"NONE", "GZIP", "ZSTD"} {
 			t.Run(format+"/"+comp, func(t *testing.T) {
 				name := tableName("imp")

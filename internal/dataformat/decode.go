@@ -74,6 +74,8 @@ func NewDecoder(format string, r io.Reader, csv CSVOptions) (Decoder, error) {
 		return newJSONDecoder(r), nil
 	case CSV:
 		return newCSVDecoder(r, csv)
+	case ION:
+		return newIonDecoder(r), nil
 	}
 	return nil, fmt.Errorf("dataformat: unknown input format %q", format)
 }
