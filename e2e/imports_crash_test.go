@@ -19,7 +19,10 @@ func TestImportSurvivesKill(t *testing.T) {
 	args := []string{"--data-dir", dataDir, "--export-dir", root}
 	s := startServer(t, args...)
 	c := newClient(t, s.Endpoint)
-	const n = 200_000
+	n := 200_000
+	if e2eBackend != backendSQLite {
+		n = 30_000 // single-item writes on Cassandra: fewer, for the test's time
+	}
 	var b strings.Builder
 	for i := range n {
 		fmt.Fprintf(&b, `{"Item":{"pk":{"S":"p%d"},"sk":{"N":"%d"},"g":{"S":"g%d"}}}`+"\n", i%100, i, i%7)
@@ -51,7 +54,7 @@ func TestImportSurvivesKill(t *testing.T) {
 
 	s = startServer(t, args...)
 	c = newClient(t, s.Endpoint)
-	for deadline := time.Now().Add(120 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(300 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		d, err := c.DescribeTable(ctxT(t), &dynamodb.DescribeTableInput{TableName: aws.String(name)})
 		if err != nil {
 			t.Fatal(err)
@@ -67,7 +70,7 @@ func TestImportSurvivesKill(t *testing.T) {
 		t.Fatalf("table ACTIVE with %d items, want %d", got, n)
 	}
 	d := waitImport(t, c, arn, 10*time.Second)
-	if d.ImportStatus != types.ImportStatusCompleted || d.ImportedItemCount != n || d.ProcessedItemCount != n || d.ErrorCount != 0 {
+	if d.ImportStatus != types.ImportStatusCompleted || d.ImportedItemCount != int64(n) || d.ProcessedItemCount != int64(n) || d.ErrorCount != 0 {
 		t.Fatalf("resumed import: %s, %d processed, %d imported, %d errors", d.ImportStatus, d.ProcessedItemCount, d.ImportedItemCount, d.ErrorCount)
 	}
 }
