@@ -1,27 +1,24 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
+	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 )
 
 // importFlags are `extenddb import`'s settings.
 type importFlags struct {
-	clientFlags
 	table, key, format, compression, exportDir, bucket, delimiter string
 }
 
@@ -31,18 +28,19 @@ type importFlags struct {
 // with a progress bar. See docs/backups.md.
 func importCmd() *cobra.Command {
 	var o importFlags
+	c := &apiClient{}
 	cmd := &cobra.Command{
 		Use:   "import FILE|DIR --table T --key pk:S[,sk:N]",
 		Short: "Import a file or directory of DYNAMODB_JSON, ION or CSV into a new table of a running server",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			return runImport(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], &o)
+			c.open(cmd)
+			defer c.stop()
+			return c.runImport(args[0], &o)
 		},
 	}
 	f := cmd.Flags()
-	o.clientFlags.add(f)
+	c.flags(f)
 	f.StringVar(&o.table, "table", "", "name of the table to create (required)")
 	f.StringVar(&o.key, "key", "", "key schema: partition key and optional sort key as name:TYPE (S, N or B), e.g. pk:S,sk:N (required)")
 	f.StringVar(&o.format, "format", "", "dynamodb_json, ion or csv (default: from the file name: .csv, .ion, otherwise dynamodb_json)")
@@ -55,7 +53,9 @@ func importCmd() *cobra.Command {
 	return cmd
 }
 
-func runImport(ctx context.Context, out, errOut io.Writer, src string, o *importFlags) error {
+// runImport copies src into the export directory, starts the import and
+// follows it to its end.
+func (c *apiClient) runImport(src string, o *importFlags) error {
 	defs, schema, err := parseKeySpec(o.key)
 	if err != nil {
 		return err
@@ -80,30 +80,36 @@ func runImport(ctx context.Context, out, errOut io.Writer, src string, o *import
 		}
 		in.InputFormatOptions = &types.InputFormatOptions{Csv: &types.CsvOptions{Delimiter: aws.String(d)}}
 	}
-	c := o.client()
-	started, err := c.ImportTable(ctx, in)
+	started, err := c.client.ImportTable(c.ctx, in)
 	if err != nil {
 		return err
 	}
 	arn := aws.ToString(started.ImportTableDescription.ImportArn)
-	fmt.Fprintf(out, "import %s\n", arn)
+	fmt.Fprintf(c.resultOut, "import %s\n", arn)
+	bar := progressbar.NewOptions64(total, progressbar.OptionSetWriter(c.progressOut), progressbar.OptionSetDescription("importing "+o.table),
+		progressbar.OptionShowBytes(true), progressbar.OptionSetElapsedTime(true), progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionOnCompletion(func() { fmt.Fprintln(c.progressOut) }))
 	var last *types.ImportTableDescription
-	err = follow(ctx, errOut, "importing "+o.table, 200*time.Millisecond, func(ctx context.Context) progress {
-		d, err := c.DescribeImport(ctx, &dynamodb.DescribeImportInput{ImportArn: aws.String(arn)})
+	err = c.wait(func() (bool, error) {
+		d, err := c.client.DescribeImport(c.ctx, &dynamodb.DescribeImportInput{ImportArn: aws.String(arn)})
 		if err != nil {
-			return progress{err: err}
+			return false, err
 		}
 		last = d.ImportTableDescription
-		p := progress{done: aws.ToInt64(last.ProcessedSizeBytes), total: total, ended: last.ImportStatus != types.ImportStatusInProgress}
-		if last.ImportStatus == types.ImportStatusFailed || last.ImportStatus == types.ImportStatusCancelled {
-			p.err = fmt.Errorf("import %s: %s %s", last.ImportStatus, aws.ToString(last.FailureCode), aws.ToString(last.FailureMessage))
+		bar.Set64(aws.ToInt64(last.ProcessedSizeBytes))
+		switch last.ImportStatus {
+		case types.ImportStatusInProgress:
+			return false, nil
+		case types.ImportStatusCompleted:
+			return true, bar.Finish()
 		}
-		return p
+		fmt.Fprintln(c.progressOut)
+		return true, fmt.Errorf("import %s: %s %s", last.ImportStatus, aws.ToString(last.FailureCode), aws.ToString(last.FailureMessage))
 	})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "table %s: %d items imported, %d processed, %d errors\n", o.table, last.ImportedItemCount, last.ProcessedItemCount, last.ErrorCount)
+	fmt.Fprintf(c.resultOut, "table %s: %d items imported, %d processed, %d errors\n", o.table, last.ImportedItemCount, last.ProcessedItemCount, last.ErrorCount)
 	return nil
 }
 
