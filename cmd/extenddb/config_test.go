@@ -72,6 +72,7 @@ var envValues = map[string][2]string{
 	"disable-telemetry":            {"true", "true"},
 	"optimize-db-before-startup":   {"", "false"},
 	"backup-root":                  {"/var/backups/x", `"/var/backups/x"`},
+	"export-dir":                   {"/var/exports", `"/var/exports"`},
 	"root-access-key-id":           {"AKIDROOT", `"AKIDROOT"`},
 	"root-secret-access-key":       {"topsecret", `"xxxxx"`},
 	"root-credentials-file":        {"/etc/creds.json", `"/etc/creds.json"`},

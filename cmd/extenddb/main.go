@@ -58,6 +58,7 @@ func rootCmd() *cobra.Command {
 	root.AddCommand(healthCmd())
 	root.AddCommand(watchdogCmd())
 	root.AddCommand(backupCmd())
+	root.AddCommand(importCmd())
 	return root
 }
 
