@@ -382,7 +382,25 @@ func (p *page) deleteItemAndTable(c *dynamodb.Client, ctx context.Context) {
 	p.open("/tables/Orders")
 	p.set("#confirm-name", "Order")
 	p.submit("#delete-table")
-	p.want("#flash", "Type the table's name to delete it.")
+	p.want("#error", "Type the table's name to delete it.")
+	// A protected table: the page shows DeleteTable's refusal.
+	if _, err := c.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String("Orders"), DeletionProtectionEnabled: aws.Bool(true)}); err != nil {
+		t.Fatal(err)
+	}
+	_, apiErr := c.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String("Orders")})
+	var ae interface {
+		ErrorCode() string
+		ErrorMessage() string
+	}
+	if !errors.As(apiErr, &ae) {
+		t.Fatalf("DeleteTable of a protected table: %v", apiErr)
+	}
+	p.set("#confirm-name", "Orders")
+	p.submit("#delete-table")
+	p.want("#error", ae.ErrorCode()+": "+ae.ErrorMessage())
+	if _, err := c.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String("Orders"), DeletionProtectionEnabled: aws.Bool(false)}); err != nil {
+		t.Fatal(err)
+	}
 	p.set("#confirm-name", "Orders")
 	p.submit("#delete-table")
 	p.want("#flash", "Table Orders is being deleted.")

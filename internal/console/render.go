@@ -60,8 +60,8 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, s *session, sta
 	if p.Region == "" {
 		p.Region = c.cfg.Region
 	}
-	if f := s.takeFlash(); f != "" && p.Flash == "" {
-		p.Flash = f
+	if f, e := s.takeFlash(); p.Flash == "" && p.Error == "" {
+		p.Flash, p.Error = f, e
 	}
 	if p.Form == nil {
 		p.Form = map[string]string{}
@@ -84,8 +84,14 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, s *session, sta
 // flash for the next page.
 func (c *Console) redirect(w http.ResponseWriter, r *http.Request, s *session, path, flash string) {
 	if flash != "" {
-		s.setFlash(flash)
+		s.setFlash(flash, false)
 	}
+	http.Redirect(w, r, Prefix+path, http.StatusSeeOther)
+}
+
+// redirectError is redirect with an error for the next page.
+func (c *Console) redirectError(w http.ResponseWriter, r *http.Request, s *session, path, msg string) {
+	s.setFlash(msg, true)
 	http.Redirect(w, r, Prefix+path, http.StatusSeeOther)
 }
 

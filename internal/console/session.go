@@ -28,6 +28,7 @@ type session struct {
 	token     string // session token of temporary credentials
 	region    string
 	flash     string
+	failure   string // an error for the next page
 	lastUsed  time.Time
 	principal string
 }
@@ -38,20 +39,25 @@ func (s *session) signedIn() bool {
 	return s.keyID != ""
 }
 
-// setFlash leaves msg for the next page.
-func (s *session) setFlash(msg string) {
+// setFlash leaves msg for the next page, as a result or, when failed, as
+// an error.
+func (s *session) setFlash(msg string, failed bool) {
 	s.mu.Lock()
-	s.flash = msg
+	if failed {
+		s.failure = msg
+	} else {
+		s.flash = msg
+	}
 	s.mu.Unlock()
 }
 
-// takeFlash returns and clears the message for the next page.
-func (s *session) takeFlash() string {
+// takeFlash returns and clears the messages for the next page.
+func (s *session) takeFlash() (flash, failure string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	f := s.flash
-	s.flash = ""
-	return f
+	flash, failure = s.flash, s.failure
+	s.flash, s.failure = "", ""
+	return flash, failure
 }
 
 // identity is what the session signs with: the key pair, session token,

@@ -119,11 +119,11 @@ func (c *Console) describe(r *http.Request, s *session, name string) (*tableDesc
 
 func (c *Console) serveDeleteTable(w http.ResponseWriter, r *http.Request, s *session, name string) {
 	if r.PostFormValue("confirm") != name {
-		c.redirect(w, r, s, "/tables/"+url.PathEscape(name), "Type the table's name to delete it.")
+		c.redirectError(w, r, s, "/tables/"+url.PathEscape(name), "Type the table's name to delete it.")
 		return
 	}
 	if err := c.call(r.Context(), s, "DeleteTable", map[string]any{"TableName": name}, nil); err != nil {
-		c.redirect(w, r, s, "/tables/"+url.PathEscape(name), "Delete failed: "+err.Error())
+		c.redirectError(w, r, s, "/tables/"+url.PathEscape(name), err.Error())
 		return
 	}
 	c.redirect(w, r, s, "/", "Table "+name+" is being deleted.")
