@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"html"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -105,7 +106,7 @@ func (p *page) set(sel, value string) {
 // text is the text of the first element matching sel ("" when none).
 func (p *page) text(sel string) string {
 	p.t.Helper()
-	s, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](`(function(){const e=document.querySelector(`+jsString(sel)+`);return e?e.innerText.trim():""})()`))
+	s, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](`(function(){const e=document.querySelector(`+jsString(sel)+`);if(!e)return "";if(e.tagName==="TEXTAREA"||e.tagName==="INPUT")return e.value;return e.innerText.trim()})()`))
 	if err != nil {
 		p.t.Fatalf("browser: %v", err)
 	}
@@ -174,6 +175,9 @@ func TestConsoleInChromium(t *testing.T) {
 	p.set("#stream", "NEW_AND_OLD_IMAGES")
 	p.set("#g0name", "ByStatus")
 	p.set("#g0pk", "status")
+	p.set("#l0name", "ByTotal")
+	p.set("#l0sk", "total")
+	p.set("#l0sktype", "N")
 	p.shot("02-create-form")
 	p.submit("#create")
 	p.want("#flash", "Table Orders created.")
@@ -187,6 +191,7 @@ func TestConsoleInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(desc.Table.GlobalSecondaryIndexes) != 1 || *desc.Table.GlobalSecondaryIndexes[0].IndexName != "ByStatus" ||
+		len(desc.Table.LocalSecondaryIndexes) != 1 || *desc.Table.LocalSecondaryIndexes[0].IndexName != "ByTotal" ||
 		desc.Table.StreamSpecification == nil || desc.Table.StreamSpecification.StreamViewType != types.StreamViewTypeNewAndOldImages {
 		t.Fatalf("CreateTable from the console made %+v", desc.Table)
 	}
@@ -237,6 +242,14 @@ func (p *page) putItem(c *dynamodb.Client, ctx context.Context) {
 	p.set("#item", `{"customer": {"S": "c1"}, "order": {"S": "o2"}, "status": {"S": "NEW"}, "codes": {"SS": ["x", "y"]}}`)
 	p.submit("#save")
 	p.want("#flash", "Item saved.")
+	p.submit("#format-plain")
+	if p.text("#lossy") == "" || !strings.Contains(p.text("#item"), `"codes": [`) {
+		t.Fatalf("an item with a string set opened as plain JSON shows no warning: %q", p.text("#item"))
+	}
+	p.submit("#format-dynamodb")
+	if p.text("#lossy") != "" || !strings.Contains(p.text("#item"), `"SS": [`) {
+		t.Fatalf("the item as DynamoDB JSON: %q", p.text("#item"))
+	}
 	for _, o := range []string{"o3", "o4", "o5", "o6"} {
 		if _, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("Orders"), Item: map[string]types.AttributeValue{
 			"customer": &types.AttributeValueMemberS{Value: "c1"}, "order": &types.AttributeValueMemberS{Value: o},
@@ -412,71 +425,128 @@ func (p *page) deleteItemAndTable(c *dynamodb.Client, ctx context.Context) {
 	}
 }
 
+// consoleClient is a browser-less visitor of a console: a cookie jar and
+// the session's CSRF token.
+type consoleClient struct {
+	t    *testing.T
+	hc   *http.Client
+	base string
+	csrf string
+}
+
+func newConsoleClient(t *testing.T, endpoint string) *consoleClient {
+	jar, _ := cookiejar.New(nil)
+	return &consoleClient{t: t, hc: &http.Client{Jar: jar, Timeout: 30 * time.Second}, base: endpoint + "/console"}
+}
+
+var csrfRE = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+
+// do sends a GET (form nil) or a POST, adding the session's token to the
+// form unless it names its own, and returns the final response and body.
+func (cc *consoleClient) do(path string, form url.Values) (*http.Response, string) {
+	cc.t.Helper()
+	var resp *http.Response
+	var err error
+	if form == nil {
+		resp, err = cc.hc.Get(cc.base + path)
+	} else {
+		if !form.Has("csrf") {
+			form.Set("csrf", cc.csrf)
+		}
+		resp, err = cc.hc.PostForm(cc.base+path, form)
+	}
+	if err != nil {
+		cc.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if m := csrfRE.FindSubmatch(b); m != nil {
+		cc.csrf = string(m[1])
+	}
+	return resp, string(b)
+}
+
+// shown is the error or flash message of a console page.
+func shown(body string) string {
+	m := regexp.MustCompile(`<p class="(?:error|flash)" id="(?:error|flash)">([^<]*)</p>`).FindStringSubmatch(body)
+	if m == nil {
+		return ""
+	}
+	return html.UnescapeString(m[1])
+}
+
 // TestConsoleRequiresCredentials: with authentication on, every page
-// sends to the sign-in form, a wrong secret is refused with DynamoDB's
-// error, a right one acts as that principal, and a form without the
+// sends to the sign-in form, a wrong key is refused with DynamoDB's error,
+// a right one acts as that principal, with that principal's permissions
+// (a user allowed only to list and describe tables is refused CreateTable
+// with the API's own AccessDeniedException), and a form without the
 // session's CSRF token changes nothing.
 func TestConsoleRequiresCredentials(t *testing.T) {
-	srv, _ := startClient(t, authArgs("--console")...)
-	jar, _ := cookiejar.New(nil)
-	hc := &http.Client{Jar: jar, Timeout: 30 * time.Second}
-	base := srv.Endpoint + "/console"
-	get := func(path string) (*http.Response, string) {
-		t.Helper()
-		resp, err := hc.Get(base + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b := new(strings.Builder)
-		_, _ = io.Copy(b, resp.Body)
-		return resp, b.String()
-	}
-	post := func(path string, form url.Values) (*http.Response, string) {
-		t.Helper()
-		resp, err := hc.PostForm(base+path, form)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b := new(strings.Builder)
-		_, _ = io.Copy(b, resp.Body)
-		return resp, b.String()
-	}
-	resp, body := get("/")
+	dir := t.TempDir()
+	adminCLI(t, dir, nil, "account", "create", "--id", testAccount)
+	adminCLI(t, dir, nil, "user", "create", "--account", testAccount, "erin")
+	adminCLI(t, dir, nil, "policy", "put", "--account", testAccount, "--user", "erin", "look", "--document",
+		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["dynamodb:ListTables","dynamodb:DescribeTable"],"Resource":"*"}]}`)
+	var key struct{ AccessKeyId, SecretAccessKey string }
+	adminCLI(t, dir, &key, "key", "create", "--account", testAccount, "--user", "erin")
+	srv, admin := startClient(t, authArgs("--data-dir", dir, "--account-id", testAccount, "--console")...)
+
+	cc := newConsoleClient(t, srv.Endpoint)
+	resp, body := cc.do("/", nil)
 	if resp.Request.URL.Path != "/console/login" || !strings.Contains(body, `id="login-form"`) {
 		t.Fatalf("an anonymous visit ends at %s", resp.Request.URL)
 	}
-	csrf := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(body)[1]
-
 	// The unknown key's error is DynamoDB's
 	// (https://github.com/edasque/DynamoDBtoCSV/issues/36 quotes it).
-	_, body = post("/login", url.Values{"csrf": {csrf}, "access_key_id": {"AKIAUNKNOWNKEY000000"}, "secret_access_key": {"x"}})
-	if !strings.Contains(body, "UnrecognizedClientException: The security token included in the request is invalid.") {
-		t.Fatalf("an unknown key signs in: %s", body)
+	_, body = cc.do("/login", url.Values{"access_key_id": {"AKIAUNKNOWNKEY000000"}, "secret_access_key": {"x"}})
+	if got := shown(body); got != "UnrecognizedClientException: The security token included in the request is invalid." {
+		t.Fatalf("an unknown key: %q", got)
 	}
-	_, body = post("/login", url.Values{"csrf": {csrf}, "access_key_id": {testAccessKey}, "secret_access_key": {"not-the-secret"}})
-	if !strings.Contains(body, `id="error"`) || strings.Contains(body, `id="signed-in"`) {
-		t.Fatalf("a wrong secret signs in: %s", body)
+	_, sigErr := clientAs(admin, testAccessKey, "not-the-secret", testRegion).ListTables(ctxT(t), &dynamodb.ListTablesInput{})
+	_, body = cc.do("/login", url.Values{"access_key_id": {testAccessKey}, "secret_access_key": {"not-the-secret"}})
+	if got := shown(body); got == "" || !strings.Contains(sigErr.Error(), strings.SplitN(got, ": ", 2)[1]) {
+		t.Fatalf("a wrong secret: the page shows %q, the API answers %v", got, sigErr)
 	}
-	resp, _ = post("/create", url.Values{"csrf": {csrf}, "name": {"Tab"}, "pk": {"pk"}, "pktype": {"S"}, "billing": {"PAY_PER_REQUEST"}})
-	if resp.StatusCode != http.StatusForbidden {
+	create := func(name string) url.Values {
+		return url.Values{"name": {name}, "pk": {"pk"}, "pktype": {"S"}, "billing": {"PAY_PER_REQUEST"}}
+	}
+	if resp, _ = cc.do("/create", create("Tab")); resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("creating a table before signing in: %s", resp.Status)
 	}
-	resp, body = post("/login", url.Values{"csrf": {csrf}, "access_key_id": {testAccessKey}, "secret_access_key": {testSecretKey}})
+	resp, body = cc.do("/login", url.Values{"access_key_id": {testAccessKey}, "secret_access_key": {testSecretKey}})
 	if resp.Request.URL.Path != "/console/" || !strings.Contains(body, `<span id="signed-in">`+testAccessKey+`</span>`) {
-		t.Fatalf("signing in ends at %s: %s", resp.Request.URL, body)
+		t.Fatalf("signing in ends at %s: %q", resp.Request.URL, shown(body))
 	}
-	resp, _ = post("/create", url.Values{"csrf": {"forged"}, "name": {"Tab"}, "pk": {"pk"}, "pktype": {"S"}, "billing": {"PAY_PER_REQUEST"}})
-	if resp.StatusCode != http.StatusForbidden {
+	forged := create("Tab")
+	forged.Set("csrf", "forged")
+	if resp, _ = cc.do("/create", forged); resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("a forged CSRF token: %s", resp.Status)
 	}
-	_, body = post("/create", url.Values{"csrf": {csrf}, "name": {"Tab"}, "pk": {"pk"}, "pktype": {"S"}, "billing": {"PAY_PER_REQUEST"}})
-	if !strings.Contains(body, "Table Tab created.") {
-		t.Fatalf("creating a table signed in: %s", regexp.MustCompile(`id="(error|flash)">[^<]*`).FindString(body))
+	if _, body = cc.do("/create", create("Tab")); shown(body) != "Table Tab created." {
+		t.Fatalf("creating a table signed in: %q", shown(body))
 	}
-	_, body = get("/")
-	if !strings.Contains(body, `data-table="Tab"`) {
-		t.Fatalf("the table list lacks Tab: %s", body)
+
+	// erin may look but not create.
+	erin := newConsoleClient(t, srv.Endpoint)
+	erin.do("/login", nil)
+	if _, body = erin.do("/login", url.Values{"access_key_id": {key.AccessKeyId}, "secret_access_key": {key.SecretAccessKey}}); !strings.Contains(body, `data-table="Tab"`) {
+		t.Fatalf("erin's table list: %q", shown(body))
+	}
+	_, apiErr := clientAs(admin, key.AccessKeyId, key.SecretAccessKey, testRegion).CreateTable(ctxT(t), &dynamodb.CreateTableInput{
+		TableName: aws.String("Nope"), BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}}})
+	var ae interface {
+		ErrorCode() string
+		ErrorMessage() string
+	}
+	if !errors.As(apiErr, &ae) || ae.ErrorCode() != "AccessDeniedException" {
+		t.Fatalf("erin's CreateTable through the API: %v", apiErr)
+	}
+	if _, body = erin.do("/create", create("Nope")); shown(body) != ae.ErrorCode()+": "+ae.ErrorMessage() {
+		t.Fatalf("erin's CreateTable: the page shows %q, the API answers %v", shown(body), apiErr)
+	}
+	if _, body = erin.do("/logout", url.Values{}); !strings.Contains(body, `id="login-form"`) {
+		t.Fatal("signing out does not end at the sign-in form")
 	}
 }

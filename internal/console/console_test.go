@@ -129,3 +129,16 @@ func TestSessionsEvict(t *testing.T) {
 		t.Fatalf("%d sessions, the oldest kept: %v", len(ss.byID), ss.byID[first.id] != nil)
 	}
 }
+
+func TestPlainSafe(t *testing.T) {
+	for text, want := range map[string]bool{
+		`{"M": {"a": {"S": "x"}, "l": {"L": [{"N": "1"}]}}}`: true,
+		`{"M": {"a": {"L": [{"SS": ["x"]}]}}}`:               false,
+		`{"M": {"m": {"M": {"b": {"B": "AA=="}}}}}`:          false,
+	} {
+		v, _ := decodeJSON(text)
+		if plainSafe(v) != want {
+			t.Errorf("plainSafe(%s) = %v", text, !want)
+		}
+	}
+}

@@ -124,6 +124,7 @@ func browseInput(table string, f map[string]string) (map[string]any, error) {
 type itemView struct {
 	Key    string // encodeKey of the item being edited; "" for a new item
 	Exists bool
+	Lossy  bool // shown as plain JSON, the item's sets or binary values would change type on saving
 }
 
 // serveItem is the item editor: GET loads the item named by ?key= (or an
@@ -158,6 +159,7 @@ func (c *Console) serveItem(w http.ResponseWriter, r *http.Request, s *session, 
 		p.Error = "No item has this key (it may have been deleted)."
 	}
 	v.Exists = out.Item != nil
+	v.Lossy = p.Form["format"] == formatPlain && !plainSafe(map[string]any{"M": out.Item})
 	p.Form["item"] = itemText(out.Item, p.Form["format"])
 	c.render(w, r, s, http.StatusOK, "item", p)
 }
@@ -210,4 +212,31 @@ func (c *Console) saveItem(w http.ResponseWriter, r *http.Request, s *session, n
 		key = encodeKey(keyOf(item, keyNames(t.KeySchema)))
 	}
 	c.redirect(w, r, s, "/tables/"+url.PathEscape(name)+"/item?format="+format+"&key="+key, "Item saved.")
+}
+
+// plainSafe reports whether an attribute value survives a round trip
+// through plain JSON: no sets and no binary values, at any depth.
+func plainSafe(av any) bool {
+	m, _ := av.(map[string]any)
+	for t, v := range m {
+		switch t {
+		case "B", "SS", "NS", "BS":
+			return false
+		case "L":
+			l, _ := v.([]any)
+			for _, e := range l {
+				if !plainSafe(e) {
+					return false
+				}
+			}
+		case "M":
+			mm, _ := v.(map[string]any)
+			for _, e := range mm {
+				if !plainSafe(e) {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
