@@ -51,6 +51,7 @@ func serveFlags(f *pflag.FlagSet) {
 	f.String("pprof-listen", "", "serve Go's pprof on this host:port (off when empty); never on the API's address")
 	f.Bool("console", false, "serve the web console on /console (docs/console.md)")
 	addLimitFlags(f)
+	realismFlags(f)
 	authFlags(f)
 	localFlags(f)
 }
@@ -160,26 +161,27 @@ func loadConfig(v *viper.Viper, flags *pflag.FlagSet) (loaded, error) {
 
 func readSettings(r *reader) server.Config {
 	return server.Config{
-		Listen:         r.str("listen"),
-		Storage:        r.str("storage"),
-		DataDir:        r.str("data-dir"),
-		InMemory:       r.boolean("in-memory"),
-		BackupRoot:     r.str("backup-root"),
-		PostgresDSN:    r.str("postgres-dsn"),
-		PostgresSchema: r.str("postgres-schema"),
+		Listen:     r.str("listen"),
+		Storage:    r.str("storage"),
+		DataDir:    r.str("data-dir"),
+		InMemory:   r.boolean("in-memory"),
+		BackupRoot: r.str("backup-root"),
+		Postgres:   server.PostgresConfig{DSN: r.str("postgres-dsn"), Schema: r.str("postgres-schema")},
 
-		CassandraHosts:             r.str("cassandra-hosts"),
-		CassandraKeyspacePrefix:    r.str("cassandra-keyspace-prefix"),
-		CassandraReplicationFactor: r.integer("cassandra-replication-factor"),
-		CassandraDatacenter:        r.str("cassandra-datacenter"),
-		Region:                     r.str("region"),
-		AccountID:                  r.str("account-id"),
-		StatusDelay:                r.duration("status-delay"),
-		TTLInterval:                r.duration("ttl-interval"),
-		TTLPageSize:                r.integer("ttl-page-size"),
-		TTLPageDelay:               r.duration("ttl-page-delay"),
-		IndexPageDelay:             r.duration("index-page-delay"),
-		ItemCollectionLimit:        int64(r.integer("item-collection-limit-bytes")),
+		Cassandra: server.CassandraConfig{
+			Hosts:             r.str("cassandra-hosts"),
+			KeyspacePrefix:    r.str("cassandra-keyspace-prefix"),
+			ReplicationFactor: r.integer("cassandra-replication-factor"),
+			Datacenter:        r.str("cassandra-datacenter"),
+		},
+		Region:              r.str("region"),
+		AccountID:           r.str("account-id"),
+		StatusDelay:         r.duration("status-delay"),
+		TTLInterval:         r.duration("ttl-interval"),
+		TTLPageSize:         r.integer("ttl-page-size"),
+		TTLPageDelay:        r.duration("ttl-page-delay"),
+		IndexPageDelay:      r.duration("index-page-delay"),
+		ItemCollectionLimit: int64(r.integer("item-collection-limit-bytes")),
 		HTTP: server.HTTPLimits{
 			ReadTimeout:    r.duration("http-read-timeout"),
 			WriteTimeout:   r.duration("http-write-timeout"),
@@ -200,6 +202,8 @@ func readSettings(r *reader) server.Config {
 		CORS:                    r.str("cors"),
 		DisableTelemetry:        r.boolean("disable-telemetry"),
 		OptimizeDBBeforeStartup: r.boolean("optimize-db-before-startup"),
+		Realism:                 readRealism(r),
+		Triggers:                r.str("triggers"),
 	}
 }
 
@@ -231,7 +235,7 @@ func validate(r *reader, cfg server.Config) {
 	if cfg.ItemCollectionLimit < 0 {
 		r.fail("item-collection-limit-bytes: must not be negative")
 	}
-	if cfg.CassandraReplicationFactor < 1 {
+	if cfg.Cassandra.ReplicationFactor < 1 {
 		r.fail("cassandra-replication-factor: must be at least 1")
 	}
 	switch cfg.LogFormat {

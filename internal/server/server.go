@@ -18,23 +18,19 @@ import (
 	"github.com/extenddb/extenddb/internal/api"
 	"github.com/extenddb/extenddb/internal/auth"
 	"github.com/extenddb/extenddb/internal/metrics"
+	"github.com/extenddb/extenddb/internal/realism"
 	"github.com/extenddb/extenddb/internal/storage"
 	"github.com/extenddb/extenddb/internal/workers"
 )
 
 // Config is everything `extenddb serve` can be told.
 type Config struct {
-	Listen         string // host:port; port 0 picks a free port
-	Storage        string // "sqlite" (default), "postgres" or "cassandra"
-	DataDir        string // SQLite data directory
-	InMemory       bool   // SQLite: keep everything in memory (nothing survives exit)
-	PostgresDSN    string // PostgreSQL connection string (URL or key=value)
-	PostgresSchema string // PostgreSQL schema holding extenddb's tables; "" = search_path
-
-	CassandraHosts             string // comma-separated contact points
-	CassandraKeyspacePrefix    string // keyspace names start with it (default "extenddb")
-	CassandraReplicationFactor int    // replication factor of created keyspaces (default 1)
-	CassandraDatacenter        string // NetworkTopologyStrategy datacenter; "" = SimpleStrategy
+	Listen    string          // host:port; port 0 picks a free port
+	Storage   string          // "sqlite" (default), "postgres" or "cassandra"
+	DataDir   string          // SQLite data directory
+	InMemory  bool            // SQLite: keep everything in memory (nothing survives exit)
+	Postgres  PostgresConfig  // --storage postgres (backends.go)
+	Cassandra CassandraConfig // --storage cassandra (backends.go)
 
 	Region      string        // region reported when a request names none
 	AccountID   string        // 12-digit account id used in ARNs
@@ -81,6 +77,13 @@ type Config struct {
 	GuardMemoryDir func(dir string) error
 
 	HTTP HTTPLimits // timeouts, connections and memory of the HTTP front end
+
+	// Realism turns on the realism effects (docs/realism-and-triggers.md);
+	// its zero value leaves them off.
+	Realism realism.Options
+	// Triggers is a file of stream triggers posting tables' stream
+	// records to webhooks (internal/triggers); "" = none.
+	Triggers string
 
 	registry *metrics.Metrics // set by Start when Metrics is on, for the backends' hooks
 }
@@ -138,6 +141,9 @@ func Start(cfg Config) (*Server, error) {
 		acfg.OnStreamRecords = cfg.registry.StreamRecordsWritten
 		acfg.OnTableDeleted = cfg.registry.ForgetTable
 	}
+	if cfg.Realism.Enabled {
+		acfg.Realism = realism.New(cfg.Realism, nil)
+	}
 	engine := api.New(store, acfg)
 	pool := workers.New(store, workers.Config{
 		Accounts:       []string{cfg.account()},
@@ -152,12 +158,21 @@ func Start(cfg Config) (*Server, error) {
 	engine.SetTTLWorker(pool.TTL.Kick)
 	engine.SetTTLSettler(pool.TTL.Settle)
 	runner := startBackups(cfg, store, engine)
+	hooks, err := startTriggers(cfg, engine)
+	if err != nil {
+		ln.Close()
+		store.Close()
+		return nil, err
+	}
 	wctx, stopWorkers := context.WithCancel(context.Background())
 	workersDone := make(chan struct{})
 	go func() {
 		defer close(workersDone)
 		var wg sync.WaitGroup
 		wg.Go(func() { runner.Run(wctx) })
+		if hooks != nil {
+			wg.Go(func() { hooks.Run(wctx) })
+		}
 		pool.Run(wctx)
 		wg.Wait()
 	}()
@@ -241,8 +256,8 @@ func (c Config) account() string {
 
 // PostgresSchemaOrDefault names the schema extenddb uses on PostgreSQL.
 func (c Config) PostgresSchemaOrDefault() string {
-	if c.PostgresSchema == "" {
+	if c.Postgres.Schema == "" {
 		return "search_path"
 	}
-	return c.PostgresSchema
+	return c.Postgres.Schema
 }
