@@ -156,7 +156,9 @@ func (p *page) want(sel, want string) {
 // look at the charts, then delete the item and the table, checking each
 // step against the API.
 func TestConsoleInChromium(t *testing.T) {
-	srv, c := startClient(t, "--console")
+	// Backups in the test's own directory: on PostgreSQL and Cassandra the
+	// default is shared by every server of the machine.
+	srv, c := startClient(t, "--console", "--backup-root", t.TempDir())
 	ctx := ctxT(t)
 	p := &page{t: t, ctx: consoleBrowser(t), base: srv.Endpoint + "/console", dir: t.TempDir()}
 	if keep := os.Getenv("EXTENDDB_CONSOLE_SCREENSHOTS"); keep != "" { // to look at them after the test
