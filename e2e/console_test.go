@@ -552,3 +552,55 @@ func TestConsoleRequiresCredentials(t *testing.T) {
 		t.Fatal("signing out does not end at the sign-in form")
 	}
 }
+
+// TestConsoleLocalModeGuards: in local mode on loopback the console, like
+// the API, answers only loopback Host names (no DNS rebinding), refuses
+// posts without the session's token or from another origin, and is not
+// served at all without --console.
+func TestConsoleLocalModeGuards(t *testing.T) {
+	srv := startServer(t, "--console")
+	cc := newConsoleClient(t, srv.Endpoint)
+	resp, body := cc.do("/", nil)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(body, `<span class="mode">local mode</span>`) {
+		t.Fatalf("GET /console/: %s", resp.Status)
+	}
+	req, _ := http.NewRequest(http.MethodGet, srv.Endpoint+"/console/", nil)
+	req.Host = "rebound.example.com"
+	r, err := cc.hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Body.Close()
+	if r.StatusCode != http.StatusForbidden {
+		t.Fatalf("a foreign Host: %s", r.Status)
+	}
+	form := url.Values{"name": {"Tab"}, "pk": {"pk"}, "pktype": {"S"}, "billing": {"PAY_PER_REQUEST"}}
+	form.Set("csrf", "")
+	if resp, _ = cc.do("/create", form); resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("a post without the token: %s", resp.Status)
+	}
+	req, _ = http.NewRequest(http.MethodPost, srv.Endpoint+"/console/create", strings.NewReader(url.Values{"csrf": {cc.csrf}, "name": {"Tab"}, "pk": {"pk"}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", "http://evil.example.com")
+	if r, err = cc.hc.Do(req); err != nil {
+		t.Fatal(err)
+	}
+	r.Body.Close()
+	if r.StatusCode != http.StatusForbidden {
+		t.Fatalf("a post from another origin: %s", r.Status)
+	}
+	tables, err := newClient(t, srv.Endpoint).ListTables(ctxT(t), &dynamodb.ListTablesInput{})
+	if err != nil || len(tables.TableNames) != 0 {
+		t.Fatalf("refused posts created tables: %v %v", tables.TableNames, err)
+	}
+
+	off := startServer(t)
+	r, err = http.Get(off.Endpoint + "/console/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Body.Close()
+	if r.StatusCode != http.StatusNotFound { // the API's answer to a GET it does not serve
+		t.Fatalf("GET /console/ without --console: %s", r.Status)
+	}
+}

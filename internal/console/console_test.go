@@ -142,3 +142,13 @@ func TestPlainSafe(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRatesObserve is what --console adds to every API request.
+func BenchmarkRatesObserve(b *testing.B) {
+	r := NewRates()
+	now := time.Now()
+	b.ReportAllocs()
+	for b.Loop() {
+		r.Observe(now, 200, time.Millisecond)
+	}
+}
