@@ -134,7 +134,7 @@ func (c *Console) signed(ctx context.Context, id identity, region, service, op s
 	if creds.AccessKeyID == "" {
 		creds.AccessKeyID, creds.SecretAccessKey = localKeyID, localKeyID
 	}
-	if err := v4.NewSigner().SignHTTP(ctx, creds, r, hex.EncodeToString(sum[:]), "dynamodb", region, time.Now()); err != nil {
+	if err := v4.NewSigner().SignHTTP(ctx, creds, r, hex.EncodeToString(sum[:]), "dynamodb", region, c.cfg.Now()); err != nil {
 		return nil, nil, fmt.Errorf("signing the console's request: %w", err)
 	}
 	return r, sum[:], nil

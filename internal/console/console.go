@@ -40,6 +40,9 @@ type Config struct {
 	Region string                 // region of the console's calls unless the session names one
 	Secure bool                   // the server speaks HTTPS: cookies are Secure
 	Log    *slog.Logger
+	// Now is the time the console signs its requests at; it must be the
+	// authenticator's clock. nil is time.Now.
+	Now func() time.Time
 }
 
 // Console is the console's HTTP handler. Create it with New.
@@ -58,6 +61,9 @@ func New(cfg Config) *Console {
 	}
 	if cfg.Region == "" {
 		cfg.Region = "us-east-1"
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
 	sub, err := fs.Sub(staticFS, "static")
 	if err != nil {
