@@ -294,7 +294,11 @@ func (p *page) queryPages(c *dynamodb.Client, ctx context.Context) {
 		t.Fatalf("query pages showed sort keys %q, want o1..o6 in order", orders)
 	}
 
-	// A filter and an index: the GSI holds the four SHIPPED orders.
+	// A Scan with a filter: Count is what passed it, ScannedCount what was read.
+	p.open("/tables/Orders/items?mode=scan&filter=" + url.QueryEscape("#s = :s") + "&names=" + url.QueryEscape(`{"#s":"status"}`) +
+		"&values=" + url.QueryEscape(`{":s":{"S":"SHIPPED"}}`) + "&vformat=dynamodb")
+	p.want("#counts", "Count 4, scanned 6.")
+	// An index: the GSI holds the four SHIPPED orders.
 	p.open("/tables/Orders/items?mode=query&index=ByStatus&kc=%23s+%3D+%3As&names=%7B%22%23s%22%3A%22status%22%7D&values=%7B%22%3As%22%3A%22SHIPPED%22%7D&limit=10")
 	p.want("#counts", "Count 4, scanned 4.")
 	// A bad key condition: Query's own error.
