@@ -64,6 +64,7 @@ var envValues = map[string][2]string{
 	"access-log":                   {"true", "true"},
 	"metrics":                      {"false", "false"},
 	"pprof-listen":                 {"127.0.0.1:6060", `"127.0.0.1:6060"`},
+	"console":                      {"true", "true"},
 	"port":                         {"9001", "9001"},
 	"db-path":                      {"", `""`},
 	"shared-db":                    {"true", "true"},

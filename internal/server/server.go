@@ -65,6 +65,7 @@ type Config struct {
 	AccessLog   bool   // one log line per API request
 	Metrics     bool   // serve GET /metrics (Prometheus)
 	PprofListen string // host:port for net/http/pprof; "" = off
+	Console     bool   // serve the web console under /console (docs/console.md)
 
 	// DynamoDB Local's options without a meaning of their own elsewhere
 	// (docs/configuration.md, "Coming from DynamoDB Local"); -sharedDb is
