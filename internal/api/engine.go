@@ -47,6 +47,10 @@ type Config struct {
 	// OnTableDeleted, when set, is called with the name of each table
 	// DeleteTable removed, once it is gone. It must not block.
 	OnTableDeleted func(table string)
+	// Now is the clock (internal/clock): CreationDateTime, backup and
+	// point in time recovery timestamps, stream iterator expiry and
+	// transient statuses follow it. Default time.Now.
+	Now func() time.Time
 }
 
 // Engine serves DynamoDB operations. It is safe for concurrent use.
@@ -80,7 +84,10 @@ func New(store storage.Backend, cfg Config) *Engine {
 	if cfg.ItemCollectionLimit <= 0 {
 		cfg.ItemCollectionLimit = DefaultItemCollectionLimit
 	}
-	e := &Engine{store: store, cfg: cfg, now: time.Now}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	e := &Engine{store: store, cfg: cfg, now: cfg.Now}
 	e.tables.m = map[tableKey]cachedTable{}
 	e.exprs = expr.NewCache(0)
 	e.ops = operations()
