@@ -50,6 +50,7 @@ func serveFlags(f *pflag.FlagSet) {
 	f.Bool("metrics", true, "serve Prometheus metrics on GET /metrics")
 	f.String("pprof-listen", "", "serve Go's pprof on this host:port (off when empty); never on the API's address")
 	addLimitFlags(f)
+	testkitFlags(f)
 	authFlags(f)
 	localFlags(f)
 }
@@ -199,6 +200,7 @@ func readSettings(r *reader) server.Config {
 		CORS:                    r.str("cors"),
 		DisableTelemetry:        r.boolean("disable-telemetry"),
 		OptimizeDBBeforeStartup: r.boolean("optimize-db-before-startup"),
+		Testkit:                 testkitConfig(r),
 	}
 }
 

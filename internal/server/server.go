@@ -76,6 +76,8 @@ type Config struct {
 
 	HTTP HTTPLimits // timeouts, connections and memory of the HTTP front end
 
+	Testkit TestkitConfig // admin API, clock, snapshots and seeding (testkit.go)
+
 	registry *metrics.Metrics // set by Start when Metrics is on, for the backends' hooks
 }
 
@@ -96,6 +98,8 @@ type Server struct {
 
 	stopWorkers context.CancelFunc
 	workersDone chan struct{}
+
+	testkit testkit
 }
 
 // Start opens storage and begins serving. The returned server is listening.
@@ -108,6 +112,10 @@ func Start(cfg Config) (*Server, error) {
 	}
 	if cfg.Metrics {
 		cfg.registry = metrics.New()
+	}
+	clk, err := cfg.newClock()
+	if err != nil {
+		return nil, err
 	}
 	store, err := openStorage(cfg)
 	if err != nil {
@@ -126,7 +134,7 @@ func Start(cfg Config) (*Server, error) {
 		store.Close()
 		return nil, err
 	}
-	acfg := api.Config{AccountID: cfg.AccountID, StatusDelay: cfg.StatusDelay, ItemCollectionLimit: cfg.ItemCollectionLimit, Log: cfg.Log}
+	acfg := api.Config{AccountID: cfg.AccountID, StatusDelay: cfg.StatusDelay, ItemCollectionLimit: cfg.ItemCollectionLimit, Log: cfg.Log, Now: clk.Now}
 	if cfg.registry != nil {
 		acfg.OnTableUse = cfg.registry.ObserveTable
 		acfg.OnStreamRecords = cfg.registry.StreamRecordsWritten
@@ -141,6 +149,7 @@ func Start(cfg Config) (*Server, error) {
 		IndexPageDelay: cfg.IndexPageDelay,
 		Log:            cfg.Log,
 		Metrics:        cfg.registry,
+		Now:            clk.Now,
 	})
 	engine.SetIndexWorker(pool.Indexes.Kick)
 	engine.SetTTLWorker(pool.TTL.Kick)
@@ -171,9 +180,15 @@ func Start(cfg Config) (*Server, error) {
 		stopWorkers: stopWorkers,
 		workersDone: workersDone,
 		metrics:     cfg.registry,
+		testkit:     testkit{clock: clk},
+	}
+	if err := s.startTestkit(engine, pool, authn); err != nil {
+		s.abort()
+		return nil, err
 	}
 	s.http = s.newHTTP(engine, authn, guard, limits)
 	if err := s.startPprof(); err != nil {
+		s.stopTestkit()
 		return nil, err
 	}
 	go func() {
@@ -214,6 +229,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if cerr := s.store.Close(); err == nil {
 		err = cerr
 	}
+	s.stopTestkit()
 	return err
 }
 
