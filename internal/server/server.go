@@ -79,6 +79,7 @@ type Config struct {
 	Testkit TestkitConfig // admin API, clock, snapshots and seeding (testkit.go)
 
 	registry *metrics.Metrics // set by Start when Metrics is on, for the backends' hooks
+	now      func() time.Time // set by Start: the clock (Testkit.Clock), for the backends
 }
 
 // Server is a running extenddb.
@@ -117,6 +118,7 @@ func Start(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	cfg.now = clk.Now
 	store, err := openStorage(cfg)
 	if err != nil {
 		return nil, err

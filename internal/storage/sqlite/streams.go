@@ -34,7 +34,7 @@ func (w *writer) writeDerived(pt *physTable, old, nw item.Item, id *storage.User
 			return err
 		}
 	}
-	now := time.Now()
+	now := w.now()
 	if r := storage.StreamRecordFor(pt.def, old, nw, id, now); r != nil {
 		if err := w.appendRecord(pt.def.ID, pt.def.LatestStreamLabel, r); err != nil {
 			return err
