@@ -55,7 +55,10 @@ func cfnTable(id string, p map[string]any) (*Table, error) {
 	}
 	if sse, ok := in["SSESpecification"].(map[string]any); ok {
 		c := map[string]any{}
-		copyKeys(c, sse, "SSEEnabled", "SSEType", "KMSMasterKeyId")
+		copyKeys(c, sse, "SSEType", "KMSMasterKeyId")
+		if v, ok := sse["SSEEnabled"]; ok {
+			c["Enabled"] = truthy(v)
+		}
 		in["SSESpecification"] = c
 	}
 	if ss, ok := p["StreamSpecification"].(map[string]any); ok {
@@ -99,7 +102,10 @@ func simpleTable(id string, p map[string]any) (*Table, error) {
 		"AttributeDefinitions": []any{map[string]any{"AttributeName": name, "AttributeType": typ}},
 		"BillingMode":          "PAY_PER_REQUEST",
 	}
-	copyKeys(in, p, "TableName", "SSESpecification")
+	copyKeys(in, p, "TableName")
+	if sse, ok := p["SSESpecification"].(map[string]any); ok {
+		in["SSESpecification"] = map[string]any{"Enabled": truthy(sse["SSEEnabled"])}
+	}
 	if tp, ok := p["ProvisionedThroughput"].(map[string]any); ok {
 		in["BillingMode"], in["ProvisionedThroughput"] = "PROVISIONED", numbers(tp)
 	}
