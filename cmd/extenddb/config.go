@@ -51,6 +51,7 @@ func serveFlags(f *pflag.FlagSet) {
 	f.String("pprof-listen", "", "serve Go's pprof on this host:port (off when empty); never on the API's address")
 	addLimitFlags(f)
 	testkitFlags(f)
+	realismFlags(f)
 	authFlags(f)
 	localFlags(f)
 }
@@ -201,6 +202,8 @@ func readSettings(r *reader) server.Config {
 		DisableTelemetry:        r.boolean("disable-telemetry"),
 		OptimizeDBBeforeStartup: r.boolean("optimize-db-before-startup"),
 		Testkit:                 testkitConfig(r),
+		Realism:                 readRealism(r),
+		Triggers:                r.str("triggers"),
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/expr"
 	"github.com/extenddb/extenddb/internal/protocol"
+	"github.com/extenddb/extenddb/internal/realism"
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
@@ -51,6 +52,9 @@ type Config struct {
 	// point in time recovery timestamps, stream iterator expiry and
 	// transient statuses follow it. Default time.Now.
 	Now func() time.Time
+	// Realism, when set, applies the realism effects to item requests
+	// (realism.go); nil leaves every request as it is.
+	Realism *realism.Realism
 }
 
 // Engine serves DynamoDB operations. It is safe for concurrent use.
@@ -69,6 +73,8 @@ type Engine struct {
 	ttlSettle atomic.Pointer[func(context.Context, *storage.Table) bool]
 	// backups serves the backup operations (SetBackups, backups.go).
 	backups *backup.Service
+	// realism is Config.Realism (realism.go).
+	realism *realism.Realism
 }
 
 type opFunc func(e *Engine, ctx context.Context, r *protocol.Request) (any, error)
@@ -87,7 +93,11 @@ func New(store storage.Backend, cfg Config) *Engine {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	e := &Engine{store: store, cfg: cfg, now: cfg.Now}
+	if cfg.Realism != nil {
+		// Capacity buckets are charged what the metering counts.
+		cfg.OnTableUse = chargeRealism(cfg.Realism, cfg.OnTableUse)
+	}
+	e := &Engine{store: store, cfg: cfg, now: cfg.Now, realism: cfg.Realism}
 	e.tables.m = map[tableKey]cachedTable{}
 	e.exprs = expr.NewCache(0)
 	e.ops = operations()
@@ -116,6 +126,12 @@ func (e *Engine) Serve(ctx context.Context, r *protocol.Request) (any, error) {
 	f, ok := ops[r.Operation]
 	if !ok {
 		return nil, ddberr.UnknownOperation()
+	}
+	if e.realism != nil {
+		ctx = context.WithValue(ctx, regionKey{}, r.Caller.Region)
+		if err := e.injectFault(r); err != nil {
+			return nil, err
+		}
 	}
 	out, err := f(e, ctx, r)
 	if err != nil && errors.Is(err, storage.ErrTransactionConflict) {

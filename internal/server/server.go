@@ -18,6 +18,7 @@ import (
 	"github.com/extenddb/extenddb/internal/api"
 	"github.com/extenddb/extenddb/internal/auth"
 	"github.com/extenddb/extenddb/internal/metrics"
+	"github.com/extenddb/extenddb/internal/realism"
 	"github.com/extenddb/extenddb/internal/storage"
 	"github.com/extenddb/extenddb/internal/workers"
 )
@@ -77,6 +78,13 @@ type Config struct {
 	HTTP HTTPLimits // timeouts, connections and memory of the HTTP front end
 
 	Testkit TestkitConfig // admin API, clock, snapshots and seeding (testkit.go)
+
+	// Realism turns on the realism effects (docs/realism-and-triggers.md);
+	// its zero value leaves them off.
+	Realism realism.Options
+	// Triggers is a file of stream triggers posting tables' stream
+	// records to webhooks (internal/triggers); "" = none.
+	Triggers string
 
 	registry *metrics.Metrics // set by Start when Metrics is on, for the backends' hooks
 	now      func() time.Time // set by Start: the clock (Testkit.Clock), for the backends
@@ -142,27 +150,30 @@ func Start(cfg Config) (*Server, error) {
 		acfg.OnStreamRecords = cfg.registry.StreamRecordsWritten
 		acfg.OnTableDeleted = cfg.registry.ForgetTable
 	}
+	if cfg.Realism.Enabled {
+		acfg.Realism = realism.New(cfg.Realism, nil)
+	}
 	engine := api.New(store, acfg)
-	pool := workers.New(store, workers.Config{
-		Accounts:       []string{cfg.account()},
-		TTLInterval:    cfg.TTLInterval,
-		TTLPageSize:    cfg.TTLPageSize,
-		TTLPageDelay:   cfg.TTLPageDelay,
-		IndexPageDelay: cfg.IndexPageDelay,
-		Log:            cfg.Log,
-		Metrics:        cfg.registry,
-		Now:            clk.Now,
-	})
+	pool := workers.New(store, cfg.workersConfig())
 	engine.SetIndexWorker(pool.Indexes.Kick)
 	engine.SetTTLWorker(pool.TTL.Kick)
 	engine.SetTTLSettler(pool.TTL.Settle)
 	runner := startBackups(cfg, store, engine)
+	hooks, err := startTriggers(cfg, engine)
+	if err != nil {
+		ln.Close()
+		store.Close()
+		return nil, err
+	}
 	wctx, stopWorkers := context.WithCancel(context.Background())
 	workersDone := make(chan struct{})
 	go func() {
 		defer close(workersDone)
 		var wg sync.WaitGroup
 		wg.Go(func() { runner.Run(wctx) })
+		if hooks != nil {
+			wg.Go(func() { hooks.Run(wctx) })
+		}
 		pool.Run(wctx)
 		wg.Wait()
 	}()
@@ -241,6 +252,20 @@ func (s *Server) PprofEndpoint() string {
 		return ""
 	}
 	return "http://" + s.pprofListener.Addr().String() + "/debug/pprof/"
+}
+
+// workersConfig is the configuration of the background workers.
+func (c Config) workersConfig() workers.Config {
+	return workers.Config{
+		Accounts:       []string{c.account()},
+		TTLInterval:    c.TTLInterval,
+		TTLPageSize:    c.TTLPageSize,
+		TTLPageDelay:   c.TTLPageDelay,
+		IndexPageDelay: c.IndexPageDelay,
+		Log:            c.Log,
+		Metrics:        c.registry,
+		Now:            c.now,
+	}
 }
 
 // account is the account the server's catalog probes and workers use.
