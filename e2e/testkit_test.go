@@ -242,3 +242,44 @@ func TestPerAccessKeyNamespaces(t *testing.T) {
 		t.Fatalf("key one after restore: %v", got)
 	}
 }
+
+// TestAdminAPIAuthentication: with credentials configured the admin API
+// takes signed requests only, from an account root or a user allowed
+// extenddb:Admin; an unsigned request gets DynamoDB's
+// MissingAuthenticationTokenException and a user without the action
+// AccessDeniedException.
+func TestAdminAPIAuthentication(t *testing.T) {
+	dir := t.TempDir()
+	adminCLI(t, dir, nil, "account", "create", "--id", testAccount)
+	var keys [2]struct{ AccessKeyId, SecretAccessKey string }
+	for i, u := range []string{"dev", "ops"} {
+		adminCLI(t, dir, nil, "user", "create", "--account", testAccount, u)
+		adminCLI(t, dir, &keys[i], "key", "create", "--account", testAccount, "--user", u)
+	}
+	adminCLI(t, dir, nil, "policy", "put", "--account", testAccount, "--user", "ops", "admin",
+		"--document", `{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":"extenddb:Admin","Resource":"*"}}`)
+	s, _ := startClient(t, authArgs("--data-dir", dir, "--account-id", testAccount, "--admin-api")...)
+	ctx := ctxT(t)
+	if _, err := adminAPI(s, testAccessKey, testSecretKey).SaveSnapshot(ctx, "root"); err != nil {
+		t.Fatalf("root: %v", err)
+	}
+	if _, err := adminAPI(s, keys[1].AccessKeyId, keys[1].SecretAccessKey).ListSnapshots(ctx); err != nil {
+		t.Fatalf("a user allowed extenddb:Admin: %v", err)
+	}
+	_, err := adminAPI(s, keys[0].AccessKeyId, keys[0].SecretAccessKey).ListSnapshots(ctx)
+	wantAdminError(t, err, http.StatusBadRequest, "com.amazon.coral.service#AccessDeniedException")
+	if want := "AccessDeniedException: User: arn:aws:iam::" + testAccount + ":user/dev is not authorized to perform: extenddb:Admin on resource: arn:aws:dynamodb:us-east-1:" +
+		testAccount + ":table/* because no identity-based policy allows the extenddb:Admin action"; err.Error() != want {
+		t.Fatalf("got %v, want %s", err, want)
+	}
+	_, err = (&admin.Client{Endpoint: s.Endpoint}).ListSnapshots(ctx)
+	var e *admin.APIError
+	if !errors.As(err, &e) || e.Status != http.StatusBadRequest || e.Type != "com.amazon.coral.service#MissingAuthenticationTokenException" {
+		t.Fatalf("unsigned: %v", err)
+	}
+	_, err = adminAPI(s, testAccessKey, "wrong-secret").ListSnapshots(ctx)
+	var e2 *admin.APIError
+	if !errors.As(err, &e2) || e2.Status != http.StatusBadRequest || e2.Type == "" {
+		t.Fatalf("bad signature: %v", err)
+	}
+}

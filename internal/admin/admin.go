@@ -135,7 +135,7 @@ func (h *Handler) caller(r *http.Request, body []byte) (*call, error) {
 			return nil, err
 		}
 		if denied {
-			return nil, ddberr.AccessDenied("User: %s is not authorized to perform: %s on resource: %s", c.Principal, Action, resource)
+			return nil, ddberr.AccessDenied("User: %s is not authorized to perform: %s on resource: %s because no identity-based policy allows the %s action", c.Principal, Action, resource, Action)
 		}
 	}
 	ns := c.Namespace
