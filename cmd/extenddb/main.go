@@ -58,6 +58,7 @@ func rootCmd() *cobra.Command {
 	root.AddCommand(healthCmd())
 	root.AddCommand(watchdogCmd())
 	root.AddCommand(snapshotCmd(), truncateCmd(), clockCmd(), ttlCmd())
+	root.AddCommand(backupCmd())
 	return root
 }
 
