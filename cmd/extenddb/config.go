@@ -52,6 +52,7 @@ func serveFlags(f *pflag.FlagSet) {
 	f.String("pprof-listen", "", "serve Go's pprof on this host:port (off when empty); never on the API's address")
 	f.Bool("console", false, "serve the web console on /console (docs/console.md)")
 	addLimitFlags(f)
+	testkitFlags(f)
 	realismFlags(f)
 	authFlags(f)
 	localFlags(f)
@@ -204,6 +205,7 @@ func readSettings(r *reader) server.Config {
 		CORS:                    r.str("cors"),
 		DisableTelemetry:        r.boolean("disable-telemetry"),
 		OptimizeDBBeforeStartup: r.boolean("optimize-db-before-startup"),
+		Testkit:                 testkitConfig(r),
 		Realism:                 readRealism(r),
 		Triggers:                r.str("triggers"),
 	}
