@@ -38,6 +38,7 @@ type createTableInput struct {
 	SSESpecification          *struct{ Enabled *bool } `json:"SSESpecification"`
 	OnDemandThroughput        *onDemandThroughput      `json:"OnDemandThroughput"` // throughput_settings.go
 	WarmThroughput            *warmThroughput          `json:"WarmThroughput"`
+	ResourcePolicy            *string                  `json:"ResourcePolicy"` // resource_policy.go
 }
 
 type secondaryIndexInput struct {
@@ -64,6 +65,12 @@ func (e *Engine) createTable(ctx context.Context, r *protocol.Request) (any, err
 	}
 	if err := tableThroughputSettings(t, &in); err != nil {
 		return nil, err
+	}
+	if in.ResourcePolicy != nil {
+		if err := checkResourcePolicy(*in.ResourcePolicy); err != nil {
+			return nil, err
+		}
+		t.ResourcePolicies = map[string]storage.ResourcePolicy{"": {Document: *in.ResourcePolicy, RevisionID: e.nextRevision("")}}
 	}
 	t.Account = e.account(r)
 	if err := e.checkTableLimit(ctx, t.Account); err != nil {

@@ -66,7 +66,7 @@ func TestRunAgainstExtenddb(t *testing.T) {
 			res, err := Run(ctx, Config{
 				Endpoint: endpoint, Op: op, Table: table, Items: items,
 				Duration: 600 * time.Millisecond, Warmup: 50 * time.Millisecond,
-				Concurrency: conc, ServerPID: pid,
+				Concurrency: conc, ServerPID: pid, StoragePIDs: []int{pid, pid},
 			})
 			if err != nil {
 				t.Fatalf("%s/%d: %v (%v)", op, conc, err, res)
@@ -75,11 +75,15 @@ func TestRunAgainstExtenddb(t *testing.T) {
 			if res.Ops == 0 || res.Errors != 0 || res.OpsPerSec() <= 0 {
 				t.Errorf("%s/%d: %v", op, conc, res)
 			}
-			if res.P50 <= 0 || res.P99 < res.P50 || res.Max < res.P99 {
+			if res.P50 <= 0 || res.P99 < res.P50 || res.P999 < res.P99 || res.Max < res.P999 {
 				t.Errorf("%s/%d: latencies out of order: %v", op, conc, res)
 			}
 			if res.ServerCPU < 0 || !strings.Contains(res.String(), "server-cpu-us/op=") {
 				t.Errorf("%s/%d: no server CPU figure: %v", op, conc, res)
+			}
+			// The two processes are read one after the other: a few ticks apart.
+			if d := res.StorageCPU - 2*res.ServerCPU; d < -50*time.Millisecond || d > 50*time.Millisecond || !strings.Contains(res.String(), "storage-cpu-us/op=") {
+				t.Errorf("%s/%d: storage CPU of the server's process twice is %s, want about twice %s", op, conc, res.StorageCPU, res.ServerCPU)
 			}
 			if !strings.HasPrefix(res.String(), "op="+op+" concurrency="+strconv.Itoa(conc)+" ") {
 				t.Errorf("result line %q", res.String())
@@ -89,26 +93,13 @@ func TestRunAgainstExtenddb(t *testing.T) {
 
 	// PutItem wrote fresh items next to the preloaded ones; UpdateItem
 	// changed preloaded ones.
-	out, err = c.Call(ctx, "Scan", `{"TableName":"`+table+`","Select":"COUNT"}`)
-	if err != nil {
-		t.Fatal(err)
+	if n := scanCount(t, c, table, ""); n <= items {
+		t.Errorf("Scan count after PutItem runs = %d, want > %d", n, items)
 	}
-	if err := json.Unmarshal(out, &scan); err != nil {
-		t.Fatal(err)
-	}
-	if scan.Count <= items {
-		t.Errorf("Scan count after PutItem runs = %d, want > %d", scan.Count, items)
-	}
-	out, err = c.Call(ctx, "Scan", `{"TableName":"`+table+`","Select":"COUNT","FilterExpression":"attribute_exists(hits) AND #c = :c",`+
-		`"ExpressionAttributeNames":{"#c":"count"},"ExpressionAttributeValues":{":c":{"N":"42.5"}}}`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(out, &scan); err != nil {
-		t.Fatal(err)
-	}
-	if scan.Count == 0 || scan.Count > items {
-		t.Errorf("updated items = %d, want 1..%d", scan.Count, items)
+	updated := scanCount(t, c, table, `,"FilterExpression":"attribute_exists(hits) AND #c = :c",`+
+		`"ExpressionAttributeNames":{"#c":"count"},"ExpressionAttributeValues":{":c":{"N":"42.5"}}`)
+	if updated == 0 || updated > items {
+		t.Errorf("updated items = %d, want 1..%d", updated, items)
 	}
 	// Query returns a whole preloaded partition.
 	out, err = c.Call(ctx, OpQuery, `{"TableName":"`+table+`","KeyConditionExpression":"pk = :pk",`+
@@ -121,6 +112,31 @@ func TestRunAgainstExtenddb(t *testing.T) {
 	}
 	if scan.Count != ItemsPerPartition {
 		t.Errorf("Query partition 3: %d items, want %d", scan.Count, ItemsPerPartition)
+	}
+}
+
+// scanCount counts the items of table matching the Scan parameters in
+// params (a JSON fragment starting with a comma, or ""), page by page.
+func scanCount(t *testing.T, c *Client, table, params string) int {
+	t.Helper()
+	total, start := 0, ""
+	for {
+		out, err := c.Call(context.Background(), "Scan", `{"TableName":"`+table+`","Select":"COUNT"`+params+start+`}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var page struct {
+			Count            int
+			LastEvaluatedKey json.RawMessage
+		}
+		if err := json.Unmarshal(out, &page); err != nil {
+			t.Fatal(err)
+		}
+		total += page.Count
+		if len(page.LastEvaluatedKey) == 0 {
+			return total
+		}
+		start = `,"ExclusiveStartKey":` + string(page.LastEvaluatedKey)
 	}
 }
 
@@ -171,7 +187,10 @@ func TestRunAbortsOnErrors(t *testing.T) {
 
 func TestRunValidates(t *testing.T) {
 	for _, cfg := range []Config{
-		{Op: "Scan", Duration: time.Second, Concurrency: 1, Items: 1},
+		{Op: "DeleteItem", Duration: time.Second, Concurrency: 1, Items: 1},
+		{Op: OpBatchGetItem, Duration: time.Second, Concurrency: 1, Items: BatchSize - 1},
+		{Op: WorkloadYCSBA, Duration: time.Second, Concurrency: 1, Items: 0},
+		{Op: OpGetItem, Duration: time.Second, Concurrency: 1, Items: 1, Rate: -1},
 		{Op: OpGetItem, Duration: time.Second, Concurrency: 0, Items: 1},
 		{Op: OpGetItem, Duration: 0, Concurrency: 1, Items: 1},
 		{Op: OpGetItem, Duration: time.Second, Concurrency: 1, Items: 0},
@@ -222,27 +241,6 @@ func TestTemplates(t *testing.T) {
 	}
 	if PartitionKey(5) != "p000000005" || SortKey(12) != "s012" {
 		t.Errorf("keys %s %s", PartitionKey(5), SortKey(12))
-	}
-}
-
-func TestPercentile(t *testing.T) {
-	if Percentile(nil, 0.5) != 0 {
-		t.Error("empty")
-	}
-	v := make([]int64, 100)
-	for i := range v {
-		v[i] = int64(i + 1)
-	}
-	for _, c := range []struct {
-		q    float64
-		want int64
-	}{{0.5, 50}, {0.99, 99}, {1, 100}, {0, 1}} {
-		if got := Percentile(v, c.q); got != c.want {
-			t.Errorf("Percentile(1..100, %v) = %d, want %d", c.q, got, c.want)
-		}
-	}
-	if got := Percentile([]int64{7}, 0.99); got != 7 {
-		t.Errorf("single = %d", got)
 	}
 }
 

@@ -59,6 +59,9 @@ type writer struct {
 	tables map[string]*physTable  // catalog view inside the current transaction, by table ID
 	stats  map[string]*statsDelta // committed-with-the-batch stats changes, by table ID
 	req    map[string]*statsDelta // stats changes of the current request
+	// hseq is the last history sequence number given out, by table ID
+	// (loaded from the database at first use after a reset).
+	hseq map[string]int64
 }
 
 type statsDelta struct{ count, size int64 }
@@ -68,6 +71,7 @@ func (w *writer) reset() {
 	w.tables = map[string]*physTable{}
 	w.stats = map[string]*statsDelta{}
 	w.req = map[string]*statsDelta{}
+	w.hseq = map[string]int64{}
 }
 
 func (w *writer) run() {
@@ -117,39 +121,24 @@ func (w *writer) runBatch(batch []*writeReq) {
 		w.fail(live, err)
 		return
 	}
-	for _, r := range live {
-		if err := w.execRaw("SAVEPOINT w"); err != nil {
-			w.abort(live, err)
-			return
-		}
-		if r.catalog {
-			clear(w.tables)
-		}
-		r.err = w.call(r)
-		if r.catalog {
-			clear(w.tables)
-		}
-		if r.err != nil {
-			clear(w.req)
-			if err := w.execRaw("ROLLBACK TO w"); err != nil {
+	if len(live) == 1 {
+		// A request alone needs no savepoint: if it fails, the whole
+		// transaction is rolled back, which saves two statements.
+		r := live[0]
+		if !w.apply(r) {
+			if err := w.execRaw("ROLLBACK"); err != nil {
 				w.abort(live, err)
 				return
 			}
-		} else {
-			for id, d := range w.req {
-				s := w.stats[id]
-				if s == nil {
-					s = &statsDelta{}
-					w.stats[id] = s
-				}
-				s.count += d.count
-				s.size += d.size
-			}
-			clear(w.req)
-		}
-		if err := w.execRaw("RELEASE w"); err != nil {
-			w.abort(live, err)
+			close(r.done)
 			return
+		}
+	} else {
+		for _, r := range live {
+			if err := w.applySavepoint(r); err != nil {
+				w.abort(live, err)
+				return
+			}
 		}
 	}
 	if err := w.flushStats(); err != nil {
@@ -183,6 +172,47 @@ func (w *writer) call(r *writeReq) (err error) {
 
 // abort rolls the whole batch back after a failure of the transaction
 // itself: requests that had succeeded get err, failed ones keep theirs.
+// apply runs r inside the open transaction and reports whether it
+// succeeded; a success's item-count and size changes join the batch's.
+func (w *writer) apply(r *writeReq) bool {
+	if r.catalog {
+		clear(w.tables)
+	}
+	r.err = w.call(r)
+	if r.catalog {
+		clear(w.tables)
+	}
+	defer clear(w.req)
+	if r.err != nil {
+		return false
+	}
+	for id, d := range w.req {
+		s := w.stats[id]
+		if s == nil {
+			s = &statsDelta{}
+			w.stats[id] = s
+		}
+		s.count += d.count
+		s.size += d.size
+	}
+	return true
+}
+
+// applySavepoint runs r inside a savepoint of the open transaction, so
+// that a failed request leaves no trace and the others of the batch
+// commit. The error is the transaction's own (r's is in r.err).
+func (w *writer) applySavepoint(r *writeReq) error {
+	if err := w.execRaw("SAVEPOINT w"); err != nil {
+		return err
+	}
+	if !w.apply(r) {
+		if err := w.execRaw("ROLLBACK TO w"); err != nil {
+			return err
+		}
+	}
+	return w.execRaw("RELEASE w")
+}
+
 func (w *writer) abort(live []*writeReq, err error) {
 	w.execRaw("ROLLBACK")
 	for _, s := range w.stmts {
@@ -267,6 +297,16 @@ func (w *writer) forgetStmts(names []string) {
 }
 
 // physTable is a table's catalog entry with its physical statements.
+// upsertItem and upsertIndexRow overwrite an existing row in place. In a
+// rowid table, INSERT OR REPLACE deletes the old row from both the table
+// and its primary key's index and inserts it into both again; an upsert
+// rewrites only the row, since no indexed column changes. (Tables of the
+// earlier WITHOUT ROWID layout take the same statement.)
+const (
+	upsertItem     = " ON CONFLICT (h, pk, sk) DO UPDATE SET item = excluded.item, size = excluded.size"
+	upsertIndexRow = " ON CONFLICT (h, ipk, isk, pk, sk) DO UPDATE SET item = excluded.item, size = excluded.size"
+)
+
 type physTable struct {
 	def     *storage.Table
 	name    string
@@ -291,7 +331,7 @@ func newPhysTable(def *storage.Table) (*physTable, error) {
 		def:     def,
 		name:    name,
 		get:     "SELECT item, size FROM " + name + " WHERE h = ? AND pk = ? AND sk = ?",
-		put:     "INSERT OR REPLACE INTO " + name + " (h, pk, sk, item, size) VALUES (?, ?, ?, ?, ?)",
+		put:     "INSERT INTO " + name + " (h, pk, sk, item, size) VALUES (?, ?, ?, ?, ?)" + upsertItem,
 		del:     "DELETE FROM " + name + " WHERE h = ? AND pk = ? AND sk = ?",
 		indexes: map[string]*physIndex{},
 	}
@@ -302,7 +342,7 @@ func newPhysTable(def *storage.Table) (*physTable, error) {
 		}
 		p.indexes[ix.ID] = &physIndex{
 			name: iname,
-			put:  "INSERT OR REPLACE INTO " + iname + " (h, ipk, isk, pk, sk, item, size) VALUES (?, ?, ?, ?, ?, ?, ?)",
+			put:  "INSERT INTO " + iname + " (h, ipk, isk, pk, sk, item, size) VALUES (?, ?, ?, ?, ?, ?, ?)" + upsertIndexRow,
 			del:  "DELETE FROM " + iname + " WHERE h = ? AND ipk = ? AND isk = ? AND pk = ? AND sk = ?",
 		}
 	}
