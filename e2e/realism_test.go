@@ -3,6 +3,7 @@ package e2e
 import (
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -172,8 +173,9 @@ func TestRealismOnDemandMaximum(t *testing.T) {
 }
 
 // TestRealismStaleRead: within the stale read window an eventually
-// consistent GetItem returns the image before the write, a strongly
-// consistent one the new image; after the window both are fresh.
+// consistent GetItem or Scan returns the image before the write (none for
+// an item created within it), a strongly consistent one the new image;
+// after the window both are fresh.
 // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/HowItWorks.ReadConsistency.html
 func TestRealismStaleRead(t *testing.T) {
 	_, c := startClient(t, "--realism", "stale-read-window=1500ms,stale-read-rate=1")
@@ -189,10 +191,27 @@ func TestRealismStaleRead(t *testing.T) {
 		}
 		return out.Item
 	}
+	putItem(t, c, name, item{"pk": avS("b"), "v": avN("1")})
+	scan := func(consistent bool) []item {
+		out, err := c.Scan(ctxT(t), &dynamodb.ScanInput{TableName: aws.String(name), ConsistentRead: aws.Bool(consistent)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if int(out.Count) != len(out.Items) {
+			t.Fatalf("Scan: Count %d with %d items", out.Count, len(out.Items))
+		}
+		slices.SortFunc(out.Items, func(x, y item) int { return strings.Compare(avText(x["pk"]), avText(y["pk"])) })
+		return out.Items
+	}
 	wantItem(t, eventual(), item{"pk": avS("a"), "v": avN("1")})
 	wantItem(t, getItem(t, c, name, item{"pk": avS("a")}), item{"pk": avS("a"), "v": avN("2")})
+	// An eventually consistent Scan sees a's previous image and not b,
+	// created within the window; a strongly consistent one sees both now.
+	wantItems(t, scan(false), []item{{"pk": avS("a"), "v": avN("1")}})
+	wantItems(t, scan(true), []item{{"pk": avS("a"), "v": avN("2")}, {"pk": avS("b"), "v": avN("1")}})
 	time.Sleep(1600 * time.Millisecond)
 	wantItem(t, eventual(), item{"pk": avS("a"), "v": avN("2")})
+	wantItems(t, scan(false), []item{{"pk": avS("a"), "v": avN("2")}, {"pk": avS("b"), "v": avN("1")}})
 }
 
 // TestRealismIndexLagByTag: with realism on and a table's tag
@@ -247,5 +266,57 @@ func TestRealismBadSetting(t *testing.T) {
 	out, err := runBinary(t, nil, "serve", "--in-memory", "--listen", "127.0.0.1:0", "--realism", "gsi-lag=soon")
 	if err == nil || !strings.Contains(out, `realism: realism setting gsi-lag: "soon" is not a duration`) {
 		t.Fatalf("serve --realism gsi-lag=soon: %v\n%s", err, out)
+	}
+}
+
+// TestRealismStatusDelayByTag: a table tagged extenddb:realism:status-delay
+// stays CREATING, then DELETING, for that long, as DynamoDB's tables do
+// for a while; an untagged table is ACTIVE at once.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TableDescription.html (TableStatus)
+func TestRealismStatusDelayByTag(t *testing.T) {
+	_, c := startClient(t, "--realism", "on")
+	slow, fast := tableName("slow"), tableName("fast")
+	status := func(name string) types.TableStatus {
+		d, err := c.DescribeTable(ctxT(t), &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+		if err != nil {
+			var nf *types.ResourceNotFoundException
+			if errors.As(err, &nf) {
+				return "GONE"
+			}
+			t.Fatal(err)
+		}
+		return d.Table.TableStatus
+	}
+	for _, name := range []string{slow, fast} {
+		in := &dynamodb.CreateTableInput{TableName: aws.String(name), AttributeDefinitions: attrDefs("pk", "S"), KeySchema: keySchema("pk"),
+			BillingMode: types.BillingModePayPerRequest}
+		if name == slow {
+			in.Tags = []types.Tag{{Key: aws.String("extenddb:realism:status-delay"), Value: aws.String("1s")}}
+		}
+		out, err := c.CreateTable(ctxT(t), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := types.TableStatusActive
+		if name == slow {
+			want = types.TableStatusCreating
+		}
+		if out.TableDescription.TableStatus != want || status(name) != want {
+			t.Fatalf("%s: CreateTable says %s, DescribeTable %s; want %s", name, out.TableDescription.TableStatus, status(name), want)
+		}
+	}
+	time.Sleep(1100 * time.Millisecond)
+	if s := status(slow); s != types.TableStatusActive {
+		t.Fatalf("%s after its delay: %s", slow, s)
+	}
+	if _, err := c.DeleteTable(ctxT(t), &dynamodb.DeleteTableInput{TableName: aws.String(slow)}); err != nil {
+		t.Fatal(err)
+	}
+	if s := status(slow); s != types.TableStatusDeleting {
+		t.Fatalf("%s after DeleteTable: %s, want DELETING", slow, s)
+	}
+	time.Sleep(1100 * time.Millisecond)
+	if s := status(slow); s != "GONE" {
+		t.Fatalf("%s after its delay: %s, want it gone", slow, s)
 	}
 }

@@ -57,6 +57,7 @@ func rootCmd() *cobra.Command {
 	root.AddCommand(versionCmd())
 	root.AddCommand(healthCmd())
 	root.AddCommand(watchdogCmd())
+	root.AddCommand(backupCmd())
 	return root
 }
 

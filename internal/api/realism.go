@@ -23,12 +23,13 @@ type access struct {
 	index    string           // the IndexName of a Query or Scan
 	eventual bool             // an eventually consistent read
 	key      item.Item        // GetItem's Key
-	proj     *expr.Projection // GetItem's projection
+	proj     *expr.Projection // the read's projection
+	filter   *expr.Condition  // the filter of a Query or Scan
 }
 
 // readAccess is the access of a Query or Scan.
 func readAccess(in *readInput) access {
-	a := access{kind: realism.Read, eventual: in.ConsistentRead == nil || !*in.ConsistentRead}
+	a := access{kind: realism.Read, eventual: in.ConsistentRead == nil || !*in.ConsistentRead, proj: in.proj, filter: in.filter}
 	if in.IndexName != nil {
 		a.index = *in.IndexName
 	}
@@ -59,11 +60,26 @@ func (e *Engine) realisticRun(ctx context.Context, t *storage.Table, a access, r
 			e.staleGet(t, a, o, s)
 		}
 	case *readOutput:
-		if a.index != "" && s.GSILag > 0 && isGlobalIndex(t, a.index) {
+		switch {
+		case a.index != "" && s.GSILag > 0 && isGlobalIndex(t, a.index):
 			e.lagIndex(t, o, s)
+		case a.index == "" && a.eventual && s.StaleReadWindow > 0:
+			e.staleRead(t, a, o, s)
 		}
 	}
 	return out, nil
+}
+
+// statusDelay is how long a change of t keeps it CREATING, UPDATING or
+// DELETING: the realism setting status-delay of the table (its tag, or
+// --realism) when there is one, Config.StatusDelay otherwise.
+func (e *Engine) statusDelay(t *storage.Table) time.Duration {
+	if e.realism != nil {
+		if s := e.realism.Settings(t.Tags); s.HasStatusDelay {
+			return s.StatusDelay
+		}
+	}
+	return e.cfg.StatusDelay
 }
 
 // recentKey names an item of t for the realism's recent writes.
@@ -102,6 +118,42 @@ func (e *Engine) staleGet(t *storage.Table, a access, o *getItemOutput, s realis
 // lagIndex hides from a page of a global secondary index the items
 // written within the index lag, as if their index rows had not arrived.
 func (e *Engine) lagIndex(t *storage.Table, o *readOutput, s realism.Settings) {
+	e.ageItems(t, o, func(key string) (item.Item, bool, bool) {
+		_, recent := e.realism.Recent(key, s.GSILag)
+		return nil, recent, recent
+	})
+}
+
+// staleRead gives the items of an eventually consistent Query or Scan of
+// a table written within the stale read window their previous image, at
+// the stale read rate: projected and filtered like the others, and left
+// out when there was none (the item was created within the window) or
+// the filter refuses it.
+func (e *Engine) staleRead(t *storage.Table, a access, o *readOutput, s realism.Settings) {
+	e.ageItems(t, o, func(key string) (item.Item, bool, bool) {
+		old, recent := e.realism.Recent(key, s.StaleReadWindow)
+		if !recent || !e.realism.Roll(s.StaleReadRate) {
+			return nil, false, false
+		}
+		if old == nil {
+			return nil, false, true
+		}
+		if a.filter != nil {
+			if ok, err := a.filter.Eval(old); err != nil || !ok {
+				return nil, false, true
+			}
+		}
+		return projectItem(a.proj, old), true, false
+	})
+}
+
+// ageItems replaces or drops the items of a page as older reports for
+// each item's key: the image to show instead (when replace), or drop. An
+// item whose table key the projection left out is kept as it is.
+func (e *Engine) ageItems(t *storage.Table, o *readOutput, older func(key string) (img item.Item, replace, drop bool)) {
+	if o.count {
+		return
+	}
 	ks := schemaOf(t, t.KeySchema)
 	kept := o.items[:0]
 	for _, it := range o.items {
@@ -110,8 +162,12 @@ func (e *Engine) lagIndex(t *storage.Table, o *readOutput, s realism.Settings) {
 			key[ks.rng] = it[ks.rng]
 		}
 		if k, err := requestKey(t, ks, key); err == nil {
-			if _, recent := e.realism.Recent(recentKey(t, k), s.GSILag); recent {
+			img, replace, drop := older(recentKey(t, k))
+			if drop {
 				continue
+			}
+			if replace {
+				it = img
 			}
 		}
 		kept = append(kept, it)

@@ -46,11 +46,14 @@ type Caller struct {
 // (internal/auth). Verifies reports whether it needs the SHA-256 of the raw
 // request body; Authenticate gets it as payloadSHA256 (nil otherwise).
 // Authorize decides whether the caller may perform the operation on what
-// the body names (AccessDeniedException otherwise).
+// the body names (AccessDeniedException otherwise) and returns the caller
+// the operation runs as: c itself, or c in the namespace of another
+// account whose resource-based policy let it act on that account's
+// table or stream (cross-account access).
 type Authenticator interface {
 	Verifies() bool
 	Authenticate(r *http.Request, payloadSHA256 []byte) (Caller, error)
-	Authorize(r *http.Request, c Caller, service, operation string, body []byte) error
+	Authorize(r *http.Request, c Caller, service, operation string, body []byte) (Caller, error)
 }
 
 // Request is one decoded API call handed to an Operation.
@@ -247,7 +250,8 @@ func (s *Server) decodeRequest(r *http.Request, body []byte, bodyHash hash.Hash)
 		return nil, err
 	}
 	if s.Auth != nil {
-		if err := s.Auth.Authorize(r, caller, service, op, body); err != nil {
+		var err error
+		if caller, err = s.Auth.Authorize(r, caller, service, op, body); err != nil {
 			return nil, err
 		}
 	}

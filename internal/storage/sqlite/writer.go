@@ -59,6 +59,9 @@ type writer struct {
 	tables map[string]*physTable  // catalog view inside the current transaction, by table ID
 	stats  map[string]*statsDelta // committed-with-the-batch stats changes, by table ID
 	req    map[string]*statsDelta // stats changes of the current request
+	// hseq is the last history sequence number given out, by table ID
+	// (loaded from the database at first use after a reset).
+	hseq map[string]int64
 }
 
 type statsDelta struct{ count, size int64 }
@@ -68,6 +71,7 @@ func (w *writer) reset() {
 	w.tables = map[string]*physTable{}
 	w.stats = map[string]*statsDelta{}
 	w.req = map[string]*statsDelta{}
+	w.hseq = map[string]int64{}
 }
 
 func (w *writer) run() {
