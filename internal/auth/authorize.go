@@ -50,6 +50,9 @@ func (a *Authenticator) Authorize(r *http.Request, c protocol.Caller, service, o
 	}
 	as := c
 	if owner != c.Account {
+		if !crossAccountOps[op] {
+			return c, crossAccountRefused(who, c, op, checks)
+		}
 		as.Namespace = a.namespace(owner, c.Region, "")
 	}
 	return as, a.decideAll(r, c, as.Namespace, owner, who, op, &b, checks)
@@ -148,12 +151,13 @@ type authzBody struct {
 	StreamArn   string
 	ResourceArn string
 	// ResourcePolicy is CreateTable's.
-	ResourcePolicy *string
-	Select         string
-	ReturnValues   string
-	RequestItems   map[string]json.RawMessage
-	TransactItems  []map[string]*txItem
-	ShardIterator  string
+	ResourcePolicy         *string
+	Select                 string
+	ReturnValues           string
+	ReturnConsumedCapacity string
+	RequestItems           map[string]json.RawMessage
+	TransactItems          []map[string]*txItem
+	ShardIterator          string
 	// Key, Item and the key conditions name partition key values
 	// (dynamodb:LeadingKeys).
 	Key, Item                 keyItem
@@ -254,6 +258,9 @@ func requestContext(r *http.Request, c protocol.Caller, b *authzBody) map[string
 	}
 	if b.ReturnValues != "" {
 		ctx["dynamodb:returnvalues"] = []string{b.ReturnValues}
+	}
+	if b.ReturnConsumedCapacity != "" {
+		ctx["dynamodb:returnconsumedcapacity"] = []string{b.ReturnConsumedCapacity}
 	}
 	return ctx
 }

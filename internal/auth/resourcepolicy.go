@@ -7,6 +7,7 @@ import (
 
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/policy"
+	"github.com/extenddb/extenddb/internal/protocol"
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
@@ -157,4 +158,32 @@ func rootTargets(body []byte) authzBody {
 		b.TransactItems = append(b.TransactItems, m)
 	}
 	return b
+}
+
+// crossAccountOps are the operations that reach another account's table
+// or stream through its ARN; the others (PartiQL, backups, TTL, settings,
+// the policy operations themselves) act in the caller's account only
+// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/rbac-iam-actions.html).
+var crossAccountOps = map[string]bool{
+	"GetItem": true, "PutItem": true, "UpdateItem": true, "DeleteItem": true, "Query": true, "Scan": true,
+	"BatchGetItem": true, "BatchWriteItem": true, "TransactGetItems": true, "TransactWriteItems": true,
+	"DescribeTable": true, "UpdateTable": true, "DeleteTable": true,
+	"TagResource": true, "UntagResource": true, "ListTagsOfResource": true,
+	"DescribeStream": true, "GetShardIterator": true, "GetRecords": true,
+}
+
+// crossAccountRefused is the refusal of an operation that does not cross
+// accounts, on the first resource of another account: no resource-based
+// policy can allow it.
+func crossAccountRefused(who *principal, c protocol.Caller, op string, checks []check) error {
+	caller := who.arn
+	if who.root {
+		caller = "arn:aws:iam::" + c.Account + ":root"
+	}
+	for _, chk := range checks {
+		if acct, _, _, ok := resourceTarget(chk.resource); ok && acct != c.Account {
+			return deniedBy(caller, chk, "because no resource-based policy allows the "+chk.action+" action")
+		}
+	}
+	return nil
 }
