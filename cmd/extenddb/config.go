@@ -29,6 +29,8 @@ func serveFlags(f *pflag.FlagSet) {
 	f.String("storage", "sqlite", "storage backend: sqlite, postgres or cassandra")
 	f.String("data-dir", "./extenddb-data", "SQLite: directory for the database")
 	f.String("backup-root", "", "directory of on-demand backups; several servers sharing a backend must share it (default: <data-dir>/backups)")
+	f.String("export-dir", "", "directory S3 buckets of ExportTableToPointInTime map to: bucket B, prefix P go to <export-dir>/B/P/AWSDynamoDB/<id> (default: <data-dir>/exports)")
+	f.Duration("export-min-incremental-period", 15*time.Minute, "shortest period of an incremental export (DynamoDB: 15m); shorter only for tests")
 	f.Bool("in-memory", false, "SQLite: keep all data in memory; nothing survives exit")
 	f.String("postgres-dsn", "", "PostgreSQL: connection string, e.g. postgres://user@host:5432/db")
 	f.String("postgres-schema", "", "PostgreSQL: schema for extenddb's tables (default: the connection's search_path)")
@@ -159,13 +161,15 @@ func loadConfig(v *viper.Viper, flags *pflag.FlagSet) (loaded, error) {
 
 func readSettings(r *reader) server.Config {
 	return server.Config{
-		Listen:         r.str("listen"),
-		Storage:        r.str("storage"),
-		DataDir:        r.str("data-dir"),
-		InMemory:       r.boolean("in-memory"),
-		BackupRoot:     r.str("backup-root"),
-		PostgresDSN:    r.str("postgres-dsn"),
-		PostgresSchema: r.str("postgres-schema"),
+		Listen:                     r.str("listen"),
+		Storage:                    r.str("storage"),
+		DataDir:                    r.str("data-dir"),
+		InMemory:                   r.boolean("in-memory"),
+		BackupRoot:                 r.str("backup-root"),
+		ExportDir:                  r.str("export-dir"),
+		ExportMinIncrementalPeriod: r.duration("export-min-incremental-period"),
+		PostgresDSN:                r.str("postgres-dsn"),
+		PostgresSchema:             r.str("postgres-schema"),
 
 		CassandraHosts:             r.str("cassandra-hosts"),
 		CassandraKeyspacePrefix:    r.str("cassandra-keyspace-prefix"),

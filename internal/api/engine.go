@@ -16,6 +16,7 @@ import (
 
 	"github.com/extenddb/extenddb/internal/backup"
 	"github.com/extenddb/extenddb/internal/ddberr"
+	"github.com/extenddb/extenddb/internal/export"
 	"github.com/extenddb/extenddb/internal/expr"
 	"github.com/extenddb/extenddb/internal/protocol"
 	"github.com/extenddb/extenddb/internal/storage"
@@ -65,6 +66,8 @@ type Engine struct {
 	ttlSettle atomic.Pointer[func(context.Context, *storage.Table) bool]
 	// backups serves the backup operations (SetBackups, backups.go).
 	backups *backup.Service
+	// exports serves the export operations (SetExports, exports.go).
+	exports *export.Service
 }
 
 type opFunc func(e *Engine, ctx context.Context, r *protocol.Request) (any, error)

@@ -38,6 +38,10 @@ func operations() map[string]opFunc {
 		"RestoreTableToPointInTime": (*Engine).restoreTableToPointInTime,
 		"UpdateContinuousBackups":   (*Engine).updateContinuousBackups,
 		"DescribeContinuousBackups": (*Engine).describeContinuousBackups,
+		// Exports (exports*.go).
+		"ExportTableToPointInTime": (*Engine).exportTableToPointInTime,
+		"DescribeExport":           (*Engine).describeExport,
+		"ListExports":              (*Engine).listExports,
 		// Features with no local service behind them: settings stored and
 		// described, as DynamoDB does with the feature switched off
 		// (contributor_insights.go, kinesis.go, global_tables.go).

@@ -57,6 +57,14 @@ type Config struct {
 	// directory when there is no DataDir.
 	BackupRoot string
 
+	// ExportDir is the directory the S3 buckets of ExportTableToPointInTime
+	// map to (docs/backups.md); "" = <DataDir>/exports, or a directory
+	// under the system's temporary directory when there is no DataDir.
+	ExportDir string
+	// ExportMinIncrementalPeriod is the shortest incremental export period;
+	// 0 = DynamoDB's 15 minutes.
+	ExportMinIncrementalPeriod time.Duration
+
 	// Operations (docs/operations.md).
 	LogFormat   string // "text" (default) or "json"; cmd/extenddb builds Log from it
 	LogLevel    string // "debug", "info" (default), "warn" or "error"
