@@ -135,8 +135,8 @@ func TestGlobalTablesOnATableThatIsNotGlobal(t *testing.T) {
 
 // Every operation of the DynamoDB API reference has a handler: none answers
 // UnknownOperationException. Resource policies (Get/Put/DeleteResourcePolicy)
-// and import/export are served with the backups and authentication work
-// and are not listed here.
+// and import are served with the backups and authentication work and are
+// not listed here.
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Operations_Amazon_DynamoDB.html
 func TestEveryOperationAnswers(t *testing.T) {
 	ops := operations()
@@ -146,6 +146,7 @@ func TestEveryOperationAnswers(t *testing.T) {
 		"DescribeContributorInsights", "DescribeEndpoints", "DescribeGlobalTable", "DescribeGlobalTableSettings",
 		"DescribeKinesisStreamingDestination", "DescribeLimits", "DescribeTable", "DescribeTableReplicaAutoScaling",
 		"DescribeTimeToLive", "DisableKinesisStreamingDestination", "EnableKinesisStreamingDestination",
+		"ExportTableToPointInTime", "DescribeExport", "ListExports",
 		"ExecuteStatement", "ExecuteTransaction", "GetItem", "ListBackups", "ListContributorInsights",
 		"ListGlobalTables", "ListTables", "ListTagsOfResource", "PutItem", "Query", "RestoreTableFromBackup",
 		"RestoreTableToPointInTime", "Scan", "TagResource", "TransactGetItems", "TransactWriteItems", "UntagResource", "UpdateContinuousBackups",

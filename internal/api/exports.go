@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
 	"time"
@@ -193,7 +194,7 @@ func (in *exportTableInput) params(svc *export.Service, earliest, now time.Time)
 	}
 	p.ExportTime = now
 	if in.ExportTime != nil {
-		p.ExportTime = epochTime(*in.ExportTime)
+		p.ExportTime = exportTimeOf(*in.ExportTime)
 	}
 	if p.ExportTime.Before(earliest.Truncate(time.Second)) || p.ExportTime.After(now) {
 		return nil, ddberr.InvalidExportTime("Export Time is invalid")
@@ -211,9 +212,9 @@ func (in *exportTableInput) incrementalPeriod(p *export.Params, svc *export.Serv
 	if spec == nil || spec.ExportFromTime == nil {
 		return ddberr.Validation("IncrementalExportSpecification.ExportFromTime must be specified for an INCREMENTAL_EXPORT")
 	}
-	p.From, p.To, p.ViewType = epochTime(*spec.ExportFromTime), now, dataformat.NewAndOldImages
+	p.From, p.To, p.ViewType = exportTimeOf(*spec.ExportFromTime), now, dataformat.NewAndOldImages
 	if spec.ExportToTime != nil {
-		p.To = epochTime(*spec.ExportToTime)
+		p.To = exportTimeOf(*spec.ExportToTime)
 	}
 	if spec.ExportViewType != nil {
 		p.ViewType = *spec.ExportViewType
@@ -234,4 +235,11 @@ func minutes(d time.Duration) string {
 		return fmt.Sprintf("%d minutes", m)
 	}
 	return d.String()
+}
+
+// exportTimeOf converts a request's epoch-seconds number to a time rounded
+// to the microsecond, so that a time sent with milliseconds is described
+// back with the same milliseconds (1796149476.517 is not exact in binary).
+func exportTimeOf(s float64) time.Time {
+	return time.UnixMicro(int64(math.Round(s * 1e6)))
 }
