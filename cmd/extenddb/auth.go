@@ -96,10 +96,10 @@ func withStore(v *viper.Viper, flags *pflag.FlagSet, fn func(ctx context.Context
 	ownerOnlyFiles()
 	cfg := server.Config{
 		Storage: v.GetString("storage"), DataDir: v.GetString("data-dir"),
-		PostgresDSN: v.GetString("postgres-dsn"), PostgresSchema: v.GetString("postgres-schema"),
-		CassandraHosts: v.GetString("cassandra-hosts"), CassandraKeyspacePrefix: v.GetString("cassandra-keyspace-prefix"),
-		CassandraReplicationFactor: 1,
-		Auth:                       server.AuthConfig{ServerKey: v.GetString("server-key"), ServerKeyFile: v.GetString("server-key-file")},
+		Postgres: server.PostgresConfig{DSN: v.GetString("postgres-dsn"), Schema: v.GetString("postgres-schema")},
+		Cassandra: server.CassandraConfig{Hosts: v.GetString("cassandra-hosts"),
+			KeyspacePrefix: v.GetString("cassandra-keyspace-prefix"), ReplicationFactor: 1},
+		Auth: server.AuthConfig{ServerKey: v.GetString("server-key"), ServerKeyFile: v.GetString("server-key-file")},
 	}
 	store, err := server.OpenStorage(cfg)
 	if err != nil {

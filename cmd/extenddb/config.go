@@ -168,21 +168,22 @@ func readSettings(r *reader) server.Config {
 		BackupRoot:                 r.str("backup-root"),
 		ExportDir:                  r.str("export-dir"),
 		ExportMinIncrementalPeriod: r.duration("export-min-incremental-period"),
-		PostgresDSN:                r.str("postgres-dsn"),
-		PostgresSchema:             r.str("postgres-schema"),
+		Postgres:                   server.PostgresConfig{DSN: r.str("postgres-dsn"), Schema: r.str("postgres-schema")},
 
-		CassandraHosts:             r.str("cassandra-hosts"),
-		CassandraKeyspacePrefix:    r.str("cassandra-keyspace-prefix"),
-		CassandraReplicationFactor: r.integer("cassandra-replication-factor"),
-		CassandraDatacenter:        r.str("cassandra-datacenter"),
-		Region:                     r.str("region"),
-		AccountID:                  r.str("account-id"),
-		StatusDelay:                r.duration("status-delay"),
-		TTLInterval:                r.duration("ttl-interval"),
-		TTLPageSize:                r.integer("ttl-page-size"),
-		TTLPageDelay:               r.duration("ttl-page-delay"),
-		IndexPageDelay:             r.duration("index-page-delay"),
-		ItemCollectionLimit:        int64(r.integer("item-collection-limit-bytes")),
+		Cassandra: server.CassandraConfig{
+			Hosts:             r.str("cassandra-hosts"),
+			KeyspacePrefix:    r.str("cassandra-keyspace-prefix"),
+			ReplicationFactor: r.integer("cassandra-replication-factor"),
+			Datacenter:        r.str("cassandra-datacenter"),
+		},
+		Region:              r.str("region"),
+		AccountID:           r.str("account-id"),
+		StatusDelay:         r.duration("status-delay"),
+		TTLInterval:         r.duration("ttl-interval"),
+		TTLPageSize:         r.integer("ttl-page-size"),
+		TTLPageDelay:        r.duration("ttl-page-delay"),
+		IndexPageDelay:      r.duration("index-page-delay"),
+		ItemCollectionLimit: int64(r.integer("item-collection-limit-bytes")),
 		HTTP: server.HTTPLimits{
 			ReadTimeout:    r.duration("http-read-timeout"),
 			WriteTimeout:   r.duration("http-write-timeout"),
@@ -233,7 +234,7 @@ func validate(r *reader, cfg server.Config) {
 	if cfg.ItemCollectionLimit < 0 {
 		r.fail("item-collection-limit-bytes: must not be negative")
 	}
-	if cfg.CassandraReplicationFactor < 1 {
+	if cfg.Cassandra.ReplicationFactor < 1 {
 		r.fail("cassandra-replication-factor: must be at least 1")
 	}
 	switch cfg.LogFormat {

@@ -136,7 +136,7 @@ func dataDesc(cfg server.Config) string {
 	case cfg.Storage == "postgres":
 		return "postgres (" + cfg.PostgresSchemaOrDefault() + ")"
 	case cfg.Storage == "cassandra":
-		return "cassandra (" + cfg.CassandraHosts + ")"
+		return "cassandra (" + cfg.Cassandra.Hosts + ")"
 	case cfg.InMemory:
 		return "in-memory"
 	}

@@ -21,11 +21,25 @@ import (
 // start-up may take, and its opener, which turns the server's
 // configuration into the backend package's Options and calls its
 // Open(ctx, Options). Adding a backend is adding its entry and opener (and
-// its settings to Config); the rest of the server only sees a
-// storage.Backend.
+// its settings, a struct of their own, to Config); the rest of the server
+// only sees a storage.Backend.
 type backend struct {
 	startup time.Duration
 	open    func(ctx context.Context, cfg Config) (storage.Backend, error)
+}
+
+// PostgresConfig is the PostgreSQL backend's part of Config.
+type PostgresConfig struct {
+	DSN    string // connection string (URL or key=value)
+	Schema string // schema holding extenddb's tables; "" = search_path
+}
+
+// CassandraConfig is the Cassandra backend's part of Config.
+type CassandraConfig struct {
+	Hosts             string // comma-separated contact points
+	KeyspacePrefix    string // keyspace names start with it (default "extenddb")
+	ReplicationFactor int    // replication factor of created keyspaces (default 1)
+	Datacenter        string // NetworkTopologyStrategy datacenter; "" = SimpleStrategy
 }
 
 // backends is the registry, by the name Config.Storage gives.
@@ -81,10 +95,10 @@ func openSQLite(ctx context.Context, cfg Config) (storage.Backend, error) {
 }
 
 func openPostgres(ctx context.Context, cfg Config) (storage.Backend, error) {
-	if cfg.PostgresDSN == "" {
+	if cfg.Postgres.DSN == "" {
 		return nil, errors.New("--storage postgres needs --postgres-dsn (or EXTENDDB_POSTGRES_DSN)")
 	}
-	b, err := postgres.Open(ctx, postgres.Options{DSN: cfg.PostgresDSN, Schema: cfg.PostgresSchema})
+	b, err := postgres.Open(ctx, postgres.Options{DSN: cfg.Postgres.DSN, Schema: cfg.Postgres.Schema})
 	if err != nil {
 		return nil, err
 	}
@@ -98,14 +112,14 @@ func openPostgres(ctx context.Context, cfg Config) (storage.Backend, error) {
 }
 
 func openCassandra(ctx context.Context, cfg Config) (storage.Backend, error) {
-	if cfg.CassandraHosts == "" {
+	if cfg.Cassandra.Hosts == "" {
 		return nil, errors.New("--storage cassandra needs --cassandra-hosts (or EXTENDDB_CASSANDRA_HOSTS)")
 	}
 	return cassandra.Open(ctx, cassandra.Options{
-		Hosts:             strings.Split(cfg.CassandraHosts, ","),
-		KeyspacePrefix:    cfg.CassandraKeyspacePrefix,
-		ReplicationFactor: cfg.CassandraReplicationFactor,
-		Datacenter:        cfg.CassandraDatacenter,
+		Hosts:             strings.Split(cfg.Cassandra.Hosts, ","),
+		KeyspacePrefix:    cfg.Cassandra.KeyspacePrefix,
+		ReplicationFactor: cfg.Cassandra.ReplicationFactor,
+		Datacenter:        cfg.Cassandra.Datacenter,
 		OnRetry:           cfg.registry.CassandraRetry,
 	})
 }

@@ -24,17 +24,12 @@ import (
 
 // Config is everything `extenddb serve` can be told.
 type Config struct {
-	Listen         string // host:port; port 0 picks a free port
-	Storage        string // "sqlite" (default), "postgres" or "cassandra"
-	DataDir        string // SQLite data directory
-	InMemory       bool   // SQLite: keep everything in memory (nothing survives exit)
-	PostgresDSN    string // PostgreSQL connection string (URL or key=value)
-	PostgresSchema string // PostgreSQL schema holding extenddb's tables; "" = search_path
-
-	CassandraHosts             string // comma-separated contact points
-	CassandraKeyspacePrefix    string // keyspace names start with it (default "extenddb")
-	CassandraReplicationFactor int    // replication factor of created keyspaces (default 1)
-	CassandraDatacenter        string // NetworkTopologyStrategy datacenter; "" = SimpleStrategy
+	Listen    string          // host:port; port 0 picks a free port
+	Storage   string          // "sqlite" (default), "postgres" or "cassandra"
+	DataDir   string          // SQLite data directory
+	InMemory  bool            // SQLite: keep everything in memory (nothing survives exit)
+	Postgres  PostgresConfig  // --storage postgres (backends.go)
+	Cassandra CassandraConfig // --storage cassandra (backends.go)
 
 	Region      string        // region reported when a request names none
 	AccountID   string        // 12-digit account id used in ARNs
@@ -248,8 +243,8 @@ func (c Config) account() string {
 
 // PostgresSchemaOrDefault names the schema extenddb uses on PostgreSQL.
 func (c Config) PostgresSchemaOrDefault() string {
-	if c.PostgresSchema == "" {
+	if c.Postgres.Schema == "" {
 		return "search_path"
 	}
-	return c.PostgresSchema
+	return c.Postgres.Schema
 }
