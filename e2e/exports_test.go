@@ -345,12 +345,13 @@ func TestExportIncremental(t *testing.T) {
 	}
 }
 
-// A server killed with SIGKILL in the middle of an export resumes it when
-// it restarts: the export completes with every item and the table loses
-// nothing.
+// A server killed with SIGKILL in the middle of an export (slowed down to
+// last seconds) resumes it when it restarts, here or, on a shared backend,
+// once its lease expires: the export completes with every item and the
+// table loses nothing.
 func TestExportSurvivesKill(t *testing.T) {
 	dataDir, root := t.TempDir(), t.TempDir()
-	args := []string{"--data-dir", dataDir, "--export-dir", root}
+	args := []string{"--data-dir", dataDir, "--export-dir", root, "--export-page-delay", "400ms"}
 	s := startServer(t, args...)
 	c := newClient(t, s.Endpoint)
 	src := tableName("exp_kill")
@@ -362,15 +363,31 @@ func TestExportSurvivesKill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	arn := aws.ToString(out.ExportDescription.ExportArn)
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(s.log.String(), "job progress") && !strings.Contains(s.log.String(), "job started") {
+		if time.Now().After(deadline) {
+			t.Fatal("the export did not start")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond) // into the writing of the data files
+	d, err := c.DescribeExport(ctxT(t), &dynamodb.DescribeExportInput{ExportArn: aws.String(arn)})
+	if err != nil || d.ExportDescription.ExportStatus != types.ExportStatusInProgress {
+		t.Fatalf("export before the kill: %+v, %v", d, err)
+	}
 	s.kill()
 
 	s = startServer(t, args...)
 	c = newClient(t, s.Endpoint)
-	d := waitExport(t, c, aws.ToString(out.ExportDescription.ExportArn))
-	if d.ExportStatus != types.ExportStatusCompleted || aws.ToInt64(d.ItemCount) != n {
-		t.Fatalf("export resumed after a kill: %+v", d)
+	desc := waitExport(t, c, arn)
+	if desc.ExportStatus != types.ExportStatusCompleted || aws.ToInt64(desc.ItemCount) != n {
+		t.Fatalf("export resumed after a kill: %+v", desc)
 	}
-	if _, lines := exportFiles(t, root, d); len(lines) != n {
+	if !strings.Contains(s.log.String(), "resuming job") {
+		t.Fatalf("the restarted server did not resume the export; log:\n%s", s.log.String())
+	}
+	if _, lines := exportFiles(t, root, desc); len(lines) != n {
 		t.Fatalf("export resumed after a kill holds %d items, want %d", len(lines), n)
 	}
 	if got := countItems(t, c, src); got != n {
@@ -383,7 +400,8 @@ func TestExportSurvivesKill(t *testing.T) {
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ListExports.html
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DescribeExport.html
 func TestListAndDescribeExports(t *testing.T) {
-	s, c := startClient(t, "--export-dir", t.TempDir())
+	root := t.TempDir()
+	s, c := startClient(t, "--export-dir", root)
 	a, b := tableName("exp_la"), tableName("exp_lb")
 	for _, n := range []string{a, b} {
 		createHashTable(t, c, n, "S")
@@ -425,6 +443,16 @@ func TestListAndDescribeExports(t *testing.T) {
 	}
 	if strings.Join(seen, " ") != arns[1]+" "+arns[0] {
 		t.Fatalf("ListExports for %s = %v, want newest first %v", a, seen, arns[:2])
+	}
+	// An export of an empty table has one empty data file, as DynamoDB
+	// writes one per partition, empty or not.
+	empty := waitExport(t, c, arns[2])
+	if _, lines := exportFiles(t, root, empty); empty.ExportStatus != types.ExportStatusCompleted || len(lines) != 0 {
+		t.Fatalf("export of an empty table: %+v, %d lines", empty, len(lines))
+	}
+	dir := filepath.Join(root, "lst", filepath.FromSlash(strings.TrimSuffix(aws.ToString(empty.ExportManifest), "/manifest-summary.json")), "data")
+	if files, err := os.ReadDir(dir); err != nil || len(files) != 1 || !strings.HasSuffix(files[0].Name(), ".json.gz") {
+		t.Fatalf("data files of an empty export: %v, %v", files, err)
 	}
 	all, err := c.ListExports(ctxT(t), &dynamodb.ListExportsInput{})
 	if err != nil || len(all.ExportSummaries) != 3 {

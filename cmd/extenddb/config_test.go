@@ -72,6 +72,7 @@ var envValues = map[string][2]string{
 	"backup-root":                   {"/var/backups/x", `"/var/backups/x"`},
 	"export-dir":                    {"/var/exports/x", `"/var/exports/x"`},
 	"export-min-incremental-period": {"2s", `"2s"`},
+	"export-page-delay":             {"5ms", `"5ms"`},
 	"root-access-key-id":            {"AKIDROOT", `"AKIDROOT"`},
 	"root-secret-access-key":        {"topsecret", `"xxxxx"`},
 	"root-credentials-file":         {"/etc/creds.json", `"/etc/creds.json"`},

@@ -129,6 +129,9 @@ type Service struct {
 	// export: 15 minutes, as in DynamoDB, unless configured otherwise
 	// (for tests that cannot wait that long).
 	MinIncrementalPeriod time.Duration
+	// PageDelay is a pause after every checkpoint of a running export
+	// (every 1,000 items), to watch or interrupt one; 0 = none.
+	PageDelay time.Duration
 }
 
 // DefaultMinIncrementalPeriod is DynamoDB's shortest incremental export

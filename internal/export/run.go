@@ -107,11 +107,14 @@ func (s *Service) write(ctx context.Context, run *jobs.Run, dir string, p *Param
 	if err := os.WriteFile(filepath.Join(dir, dataformat.StartedFile), nil, 0o644); err != nil {
 		return nil, failf("S3AccessDenied", "the export folder could not be written: %v", err)
 	}
-	w := &filesWriter{dir: dir, key: dataformat.ExportKey(p.Prefix(), run.Job.ID), format: p.ExportFormat, run: run}
+	w := &filesWriter{dir: dir, key: dataformat.ExportKey(p.Prefix(), run.Job.ID), format: p.ExportFormat, run: run, delay: s.PageDelay}
 	if p.ExportType == dataformat.IncrementalExport {
 		err = s.writeIncremental(ctx, w, t, p)
 	} else {
 		err = s.writeFull(ctx, w, t, p)
+	}
+	if err == nil && w.res.items == 0 {
+		err = w.open() // DynamoDB writes a file, empty or not, for each partition
 	}
 	if cerr := w.close(); err == nil {
 		err = cerr
@@ -149,6 +152,7 @@ func (s *Service) summary(p *Params, id string, res *result) *dataformat.Manifes
 type filesWriter struct {
 	dir, key, format string
 	run              *jobs.Run
+	delay            time.Duration
 	cur              *dataformat.DataFileWriter
 	res              result
 }
@@ -160,20 +164,38 @@ func (w *filesWriter) add(ctx context.Context, r *dataformat.Record, size int) e
 		}
 	}
 	if w.cur == nil {
-		f, err := dataformat.CreateDataFile(w.dir, w.key, w.format)
-		if err != nil {
-			return failf("S3AccessDenied", "a data file could not be written: %v", err)
+		if err := w.open(); err != nil {
+			return err
 		}
-		w.cur = f
 	}
 	if err := w.cur.Write(r); err != nil {
 		return failf("S3AccessDenied", "a data file could not be written: %v", err)
 	}
 	w.res.items++
 	w.res.billedSize += int64(size)
-	if w.res.items%checkpointEvery == 0 {
-		return w.run.Checkpoint(ctx, cursor{Phase: "writing"}, jobs.Progress{Done: w.res.items, Bytes: w.res.billedSize})
+	if w.res.items%checkpointEvery != 0 {
+		return nil
 	}
+	if err := w.run.Checkpoint(ctx, cursor{Phase: "writing"}, jobs.Progress{Done: w.res.items, Bytes: w.res.billedSize}); err != nil {
+		return err
+	}
+	if w.delay > 0 {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(w.delay):
+		}
+	}
+	return nil
+}
+
+// open starts a new data file.
+func (w *filesWriter) open() error {
+	f, err := dataformat.CreateDataFile(w.dir, w.key, w.format)
+	if err != nil {
+		return failf("S3AccessDenied", "a data file could not be written: %v", err)
+	}
+	w.cur = f
 	return nil
 }
 

@@ -28,6 +28,7 @@ func startExports(cfg Config, store storage.Backend, js *jobs.Store, runner *job
 	if cfg.ExportMinIncrementalPeriod > 0 {
 		svc.MinIncrementalPeriod = cfg.ExportMinIncrementalPeriod
 	}
+	svc.PageDelay = cfg.ExportPageDelay
 	svc.Register(runner)
 	engine.SetExports(svc)
 }
