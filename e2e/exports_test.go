@@ -272,7 +272,7 @@ func TestExportIon(t *testing.T) {
 // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/S3DataExport.Output.html
 func TestExportIncremental(t *testing.T) {
 	root := t.TempDir()
-	_, c := startClient(t, "--export-dir", root, "--export-min-incremental-period", "1s")
+	_, c := startClient(t, "--export-dir", root, "--export-min-incremental-period", "500ms")
 	src := tableName("exp_inc")
 	createHashTable(t, c, src, "S")
 	enablePITR(t, c, src)
