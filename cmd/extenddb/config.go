@@ -53,6 +53,7 @@ func serveFlags(f *pflag.FlagSet) {
 	f.Bool("metrics", true, "serve Prometheus metrics on GET /metrics")
 	f.String("pprof-listen", "", "serve Go's pprof on this host:port (off when empty); never on the API's address")
 	addLimitFlags(f)
+	realismFlags(f)
 	authFlags(f)
 	localFlags(f)
 }
@@ -205,6 +206,8 @@ func readSettings(r *reader) server.Config {
 		CORS:                    r.str("cors"),
 		DisableTelemetry:        r.boolean("disable-telemetry"),
 		OptimizeDBBeforeStartup: r.boolean("optimize-db-before-startup"),
+		Realism:                 readRealism(r),
+		Triggers:                r.str("triggers"),
 	}
 }
 

@@ -46,6 +46,8 @@ var envValues = map[string][2]string{
 	"region":                        {"eu-west-1", `"eu-west-1"`},
 	"account-id":                    {"123456789012", `"123456789012"`},
 	"status-delay":                  {"2s", `"2s"`},
+	"realism":                       {"gsi-lag=2s,seed=7", `"gsi-lag=2s,seed=7"`},
+	"triggers":                      {"/etc/triggers.toml", `"/etc/triggers.toml"`},
 	"ttl-interval":                  {"1s", `"1s"`},
 	"ttl-page-size":                 {"16", "16"},
 	"ttl-page-delay":                {"10ms", `"10ms"`},

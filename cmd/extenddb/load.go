@@ -24,11 +24,19 @@ func loadCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "load",
-		Short: "Measure a DynamoDB API endpoint with a lean closed-loop load generator",
-		Long: `Sends one operation closed-loop from --concurrency workers, each on its own
-keep-alive connection, for --duration (after an unmeasured --warmup), and
-prints ops/s, p50/p99/max latency of successful requests and the error count
-(any non-200 answer is an error; the run aborts if more than 1% fail).
+		Short: "Measure a DynamoDB API endpoint with a lean load generator",
+		Long: `Sends one operation or mixed workload from --concurrency workers, each on its
+own keep-alive connection, for --duration (after an unmeasured --warmup), and
+prints ops/s, p50/p99/p99.9/max latency of successful requests and the error
+count (any non-200 answer is an error; the run aborts if more than 1% fail).
+
+Closed loop (the default), each worker sends its next request when the last
+one is answered; --concurrency 1 gives the latency a test suite sees. With
+--rate the run is open loop: requests are due at that many per second in all,
+and each latency counts from when its request was due, so a server that
+stalls is charged for every request it held up (no coordinated omission);
+late= counts requests sent more than 1 ms after they were due (raise
+--concurrency if many are).
 
 Requests are pre-built JSON bodies in which only the key changes, with a
 static Authorization header in AWS SigV4 shape that is not a valid signature:
@@ -39,7 +47,11 @@ SigV4 instead (region us-east-1), for servers that verify signatures.
 The table has string keys pk (hash) and sk (range). --setup creates it
 (unless it exists), waits until it is ACTIVE and writes --items items, 10 per
 partition. GetItem and UpdateItem address a random preloaded item, Query reads
-a random preloaded partition (10 items), PutItem writes fresh keys.
+a random preloaded partition (10 items), Scan reads a page of 100 items from a
+random preloaded item on, BatchGetItem reads 25 consecutive preloaded items,
+PutItem, BatchWriteItem (25 items) and TransactWriteItems (4 Puts) write
+fresh keys. YCSB-A (50% GetItem, 50% UpdateItem) and YCSB-B (95% GetItem)
+draw preloaded items with zipfian popularity, as YCSB's core workloads do.
 
 With --pid the server process's CPU time (user + system, from /proc/PID/stat)
 during the measured period is reported per operation (server-cpu-us/op);
@@ -82,7 +94,8 @@ the generator's own CPU time per operation is client-cpu-us/op.`,
 	f.StringVar(&cfg.Table, "table", "load", "table name")
 	f.DurationVar(&cfg.Duration, "duration", 10*time.Second, "measured period")
 	f.DurationVar(&cfg.Warmup, "warmup", time.Second, "unmeasured period before it")
-	f.IntVar(&cfg.Concurrency, "concurrency", 1, "closed-loop workers (one connection each)")
+	f.IntVar(&cfg.Concurrency, "concurrency", 1, "workers (one connection each)")
+	f.Float64Var(&cfg.Rate, "rate", 0, "open loop: requests per second in all (0: closed loop)")
 	f.IntVar(&cfg.Items, "items", 10000, "preloaded items (written by --setup; read and updated by the run)")
 	f.IntVar(&cfg.ServerPID, "pid", 0, "server process id: also report its CPU time per operation (Linux)")
 	f.StringVar(&cfg.AccessKeyID, "access-key-id", "", "sign requests with SigV4 with this access key (with --secret-access-key)")

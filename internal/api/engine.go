@@ -19,6 +19,7 @@ import (
 	"github.com/extenddb/extenddb/internal/export"
 	"github.com/extenddb/extenddb/internal/expr"
 	"github.com/extenddb/extenddb/internal/protocol"
+	"github.com/extenddb/extenddb/internal/realism"
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
@@ -48,6 +49,9 @@ type Config struct {
 	// OnTableDeleted, when set, is called with the name of each table
 	// DeleteTable removed, once it is gone. It must not block.
 	OnTableDeleted func(table string)
+	// Realism, when set, applies the realism effects to item requests
+	// (realism.go); nil leaves every request as it is.
+	Realism *realism.Realism
 }
 
 // Engine serves DynamoDB operations. It is safe for concurrent use.
@@ -68,6 +72,8 @@ type Engine struct {
 	backups *backup.Service
 	// exports serves the export operations (SetExports, exports.go).
 	exports *export.Service
+	// realism is Config.Realism (realism.go).
+	realism *realism.Realism
 }
 
 type opFunc func(e *Engine, ctx context.Context, r *protocol.Request) (any, error)
@@ -83,7 +89,11 @@ func New(store storage.Backend, cfg Config) *Engine {
 	if cfg.ItemCollectionLimit <= 0 {
 		cfg.ItemCollectionLimit = DefaultItemCollectionLimit
 	}
-	e := &Engine{store: store, cfg: cfg, now: time.Now}
+	if cfg.Realism != nil {
+		// Capacity buckets are charged what the metering counts.
+		cfg.OnTableUse = chargeRealism(cfg.Realism, cfg.OnTableUse)
+	}
+	e := &Engine{store: store, cfg: cfg, now: time.Now, realism: cfg.Realism}
 	e.tables.m = map[tableKey]cachedTable{}
 	e.exprs = expr.NewCache(0)
 	e.ops = operations()
@@ -112,6 +122,12 @@ func (e *Engine) Serve(ctx context.Context, r *protocol.Request) (any, error) {
 	f, ok := ops[r.Operation]
 	if !ok {
 		return nil, ddberr.UnknownOperation()
+	}
+	if e.realism != nil {
+		ctx = context.WithValue(ctx, regionKey{}, r.Caller.Region)
+		if err := e.injectFault(r); err != nil {
+			return nil, err
+		}
 	}
 	out, err := f(e, ctx, r)
 	if err != nil && errors.Is(err, storage.ErrTransactionConflict) {

@@ -6,6 +6,7 @@ import (
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/expr"
 	"github.com/extenddb/extenddb/internal/item"
+	"github.com/extenddb/extenddb/internal/realism"
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
@@ -119,6 +120,7 @@ var putItemOp = &tableOp[putItemInput]{
 	table:   func(in *putItemInput) string { return in.tableName() },
 	mode:    lookupData,
 	execute: (*Engine).putItem,
+	access:  func(*putItemInput) access { return access{kind: realism.Write} },
 }
 
 // checkPutItem is PutItem's checks before its table: parameter families,
@@ -245,6 +247,9 @@ var getItemOp = &tableOp[getItemInput]{
 	table:   func(in *getItemInput) string { return *in.TableName },
 	mode:    lookupData,
 	execute: (*Engine).getItem,
+	access: func(in *getItemInput) access {
+		return access{kind: realism.Read, eventual: in.ConsistentRead == nil || !*in.ConsistentRead, key: in.Key, proj: in.proj}
+	},
 }
 
 // getItem reads a checked GetItem request's item.
@@ -378,6 +383,7 @@ var deleteItemOp = &tableOp[deleteItemInput]{
 	table:   func(in *deleteItemInput) string { return in.tableName() },
 	mode:    lookupData,
 	execute: (*Engine).deleteItem,
+	access:  func(*deleteItemInput) access { return access{kind: realism.Write} },
 }
 
 // checkDeleteItem is DeleteItem's checks before its table: parameter

@@ -6,6 +6,7 @@ import (
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/expr"
 	"github.com/extenddb/extenddb/internal/item"
+	"github.com/extenddb/extenddb/internal/realism"
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
@@ -39,6 +40,7 @@ var updateItemOp = &tableOp[updateItemInput]{
 	table:   func(in *updateItemInput) string { return in.tableName() },
 	mode:    lookupData,
 	execute: (*Engine).updateItem,
+	access:  func(*updateItemInput) access { return access{kind: realism.Write} },
 }
 
 // attributeUpdateActionsRule checks each legacy AttributeUpdates Action

@@ -19,6 +19,9 @@ type tableOp[T any] struct {
 	table   func(in *T) string
 	mode    lookupMode
 	execute func(e *Engine, ctx context.Context, in *T, t *storage.Table) (any, error)
+	// access describes the request to the realism effects (realism.go);
+	// nil for an operation they leave alone.
+	access func(in *T) access
 }
 
 // handler adapts the operation to the protocol: decode the body, then run.
@@ -40,6 +43,9 @@ func (o *tableOp[T]) run(e *Engine, ctx context.Context, account string, in *T) 
 	t, err := e.lookup(ctx, account, o.table(in), o.mode)
 	if err != nil {
 		return nil, err
+	}
+	if e.realism != nil && o.access != nil {
+		return e.realisticRun(ctx, t, o.access(in), func() (any, error) { return o.execute(e, ctx, in, t) })
 	}
 	return o.execute(e, ctx, in, t)
 }

@@ -159,6 +159,7 @@ var queryOp = &tableOp[queryInput]{
 	table:   func(in *queryInput) string { return *in.TableName },
 	mode:    lookupData,
 	execute: (*Engine).query,
+	access:  func(in *queryInput) access { return readAccess(&in.readInput) },
 }
 
 // checkQuery is Query's checks before its table.

@@ -43,6 +43,7 @@ var scanOp = &tableOp[scanInput]{
 	table:   func(in *scanInput) string { return *in.TableName },
 	mode:    lookupData,
 	execute: (*Engine).scan,
+	access:  func(in *scanInput) access { return readAccess(&in.readInput) },
 }
 
 // checkScan is Scan's checks before its table.

@@ -52,6 +52,9 @@ func collectionBytes(t *storage.Table, it item.Item) int64 {
 // by their own sizes together (documented in
 // docs/adr/0004-secondary-indexes.md).
 func (e *Engine) mutate(ctx context.Context, t *storage.Table, key storage.Key, fn storage.MutateFunc) error {
+	if e.realism != nil {
+		return e.realisticMutate(ctx, t, key, fn)
+	}
 	if e.cfg.OnTableUse != nil || e.cfg.OnStreamRecords != nil {
 		return e.meteredMutate(ctx, t, key, fn)
 	}

@@ -29,20 +29,29 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 )
 
-// Operations the generator can run.
+// Operations the generator can run, and the mixed workloads (see
+// workload.go).
 const (
-	OpPutItem    = "PutItem"
-	OpGetItem    = "GetItem"
-	OpQuery      = "Query"
-	OpUpdateItem = "UpdateItem"
+	OpPutItem            = "PutItem"
+	OpGetItem            = "GetItem"
+	OpQuery              = "Query"
+	OpUpdateItem         = "UpdateItem"
+	OpScan               = "Scan"
+	OpBatchWriteItem     = "BatchWriteItem"
+	OpBatchGetItem       = "BatchGetItem"
+	OpTransactWriteItems = "TransactWriteItems"
+	WorkloadYCSBA        = "YCSB-A"
+	WorkloadYCSBB        = "YCSB-B"
 )
 
-// Ops lists the supported operations.
-var Ops = []string{OpPutItem, OpGetItem, OpQuery, OpUpdateItem}
+// Ops lists the supported operations and workloads.
+var Ops = []string{OpPutItem, OpGetItem, OpQuery, OpUpdateItem, OpScan,
+	OpBatchWriteItem, OpBatchGetItem, OpTransactWriteItems, WorkloadYCSBA, WorkloadYCSBB}
 
 // ItemsPerPartition is how many preloaded items share a partition key; Query
 // reads one whole partition.
@@ -62,9 +71,15 @@ type Config struct {
 	Table       string        // table name
 	Duration    time.Duration // measured period
 	Warmup      time.Duration // unmeasured period before it (0: none)
-	Concurrency int           // closed-loop workers, one connection each
-	Items       int           // preloaded items that reads and updates address
-	ServerPID   int           // if > 0: report this process's CPU time per op (Linux)
+	Concurrency int           // workers, one connection each
+	// Rate, when > 0, runs open-loop: requests are due at this many per
+	// second in all, spread evenly over the workers, and each latency is
+	// measured from when its request was due, not from when it was sent,
+	// so a stalled server is charged for the requests it held up
+	// (coordinated omission). 0 runs closed-loop.
+	Rate      float64
+	Items     int // preloaded items that reads and updates address
+	ServerPID int // if > 0: report this process's CPU time per op (Linux)
 	// AccessKeyID and SecretAccessKey, when set, sign every request with
 	// SigV4 (region us-east-1) for servers that verify signatures.
 	AccessKeyID, SecretAccessKey string
@@ -77,8 +92,10 @@ type Result struct {
 	Elapsed     time.Duration // measured wall-clock time
 	Ops         int64         // successful requests in the measured period
 	Errors      int64         // failed requests (non-200 or transport error)
+	Rate        float64       // Config.Rate (0: closed loop)
 	P50, P99    time.Duration // latency of successful requests
-	Max         time.Duration
+	P999, Max   time.Duration
+	Late        int64         // open loop: requests sent more than 1 ms after they were due
 	ServerCPU   time.Duration // server CPU time in the measured period; -1 if unknown
 	ClientCPU   time.Duration // this process's CPU time in the measured period; -1 if unknown
 	FirstError  string        // description of the first failure, if any
@@ -117,6 +134,10 @@ func (r Result) String() string {
 	fmt.Fprintf(&b, "op=%s concurrency=%d duration=%.2fs ops=%d ops/s=%.1f p50=%s p99=%s max=%s errors=%d",
 		r.Op, r.Concurrency, r.Elapsed.Seconds(), r.Ops, r.OpsPerSec(),
 		fmtDur(r.P50), fmtDur(r.P99), fmtDur(r.Max), r.Errors)
+	fmt.Fprintf(&b, " p99.9=%s", fmtDur(r.P999))
+	if r.Rate > 0 {
+		fmt.Fprintf(&b, " rate=%.0f late=%d", r.Rate, r.Late)
+	}
 	if c := r.ServerCPUPerOp(); c >= 0 {
 		fmt.Fprintf(&b, " server-cpu-us/op=%.1f", float64(c)/float64(time.Microsecond))
 	}
@@ -318,98 +339,6 @@ func WaitActive(ctx context.Context, c *Client, table string, timeout time.Durat
 	}
 }
 
-// Key digits are fixed-width so that a pre-built body can take a new key by
-// overwriting digits in place.
-const (
-	pkDigits  = 9
-	skDigits  = 3
-	putDigits = 12
-)
-
-// PartitionKey is the pk of preloaded partition p.
-func PartitionKey(p int) string { return "p" + pad(p, pkDigits) }
-
-// SortKey is the sk of the j-th item of a preloaded partition.
-func SortKey(j int) string { return "s" + pad(j, skDigits) }
-
-func pad(n, width int) string {
-	s := strconv.Itoa(n)
-	if len(s) < width {
-		s = strings.Repeat("0", width-len(s)) + s
-	}
-	return s
-}
-
-// template is a request body with numbered fixed-width digit fields.
-type template struct {
-	buf    []byte
-	fields []field
-}
-
-type field struct{ off, width int }
-
-// newTemplate builds a body from parts separated by digit fields:
-// parts[0] field0 parts[1] field1 ... parts[n].
-func newTemplate(widths []int, parts ...string) template {
-	var t template
-	for i, p := range parts {
-		t.buf = append(t.buf, p...)
-		if i < len(widths) {
-			t.fields = append(t.fields, field{off: len(t.buf), width: widths[i]})
-			t.buf = append(t.buf, strings.Repeat("0", widths[i])...)
-		}
-	}
-	return t
-}
-
-func (t template) clone() template {
-	return template{buf: slices.Clone(t.buf), fields: t.fields}
-}
-
-// set writes n (mod 10^width) into field i.
-func (t template) set(i, n int) {
-	f := t.fields[i]
-	for k := f.off + f.width - 1; k >= f.off; k-- {
-		t.buf[k] = byte('0' + n%10)
-		n /= 10
-	}
-}
-
-// bodies holds one template per operation.
-type bodies struct {
-	put, get, query, update template
-}
-
-// payload is the non-key part of a written item: about 200 bytes in a string,
-// numbers, a boolean and a string set, a typical small record.
-var payload = `"data":{"S":"` + strings.Repeat("x", 200) + `"},"count":{"N":"12345.678"},"active":{"BOOL":true},` +
-	`"labels":{"SS":["alpha","beta","gamma"]},"version":{"N":"1"}`
-
-// newBodies builds the templates for table. run distinguishes the fresh keys
-// of PutItem between runs; "" writes preloaded keys (pk p..., sk s...).
-func newBodies(table, run string) bodies {
-	t := strconv.Quote(table)
-	var b bodies
-	if run == "" {
-		b.put = newTemplate([]int{pkDigits, skDigits},
-			`{"TableName":`+t+`,"Item":{"pk":{"S":"p`, `"},"sk":{"S":"s`, `"},`+payload+`}}`)
-	} else {
-		// Field 0: worker, field 1: sequence number.
-		b.put = newTemplate([]int{4, putDigits},
-			`{"TableName":`+t+`,"Item":{"pk":{"S":"w`+run+`-`, `-`, `"},"sk":{"S":"s000"},`+payload+`}}`)
-	}
-	b.get = newTemplate([]int{pkDigits, skDigits},
-		`{"TableName":`+t+`,"Key":{"pk":{"S":"p`, `"},"sk":{"S":"s`, `"}}}`)
-	b.query = newTemplate([]int{pkDigits},
-		`{"TableName":`+t+`,"KeyConditionExpression":"pk = :pk","ExpressionAttributeValues":{":pk":{"S":"p`, `"}}}`)
-	b.update = newTemplate([]int{pkDigits, skDigits},
-		`{"TableName":`+t+`,"Key":{"pk":{"S":"p`, `"},"sk":{"S":"s`, `"}},`+
-			`"UpdateExpression":"SET #c = :c ADD hits :one",`+
-			`"ExpressionAttributeNames":{"#c":"count"},`+
-			`"ExpressionAttributeValues":{":c":{"N":"42.5"},":one":{"N":"1"}}}`)
-	return b
-}
-
 // Run runs cfg.Op closed-loop: each of cfg.Concurrency workers sends a
 // request, waits for the answer, and sends the next, for cfg.Warmup
 // (unmeasured) and then cfg.Duration. It fails if the table is not there or
@@ -428,15 +357,16 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	r := &run{cfg: cfg, c: c, lats: make([][]int64, cfg.Concurrency),
+	r := &run{cfg: cfg, c: c, hists: make([]*hdrhistogram.Histogram, cfg.Concurrency), late: make([]int64, cfg.Concurrency),
 		tmpl:       newBodies(cfg.Table, strconv.FormatInt(time.Now().UnixNano()%1e12, 36)),
 		partitions: (cfg.Items + ItemsPerPartition - 1) / ItemsPerPartition}
+	r.start = time.Now()
 	if cfg.Warmup <= 0 {
 		r.measuring.Store(true)
 	}
 	var wg sync.WaitGroup
 	for w := range cfg.Concurrency {
-		wg.Go(func() { r.lats[w] = r.worker(ctx, w) })
+		wg.Go(func() { r.hists[w], r.late[w] = r.worker(ctx, w) })
 	}
 	if cfg.Warmup > 0 {
 		r.wait(ctx, cfg.Warmup, false)
@@ -479,7 +409,11 @@ func (cfg *Config) check() error {
 		return errors.New("concurrency must be at least 1")
 	case cfg.Duration <= 0:
 		return errors.New("duration must be positive")
-	case cfg.Op != OpPutItem && cfg.Items < 1:
+	case cfg.Rate < 0:
+		return errors.New("rate must not be negative")
+	case cfg.Op == OpBatchGetItem && cfg.Items < BatchSize:
+		return fmt.Errorf("%s needs at least %d preloaded items (--items)", cfg.Op, BatchSize)
+	case !writesFresh(cfg.Op) && cfg.Items < 1:
 		return fmt.Errorf("%s needs preloaded items (--items > 0)", cfg.Op)
 	}
 	return nil
@@ -495,41 +429,38 @@ type run struct {
 	measuring, done   atomic.Bool
 	okCount, errCount atomic.Int64
 	firstErr          atomic.Pointer[string]
-	lats              [][]int64 // by worker, set when the worker ends
-	abort             error     // why the run stopped early
+	hists             []*hdrhistogram.Histogram // latencies by worker, set when the worker ends
+	late              []int64                   // open loop: late requests by worker
+	start             time.Time                 // open loop: when the first requests were due
+	abort             error                     // why the run stopped early
 }
 
 // worker sends requests until the run is done and returns the latencies
-// it measured, in nanoseconds.
-func (r *run) worker(ctx context.Context, w int) []int64 {
+// it measured and, open loop, how many requests it sent late.
+func (r *run) worker(ctx context.Context, w int) (*hdrhistogram.Histogram, int64) {
 	rng := rand.New(rand.NewPCG(uint64(w), uint64(time.Now().UnixNano())))
-	var body template
-	switch r.cfg.Op {
-	case OpPutItem:
-		body = r.tmpl.put.clone()
-		body.set(0, w)
-	case OpGetItem:
-		body = r.tmpl.get.clone()
-	case OpQuery:
-		body = r.tmpl.query.clone()
-	case OpUpdateItem:
-		body = r.tmpl.update.clone()
+	next := r.requests(w, rng)
+	hist := newHistogram()
+	var late int64
+	var interval time.Duration
+	due := r.start
+	if r.cfg.Rate > 0 {
+		interval = time.Duration(float64(r.cfg.Concurrency) * float64(time.Second) / r.cfg.Rate)
+		due = due.Add(time.Duration(w) * interval / time.Duration(r.cfg.Concurrency))
 	}
-	hdr := r.c.header(r.cfg.Op)
-	lat := make([]int64, 0, 1<<14)
 	for seq := 0; !r.done.Load(); seq++ {
-		switch r.cfg.Op {
-		case OpPutItem:
-			body.set(1, seq)
-		case OpQuery:
-			body.set(0, rng.IntN(r.partitions))
-		default:
-			i := rng.IntN(r.cfg.Items)
-			body.set(0, i/ItemsPerPartition)
-			body.set(1, i%ItemsPerPartition)
-		}
+		hdr, body := next(seq)
 		start := time.Now()
-		_, err := r.c.do(ctx, hdr, body.buf, false)
+		if interval > 0 {
+			if wait := due.Sub(start); wait > 0 {
+				time.Sleep(wait)
+			} else if -wait > time.Millisecond && r.measuring.Load() {
+				late++
+			}
+			start = due
+			due = due.Add(interval)
+		}
+		_, err := r.c.do(ctx, hdr, body, false)
 		d := time.Since(start)
 		if r.done.Load() && err != nil && ctx.Err() != nil {
 			break // cut off at the end of the run
@@ -544,9 +475,9 @@ func (r *run) worker(ctx context.Context, w int) []int64 {
 			continue
 		}
 		r.okCount.Add(1)
-		lat = append(lat, int64(d))
+		_ = hist.RecordValue(min(int64(d), maxLatency))
 	}
-	return lat
+	return hist, late
 }
 
 // wait lets the workers run for d, or until ctx ends or (with check) the
@@ -593,16 +524,18 @@ func (r *run) result(elapsed time.Duration) Result {
 // finish adds the latencies, once every worker has ended, and judges the
 // run.
 func (r *run) finish(res Result) (Result, error) {
-	var all []int64
-	for _, l := range r.lats {
-		all = append(all, l...)
+	all := newHistogram()
+	for w, h := range r.hists {
+		if h != nil {
+			all.Merge(h)
+		}
+		res.Late += r.late[w]
 	}
-	slices.Sort(all)
-	res.P50 = time.Duration(Percentile(all, 0.50))
-	res.P99 = time.Duration(Percentile(all, 0.99))
-	if len(all) > 0 {
-		res.Max = time.Duration(all[len(all)-1])
-	}
+	res.Rate = r.cfg.Rate
+	res.P50 = time.Duration(all.ValueAtQuantile(50))
+	res.P99 = time.Duration(all.ValueAtQuantile(99))
+	res.P999 = time.Duration(all.ValueAtQuantile(99.9))
+	res.Max = time.Duration(all.Max())
 	if r.abort != nil {
 		return res, r.abort
 	}
@@ -615,23 +548,20 @@ func (r *run) finish(res Result) (Result, error) {
 	return res, nil
 }
 
+// maxLatency is the largest latency the histograms tell apart; longer ones
+// are recorded as this. Latencies are kept to 3 significant digits from 1 µs.
+const maxLatency = int64(5 * time.Minute)
+
+func newHistogram() *hdrhistogram.Histogram {
+	return hdrhistogram.New(int64(time.Microsecond), maxLatency, 3)
+}
+
 func errorRate(ok, bad int64, first *string) error {
 	msg := ""
 	if first != nil {
 		msg = "; first: " + *first
 	}
 	return fmt.Errorf("aborted: %d of %d requests failed (more than 1%%)%s", bad, ok+bad, msg)
-}
-
-// Percentile returns the q-quantile (0..1) of sorted values by the
-// nearest-rank method, or 0 for none.
-func Percentile(sorted []int64, q float64) int64 {
-	if len(sorted) == 0 {
-		return 0
-	}
-	rank := int(q*float64(len(sorted))+0.999999999) - 1
-	rank = max(0, min(rank, len(sorted)-1))
-	return sorted[rank]
 }
 
 // ProcessCPU returns the user + system CPU time process pid has used, from

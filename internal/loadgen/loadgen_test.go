@@ -75,7 +75,7 @@ func TestRunAgainstExtenddb(t *testing.T) {
 			if res.Ops == 0 || res.Errors != 0 || res.OpsPerSec() <= 0 {
 				t.Errorf("%s/%d: %v", op, conc, res)
 			}
-			if res.P50 <= 0 || res.P99 < res.P50 || res.Max < res.P99 {
+			if res.P50 <= 0 || res.P99 < res.P50 || res.P999 < res.P99 || res.Max < res.P999 {
 				t.Errorf("%s/%d: latencies out of order: %v", op, conc, res)
 			}
 			if res.ServerCPU < 0 || !strings.Contains(res.String(), "server-cpu-us/op=") {
@@ -171,7 +171,10 @@ func TestRunAbortsOnErrors(t *testing.T) {
 
 func TestRunValidates(t *testing.T) {
 	for _, cfg := range []Config{
-		{Op: "Scan", Duration: time.Second, Concurrency: 1, Items: 1},
+		{Op: "DeleteItem", Duration: time.Second, Concurrency: 1, Items: 1},
+		{Op: OpBatchGetItem, Duration: time.Second, Concurrency: 1, Items: BatchSize - 1},
+		{Op: WorkloadYCSBA, Duration: time.Second, Concurrency: 1, Items: 0},
+		{Op: OpGetItem, Duration: time.Second, Concurrency: 1, Items: 1, Rate: -1},
 		{Op: OpGetItem, Duration: time.Second, Concurrency: 0, Items: 1},
 		{Op: OpGetItem, Duration: 0, Concurrency: 1, Items: 1},
 		{Op: OpGetItem, Duration: time.Second, Concurrency: 1, Items: 0},
@@ -222,27 +225,6 @@ func TestTemplates(t *testing.T) {
 	}
 	if PartitionKey(5) != "p000000005" || SortKey(12) != "s012" {
 		t.Errorf("keys %s %s", PartitionKey(5), SortKey(12))
-	}
-}
-
-func TestPercentile(t *testing.T) {
-	if Percentile(nil, 0.5) != 0 {
-		t.Error("empty")
-	}
-	v := make([]int64, 100)
-	for i := range v {
-		v[i] = int64(i + 1)
-	}
-	for _, c := range []struct {
-		q    float64
-		want int64
-	}{{0.5, 50}, {0.99, 99}, {1, 100}, {0, 1}} {
-		if got := Percentile(v, c.q); got != c.want {
-			t.Errorf("Percentile(1..100, %v) = %d, want %d", c.q, got, c.want)
-		}
-	}
-	if got := Percentile([]int64{7}, 0.99); got != 7 {
-		t.Errorf("single = %d", got)
 	}
 }
 

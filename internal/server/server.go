@@ -18,6 +18,7 @@ import (
 	"github.com/extenddb/extenddb/internal/api"
 	"github.com/extenddb/extenddb/internal/auth"
 	"github.com/extenddb/extenddb/internal/metrics"
+	"github.com/extenddb/extenddb/internal/realism"
 	"github.com/extenddb/extenddb/internal/storage"
 	"github.com/extenddb/extenddb/internal/workers"
 )
@@ -87,6 +88,13 @@ type Config struct {
 
 	HTTP HTTPLimits // timeouts, connections and memory of the HTTP front end
 
+	// Realism turns on the realism effects (docs/realism-and-triggers.md);
+	// its zero value leaves them off.
+	Realism realism.Options
+	// Triggers is a file of stream triggers posting tables' stream
+	// records to webhooks (internal/triggers); "" = none.
+	Triggers string
+
 	registry *metrics.Metrics // set by Start when Metrics is on, for the backends' hooks
 }
 
@@ -143,6 +151,9 @@ func Start(cfg Config) (*Server, error) {
 		acfg.OnStreamRecords = cfg.registry.StreamRecordsWritten
 		acfg.OnTableDeleted = cfg.registry.ForgetTable
 	}
+	if cfg.Realism.Enabled {
+		acfg.Realism = realism.New(cfg.Realism, nil)
+	}
 	engine := api.New(store, acfg)
 	pool := workers.New(store, workers.Config{
 		Accounts:       []string{cfg.account()},
@@ -157,12 +168,21 @@ func Start(cfg Config) (*Server, error) {
 	engine.SetTTLWorker(pool.TTL.Kick)
 	engine.SetTTLSettler(pool.TTL.Settle)
 	runner := startBackups(cfg, store, engine)
+	hooks, err := startTriggers(cfg, engine)
+	if err != nil {
+		ln.Close()
+		store.Close()
+		return nil, err
+	}
 	wctx, stopWorkers := context.WithCancel(context.Background())
 	workersDone := make(chan struct{})
 	go func() {
 		defer close(workersDone)
 		var wg sync.WaitGroup
 		wg.Go(func() { runner.Run(wctx) })
+		if hooks != nil {
+			wg.Go(func() { hooks.Run(wctx) })
+		}
 		pool.Run(wctx)
 		wg.Wait()
 	}()

@@ -267,6 +267,16 @@ func (w *writer) forgetStmts(names []string) {
 }
 
 // physTable is a table's catalog entry with its physical statements.
+// upsertItem and upsertIndexRow overwrite an existing row in place. In a
+// rowid table, INSERT OR REPLACE deletes the old row from both the table
+// and its primary key's index and inserts it into both again; an upsert
+// rewrites only the row, since no indexed column changes. (Tables of the
+// earlier WITHOUT ROWID layout take the same statement.)
+const (
+	upsertItem     = " ON CONFLICT (h, pk, sk) DO UPDATE SET item = excluded.item, size = excluded.size"
+	upsertIndexRow = " ON CONFLICT (h, ipk, isk, pk, sk) DO UPDATE SET item = excluded.item, size = excluded.size"
+)
+
 type physTable struct {
 	def     *storage.Table
 	name    string
@@ -291,7 +301,7 @@ func newPhysTable(def *storage.Table) (*physTable, error) {
 		def:     def,
 		name:    name,
 		get:     "SELECT item, size FROM " + name + " WHERE h = ? AND pk = ? AND sk = ?",
-		put:     "INSERT OR REPLACE INTO " + name + " (h, pk, sk, item, size) VALUES (?, ?, ?, ?, ?)",
+		put:     "INSERT INTO " + name + " (h, pk, sk, item, size) VALUES (?, ?, ?, ?, ?)" + upsertItem,
 		del:     "DELETE FROM " + name + " WHERE h = ? AND pk = ? AND sk = ?",
 		indexes: map[string]*physIndex{},
 	}
@@ -302,7 +312,7 @@ func newPhysTable(def *storage.Table) (*physTable, error) {
 		}
 		p.indexes[ix.ID] = &physIndex{
 			name: iname,
-			put:  "INSERT OR REPLACE INTO " + iname + " (h, ipk, isk, pk, sk, item, size) VALUES (?, ?, ?, ?, ?, ?, ?)",
+			put:  "INSERT INTO " + iname + " (h, ipk, isk, pk, sk, item, size) VALUES (?, ?, ?, ?, ?, ?, ?)" + upsertIndexRow,
 			del:  "DELETE FROM " + iname + " WHERE h = ? AND ipk = ? AND isk = ? AND pk = ? AND sk = ?",
 		}
 	}

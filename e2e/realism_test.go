@@ -1,0 +1,251 @@
+package e2e
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// retryingClient is an SDK client with the standard retryer as an
+// application would have it (retrying throttling and 5xx errors), with
+// more attempts and shorter backoffs than the defaults so that a test
+// finishes quickly.
+func retryingClient(t testing.TB, endpoint string) *dynamodb.Client {
+	t.Helper()
+	return dynamodb.New(dynamodb.Options{
+		BaseEndpoint: aws.String(endpoint),
+		Region:       testRegion,
+		Credentials:  credentials.NewStaticCredentialsProvider(testAccessKey, testSecretKey, ""),
+		Retryer: retry.NewStandard(func(o *retry.StandardOptions) {
+			o.MaxAttempts = 20
+			o.MaxBackoff = time.Second
+			o.RateLimiter = ratelimit.None
+		}),
+		HTTPClient: &http.Client{Timeout: 60 * time.Second},
+	})
+}
+
+// TestRealismInternalErrors: with internal-error-rate=1 every item request
+// fails with InternalServerError (HTTP 500), which the SDKs retry; the
+// control plane is left alone.
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Programming.Errors.html#Programming.Errors.MessagesAndCodes
+func TestRealismInternalErrors(t *testing.T) {
+	s, c := startClient(t, "--realism", "internal-error-rate=1")
+	name := tableName("faults")
+	createHashTable(t, c, name, "S")
+	_, err := c.GetItem(ctxT(t), &dynamodb.GetItemInput{TableName: aws.String(name), Key: item{"pk": avS("a")}})
+	wantAPIError(t, err, "InternalServerError", "Internal server error")
+	r := callRaw(t, s.Endpoint, "PutItem", `{"TableName":"`+name+`","Item":{"pk":{"S":"a"}}}`)
+	if r.Status != http.StatusInternalServerError || !strings.Contains(string(r.Body), `"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError"`) {
+		t.Fatalf("PutItem: HTTP %d %s", r.Status, r.Body)
+	}
+}
+
+// TestRealismRetryerRecovers: at an error rate of one half (seeded, so the
+// run is the same every time) a client without retries sees
+// InternalServerError, and the SDK's standard retryer gets every request
+// through.
+func TestRealismRetryerRecovers(t *testing.T) {
+	s, c := startClient(t, "--realism", "internal-error-rate=0.5,seed=11")
+	name := tableName("retry")
+	createHashTable(t, c, name, "S")
+	failed := 0
+	for i := range 20 {
+		_, err := c.PutItem(ctxT(t), &dynamodb.PutItemInput{TableName: aws.String(name), Item: item{"pk": avS("bare"), "n": avN(strconv.Itoa(i))}})
+		if err != nil {
+			wantAPIError(t, err, "InternalServerError", "Internal server error")
+			failed++
+		}
+	}
+	if failed == 0 || failed == 20 {
+		t.Fatalf("%d of 20 requests failed at a rate of 0.5", failed)
+	}
+	rc := retryingClient(t, s.Endpoint)
+	for i := range 20 {
+		if _, err := rc.PutItem(ctxT(t), &dynamodb.PutItemInput{TableName: aws.String(name), Item: item{"pk": avS(strconv.Itoa(i))}}); err != nil {
+			t.Fatalf("PutItem %d with retries: %v", i, err)
+		}
+	}
+}
+
+// TestRealismTransactionConflict: an injected conflict fails a single-item
+// write with TransactionConflictException and cancels a transaction with
+// TransactionCanceledException whose reason is TransactionConflict, in
+// DynamoDB's words.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_PutItem.html#API_PutItem_Errors
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html#API_TransactWriteItems_Errors
+func TestRealismTransactionConflict(t *testing.T) {
+	_, c := startClient(t, "--realism", "transaction-conflict-rate=1")
+	name := tableName("conflict")
+	createHashTable(t, c, name, "S")
+	_, err := c.PutItem(ctxT(t), &dynamodb.PutItemInput{TableName: aws.String(name), Item: item{"pk": avS("a")}})
+	wantAPIError(t, err, "TransactionConflictException", "Transaction is ongoing for the item")
+	_, err = c.TransactWriteItems(ctxT(t), &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		{Put: &types.Put{TableName: aws.String(name), Item: item{"pk": avS("a")}}},
+		{Put: &types.Put{TableName: aws.String(name), Item: item{"pk": avS("b")}}},
+	}})
+	wantAPIError(t, err, "TransactionCanceledException",
+		"Transaction cancelled, please refer cancellation reasons for specific reasons [TransactionConflict, None]")
+	var tce *types.TransactionCanceledException
+	if !errors.As(err, &tce) || len(tce.CancellationReasons) != 2 || aws.ToString(tce.CancellationReasons[0].Code) != "TransactionConflict" ||
+		aws.ToString(tce.CancellationReasons[0].Message) != "Transaction is ongoing for the item" || aws.ToString(tce.CancellationReasons[1].Code) != "None" {
+		t.Fatalf("CancellationReasons: %+v", tce)
+	}
+	// Reads are not conflicted; nothing was written.
+	if it := getItem(t, c, name, item{"pk": avS("a")}); it != nil {
+		t.Fatalf("item written despite the conflict: %s", itemText(it))
+	}
+}
+
+// TestRealismProvisionedThrottling: a PROVISIONED table of 1 WCU with one
+// second of burst capacity admits a 3 KB write (3 WCU, leaving it in debt),
+// then refuses the next with ProvisionedThroughputExceededException and its
+// ThrottlingReasons until the debt is paid; the SDK's retryer waits it out.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ThrottlingReason.html
+// Message: https://github.com/quintilesims/layer0/issues/229 (DynamoDB's text).
+func TestRealismProvisionedThrottling(t *testing.T) {
+	s, c := startClient(t, "--realism", "capacity=on,burst=1s")
+	name := tableName("throttle")
+	_, err := c.CreateTable(ctxT(t), &dynamodb.CreateTableInput{
+		TableName: aws.String(name), AttributeDefinitions: attrDefs("pk", "S"), KeySchema: keySchema("pk"),
+		ProvisionedThroughput: &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(1), WriteCapacityUnits: aws.Int64(1)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := c.DescribeTable(ctxT(t), &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := avS(strings.Repeat("x", 3000))
+	putItem(t, c, name, item{"pk": avS("a"), "v": big})
+	_, err = c.PutItem(ctxT(t), &dynamodb.PutItemInput{TableName: aws.String(name), Item: item{"pk": avS("b"), "v": big}})
+	wantAPIError(t, err, "ProvisionedThroughputExceededException",
+		"The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API.")
+	var pe *types.ProvisionedThroughputExceededException
+	if !errors.As(err, &pe) || len(pe.ThrottlingReasons) != 1 ||
+		aws.ToString(pe.ThrottlingReasons[0].Reason) != "TableWriteProvisionedThroughputExceeded" ||
+		aws.ToString(pe.ThrottlingReasons[0].Resource) != aws.ToString(d.Table.TableArn) {
+		t.Fatalf("ThrottlingReasons: %+v", pe)
+	}
+	// The item was not written; the retryer gets it through once the
+	// bucket refills (about 3 s at 1 WCU).
+	rc := retryingClient(t, s.Endpoint)
+	if _, err := rc.PutItem(ctxT(t), &dynamodb.PutItemInput{TableName: aws.String(name), Item: item{"pk": avS("b"), "v": big}}); err != nil {
+		t.Fatalf("PutItem with retries: %v", err)
+	}
+	// Reads have their own bucket: a small read passes.
+	if _, err := c.GetItem(ctxT(t), &dynamodb.GetItemInput{TableName: aws.String(name), Key: item{"pk": avS("a")}}); err != nil {
+		t.Fatalf("GetItem: %v", err)
+	}
+}
+
+// TestRealismOnDemandMaximum: an on-demand table with a maximum write
+// throughput of 1 unit per second throttles past it with
+// ThrottlingException and the reason TableWriteMaxOnDemandThroughputExceeded.
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/throttling-ondemand-capacity-exceeded-mitigation.html
+func TestRealismOnDemandMaximum(t *testing.T) {
+	_, c := startClient(t, "--realism", "capacity=on")
+	name := tableName("ondemand")
+	_, err := c.CreateTable(ctxT(t), &dynamodb.CreateTableInput{
+		TableName: aws.String(name), AttributeDefinitions: attrDefs("pk", "S"), KeySchema: keySchema("pk"),
+		BillingMode:        types.BillingModePayPerRequest,
+		OnDemandThroughput: &types.OnDemandThroughput{MaxWriteRequestUnits: aws.Int64(1)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := avS(strings.Repeat("x", 3000))
+	putItem(t, c, name, item{"pk": avS("a"), "v": big})
+	_, err = c.PutItem(ctxT(t), &dynamodb.PutItemInput{TableName: aws.String(name), Item: item{"pk": avS("b")}})
+	wantAPIError(t, err, "ThrottlingException", "Throughput exceeds the maximum OnDemandThroughput configured on table or index")
+}
+
+// TestRealismStaleRead: within the stale read window an eventually
+// consistent GetItem returns the image before the write, a strongly
+// consistent one the new image; after the window both are fresh.
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/HowItWorks.ReadConsistency.html
+func TestRealismStaleRead(t *testing.T) {
+	_, c := startClient(t, "--realism", "stale-read-window=1500ms,stale-read-rate=1")
+	name := tableName("stale")
+	createHashTable(t, c, name, "S")
+	putItem(t, c, name, item{"pk": avS("a"), "v": avN("1")})
+	time.Sleep(1600 * time.Millisecond)
+	putItem(t, c, name, item{"pk": avS("a"), "v": avN("2")})
+	eventual := func() item {
+		out, err := c.GetItem(ctxT(t), &dynamodb.GetItemInput{TableName: aws.String(name), Key: item{"pk": avS("a")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Item
+	}
+	wantItem(t, eventual(), item{"pk": avS("a"), "v": avN("1")})
+	wantItem(t, getItem(t, c, name, item{"pk": avS("a")}), item{"pk": avS("a"), "v": avN("2")})
+	time.Sleep(1600 * time.Millisecond)
+	wantItem(t, eventual(), item{"pk": avS("a"), "v": avN("2")})
+}
+
+// TestRealismIndexLagByTag: with realism on and a table's tag
+// extenddb:realism:gsi-lag, a Query of its global secondary index does not
+// see an item written within the lag, then does; a table without the tag
+// is not affected.
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/GSI.html#GSI.Writes
+func TestRealismIndexLagByTag(t *testing.T) {
+	_, c := startClient(t, "--realism", "on")
+	lagged, plain := tableName("lag"), tableName("nolag")
+	for _, name := range []string{lagged, plain} {
+		in := &dynamodb.CreateTableInput{
+			TableName: aws.String(name), AttributeDefinitions: attrDefs("pk", "S", "g", "S"), KeySchema: keySchema("pk"),
+			BillingMode: types.BillingModePayPerRequest,
+			GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{IndexName: aws.String("byG"), KeySchema: keySchema("g"),
+				Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}},
+		}
+		if name == lagged {
+			in.Tags = []types.Tag{{Key: aws.String("extenddb:realism:gsi-lag"), Value: aws.String("1500ms")}}
+		}
+		if _, err := c.CreateTable(ctxT(t), in); err != nil {
+			t.Fatal(err)
+		}
+		putItem(t, c, name, item{"pk": avS("a"), "g": avS("x")})
+	}
+	query := func(name string) int32 {
+		out, err := c.Query(ctxT(t), &dynamodb.QueryInput{TableName: aws.String(name), IndexName: aws.String("byG"),
+			KeyConditionExpression: aws.String("g = :g"), ExpressionAttributeValues: item{":g": avS("x")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if int(out.Count) != len(out.Items) {
+			t.Fatalf("Count %d with %d items", out.Count, len(out.Items))
+		}
+		return out.Count
+	}
+	if n := query(lagged); n != 0 {
+		t.Fatalf("index of %s shows %d items within the lag", lagged, n)
+	}
+	if n := query(plain); n != 1 {
+		t.Fatalf("index of %s shows %d items, want 1", plain, n)
+	}
+	time.Sleep(1600 * time.Millisecond)
+	if n := query(lagged); n != 1 {
+		t.Fatalf("index of %s shows %d items after the lag, want 1", lagged, n)
+	}
+}
+
+// TestRealismBadSetting: a bad --realism list stops the server at start.
+func TestRealismBadSetting(t *testing.T) {
+	sqliteOnly(t, "command-line only")
+	out, err := runBinary(t, nil, "serve", "--in-memory", "--listen", "127.0.0.1:0", "--realism", "gsi-lag=soon")
+	if err == nil || !strings.Contains(out, `realism: realism setting gsi-lag: "soon" is not a duration`) {
+		t.Fatalf("serve --realism gsi-lag=soon: %v\n%s", err, out)
+	}
+}
