@@ -12,6 +12,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -255,7 +256,7 @@ func fromJob(j *jobs.Job) (*Export, error) {
 	}
 	var c cursor
 	if len(j.Cursor) > 0 && string(j.Cursor) != "null" {
-		if err := jsonUnmarshal(j.Cursor, &c); err != nil {
+		if err := json.Unmarshal(j.Cursor, &c); err != nil {
 			return nil, err
 		}
 	}

@@ -2,7 +2,6 @@ package export
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -21,8 +20,6 @@ const itemsPerFile = 100_000
 
 // checkpointEvery is how many records a run handles between checkpoints.
 const checkpointEvery = 1000
-
-var jsonUnmarshal = json.Unmarshal
 
 // failure is a run's error with DynamoDB's FailureCode; the job record
 // keeps it as "<code>: <message>".
