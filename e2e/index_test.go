@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -531,7 +532,8 @@ func TestIndexOnlineProvisioned(t *testing.T) {
 }
 
 // TestIndexBackfillSurvivesKill kills the server in the middle of a build;
-// the restarted server finishes it from the durable cursor.
+// the restarted server finishes it from the durable cursor: its job does
+// fewer pages than a whole build (2,000 items, 256 a page: 8).
 func TestIndexBackfillSurvivesKill(t *testing.T) {
 	t.Setenv("EXTENDDB_INDEX_PAGE_DELAY", "150ms")
 	dir := t.TempDir()
@@ -556,13 +558,26 @@ func TestIndexBackfillSurvivesKill(t *testing.T) {
 		}
 	}
 	s.kill()
-	_, c = startClient(t, "--data-dir", dir)
+	s, c = startClient(t, "--data-dir", dir)
 	if _, err := c.PutItem(ctxT(t), &dynamodb.PutItemInput{TableName: aws.String(name), Item: item{"pk": avS("after"), "g": avS("new")}}); err != nil {
 		t.Fatal(err)
 	}
 	waitIndex(t, c, name, "byG", false)
 	wantIndexAgrees(t, c, name, "byG", "g")
+	var m []string
+	for deadline := time.Now().Add(10 * time.Second); m == nil && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		m = indexBuiltRE.FindStringSubmatch(s.log.String())
+	}
+	if m == nil {
+		t.Fatalf("the restarted server did not log the build's end:\n%s", s.log.String())
+	}
+	if pages, _ := strconv.Atoi(m[1]); pages >= 8 {
+		t.Fatalf("the resumed build did %d pages, as many as a whole build: it did not resume from its cursor", pages)
+	}
 }
+
+// indexBuiltRE finds the page count of the "index built" log line.
+var indexBuiltRE = regexp.MustCompile(`index built.*pages[":= ]+(\d+)`)
 
 func TestIndexItemCollections(t *testing.T) {
 	t.Setenv("EXTENDDB_ITEM_COLLECTION_LIMIT_BYTES", "20000")

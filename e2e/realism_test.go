@@ -3,6 +3,7 @@ package e2e
 import (
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -172,8 +173,9 @@ func TestRealismOnDemandMaximum(t *testing.T) {
 }
 
 // TestRealismStaleRead: within the stale read window an eventually
-// consistent GetItem returns the image before the write, a strongly
-// consistent one the new image; after the window both are fresh.
+// consistent GetItem or Scan returns the image before the write (none for
+// an item created within it), a strongly consistent one the new image;
+// after the window both are fresh.
 // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/HowItWorks.ReadConsistency.html
 func TestRealismStaleRead(t *testing.T) {
 	_, c := startClient(t, "--realism", "stale-read-window=1500ms,stale-read-rate=1")
@@ -189,10 +191,27 @@ func TestRealismStaleRead(t *testing.T) {
 		}
 		return out.Item
 	}
+	putItem(t, c, name, item{"pk": avS("b"), "v": avN("1")})
+	scan := func(consistent bool) []item {
+		out, err := c.Scan(ctxT(t), &dynamodb.ScanInput{TableName: aws.String(name), ConsistentRead: aws.Bool(consistent)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if int(out.Count) != len(out.Items) {
+			t.Fatalf("Scan: Count %d with %d items", out.Count, len(out.Items))
+		}
+		slices.SortFunc(out.Items, func(x, y item) int { return strings.Compare(avText(x["pk"]), avText(y["pk"])) })
+		return out.Items
+	}
 	wantItem(t, eventual(), item{"pk": avS("a"), "v": avN("1")})
 	wantItem(t, getItem(t, c, name, item{"pk": avS("a")}), item{"pk": avS("a"), "v": avN("2")})
+	// An eventually consistent Scan sees a's previous image and not b,
+	// created within the window; a strongly consistent one sees both now.
+	wantItems(t, scan(false), []item{{"pk": avS("a"), "v": avN("1")}})
+	wantItems(t, scan(true), []item{{"pk": avS("a"), "v": avN("2")}, {"pk": avS("b"), "v": avN("1")}})
 	time.Sleep(1600 * time.Millisecond)
 	wantItem(t, eventual(), item{"pk": avS("a"), "v": avN("2")})
+	wantItems(t, scan(false), []item{{"pk": avS("a"), "v": avN("2")}, {"pk": avS("b"), "v": avN("1")}})
 }
 
 // TestRealismIndexLagByTag: with realism on and a table's tag
@@ -247,5 +266,119 @@ func TestRealismBadSetting(t *testing.T) {
 	out, err := runBinary(t, nil, "serve", "--in-memory", "--listen", "127.0.0.1:0", "--realism", "gsi-lag=soon")
 	if err == nil || !strings.Contains(out, `realism: realism setting gsi-lag: "soon" is not a duration`) {
 		t.Fatalf("serve --realism gsi-lag=soon: %v\n%s", err, out)
+	}
+}
+
+// TestRealismStatusDelayByTag: a table tagged extenddb:realism:status-delay
+// stays CREATING, then DELETING, for that long, as DynamoDB's tables do
+// for a while; an untagged table is ACTIVE at once.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TableDescription.html (TableStatus)
+func TestRealismStatusDelayByTag(t *testing.T) {
+	_, c := startClient(t, "--realism", "on")
+	slow, fast := tableName("slow"), tableName("fast")
+	status := func(name string) types.TableStatus {
+		d, err := c.DescribeTable(ctxT(t), &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+		if err != nil {
+			var nf *types.ResourceNotFoundException
+			if errors.As(err, &nf) {
+				return "GONE"
+			}
+			t.Fatal(err)
+		}
+		return d.Table.TableStatus
+	}
+	for _, name := range []string{slow, fast} {
+		in := &dynamodb.CreateTableInput{TableName: aws.String(name), AttributeDefinitions: attrDefs("pk", "S"), KeySchema: keySchema("pk"),
+			BillingMode: types.BillingModePayPerRequest}
+		if name == slow {
+			in.Tags = []types.Tag{{Key: aws.String("extenddb:realism:status-delay"), Value: aws.String("1s")}}
+		}
+		out, err := c.CreateTable(ctxT(t), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := types.TableStatusActive
+		if name == slow {
+			want = types.TableStatusCreating
+		}
+		if out.TableDescription.TableStatus != want || status(name) != want {
+			t.Fatalf("%s: CreateTable says %s, DescribeTable %s; want %s", name, out.TableDescription.TableStatus, status(name), want)
+		}
+	}
+	time.Sleep(1100 * time.Millisecond)
+	if s := status(slow); s != types.TableStatusActive {
+		t.Fatalf("%s after its delay: %s", slow, s)
+	}
+	if _, err := c.DeleteTable(ctxT(t), &dynamodb.DeleteTableInput{TableName: aws.String(slow)}); err != nil {
+		t.Fatal(err)
+	}
+	if s := status(slow); s != types.TableStatusDeleting {
+		t.Fatalf("%s after DeleteTable: %s, want DELETING", slow, s)
+	}
+	time.Sleep(1100 * time.Millisecond)
+	if s := status(slow); s != "GONE" {
+		t.Fatalf("%s after its delay: %s, want it gone", slow, s)
+	}
+}
+
+// TestRealismIndexThrottling: a provisioned global secondary index has
+// buckets of its own: a write whose index entries use up the index's
+// write capacity throttles the next write to the table with the reason
+// IndexWriteProvisionedThroughputExceeded and the index's ARN, and a
+// Query of the index draws on the index's read capacity, not the table's.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ThrottlingReason.html
+// Message: https://github.com/grailbio/reflow/issues/101 (DynamoDB's text).
+func TestRealismIndexThrottling(t *testing.T) {
+	_, c := startClient(t, "--realism", "capacity=on,burst=1s")
+	name := tableName("gsithrottle")
+	one := &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(1), WriteCapacityUnits: aws.Int64(1)}
+	_, err := c.CreateTable(ctxT(t), &dynamodb.CreateTableInput{
+		TableName: aws.String(name), AttributeDefinitions: attrDefs("pk", "S", "g", "S"), KeySchema: keySchema("pk"),
+		ProvisionedThroughput: &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(1000), WriteCapacityUnits: aws.Int64(1000)},
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{IndexName: aws.String("byG"), KeySchema: keySchema("g"),
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}, ProvisionedThroughput: one}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := c.DescribeTable(ctxT(t), &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := avS(strings.Repeat("x", 30000)) // 30 KB: 30 units of the index's reads when queried
+	putItem(t, c, name, item{"pk": avS("a"), "g": avS("x"), "v": big})
+	// The table has capacity to spare; the index does not.
+	_, err = c.PutItem(ctxT(t), &dynamodb.PutItemInput{TableName: aws.String(name), Item: item{"pk": avS("b"), "g": avS("x")}})
+	wantAPIError(t, err, "ProvisionedThroughputExceededException",
+		"The level of configured provisioned throughput for one or more global secondary indexes of the table was exceeded. "+
+			"Consider increasing your provisioning level for the under-provisioned global secondary indexes with the UpdateTable API")
+	var pe *types.ProvisionedThroughputExceededException
+	if !errors.As(err, &pe) || len(pe.ThrottlingReasons) != 1 ||
+		aws.ToString(pe.ThrottlingReasons[0].Reason) != "IndexWriteProvisionedThroughputExceeded" ||
+		aws.ToString(pe.ThrottlingReasons[0].Resource) != aws.ToString(d.Table.TableArn)+"/index/byG" {
+		t.Fatalf("ThrottlingReasons: %+v", pe)
+	}
+	// A write without an index entry still needs the index's capacity.
+	_, err = c.PutItem(ctxT(t), &dynamodb.PutItemInput{TableName: aws.String(name), Item: item{"pk": avS("c")}})
+	wantAPIError(t, err, "ProvisionedThroughputExceededException", "")
+	query := func() error {
+		out, err := c.Query(ctxT(t), &dynamodb.QueryInput{TableName: aws.String(name), IndexName: aws.String("byG"),
+			KeyConditionExpression: aws.String("g = :g"), ExpressionAttributeValues: item{":g": avS("x")}})
+		if err == nil && out.ConsumedCapacity != nil {
+			t.Fatalf("ConsumedCapacity returned unasked: %+v", out.ConsumedCapacity)
+		}
+		return err
+	}
+	if err := query(); err != nil {
+		t.Fatalf("first Query of the index: %v", err)
+	}
+	err = query()
+	wantAPIError(t, err, "ProvisionedThroughputExceededException", "")
+	if !errors.As(err, &pe) || aws.ToString(pe.ThrottlingReasons[0].Reason) != "IndexReadProvisionedThroughputExceeded" {
+		t.Fatalf("ThrottlingReasons: %+v", pe)
+	}
+	// The table's own reads are not affected.
+	if _, err := c.Scan(ctxT(t), &dynamodb.ScanInput{TableName: aws.String(name)}); err != nil {
+		t.Fatalf("Scan of the table: %v", err)
 	}
 }

@@ -64,6 +64,7 @@ var envValues = map[string][2]string{
 	"access-log":                    {"true", "true"},
 	"metrics":                       {"false", "false"},
 	"pprof-listen":                  {"127.0.0.1:6060", `"127.0.0.1:6060"`},
+	"console":                       {"true", "true"},
 	"port":                          {"9001", "9001"},
 	"db-path":                       {"", `""`},
 	"shared-db":                     {"true", "true"},
@@ -72,7 +73,7 @@ var envValues = map[string][2]string{
 	"disable-telemetry":             {"true", "true"},
 	"optimize-db-before-startup":    {"", "false"},
 	"backup-root":                   {"/var/backups/x", `"/var/backups/x"`},
-	"export-dir":                    {"/var/exports/x", `"/var/exports/x"`},
+	"export-dir":                    {"/var/exports", `"/var/exports"`},
 	"export-min-incremental-period": {"2s", `"2s"`},
 	"export-page-delay":             {"5ms", `"5ms"`},
 	"root-access-key-id":            {"AKIDROOT", `"AKIDROOT"`},
@@ -84,6 +85,10 @@ var envValues = map[string][2]string{
 	"per-access-key":                {"true", "true"},
 	"tls-cert":                      {"/etc/c.pem", `"/etc/c.pem"`},
 	"tls-key":                       {"/etc/k.pem", `"/etc/k.pem"`},
+	"admin-api":                     {"true", "true"},
+	"clock":                         {"manual", `"manual"`},
+	"snapshot-dir":                  {"/var/snapshots", `"/var/snapshots"`},
+	"seed":                          {"/etc/seed", `"/etc/seed"`},
 }
 
 // Every setting can be given in the environment as EXTENDDB_<NAME>, and

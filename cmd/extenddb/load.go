@@ -55,7 +55,9 @@ draw preloaded items with zipfian popularity, as YCSB's core workloads do.
 
 With --pid the server process's CPU time (user + system, from /proc/PID/stat)
 during the measured period is reported per operation (server-cpu-us/op);
-the generator's own CPU time per operation is client-cpu-us/op.`,
+with --storage-pid that of the storage's processes (PostgreSQL's backends
+serving the server, Cassandra's JVM) is storage-cpu-us/op; the generator's
+own CPU time per operation is client-cpu-us/op.`,
 		Example: `  extenddb load --endpoint http://127.0.0.1:8000 --table load --setup --op GetItem --duration 10s --concurrency 16`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -98,6 +100,7 @@ the generator's own CPU time per operation is client-cpu-us/op.`,
 	f.Float64Var(&cfg.Rate, "rate", 0, "open loop: requests per second in all (0: closed loop)")
 	f.IntVar(&cfg.Items, "items", 10000, "preloaded items (written by --setup; read and updated by the run)")
 	f.IntVar(&cfg.ServerPID, "pid", 0, "server process id: also report its CPU time per operation (Linux)")
+	f.IntSliceVar(&cfg.StoragePIDs, "storage-pid", nil, "storage process ids (comma-separated): also report their CPU time per operation (Linux)")
 	f.StringVar(&cfg.AccessKeyID, "access-key-id", "", "sign requests with SigV4 with this access key (with --secret-access-key)")
 	f.StringVar(&cfg.SecretAccessKey, "secret-access-key", "", "secret of --access-key-id")
 	f.BoolVar(&setup, "setup", false, "create the table, wait for ACTIVE and write --items items first")

@@ -134,21 +134,20 @@ func TestGlobalTablesOnATableThatIsNotGlobal(t *testing.T) {
 }
 
 // Every operation of the DynamoDB API reference has a handler: none answers
-// UnknownOperationException. Resource policies (Get/Put/DeleteResourcePolicy)
-// and import are served with the backups and authentication work and are
-// not listed here.
+// UnknownOperationException. Import/export are served with their own
+// packages and are not listed here.
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Operations_Amazon_DynamoDB.html
 func TestEveryOperationAnswers(t *testing.T) {
 	ops := operations()
 	for _, name := range []string{
 		"BatchExecuteStatement", "BatchGetItem", "BatchWriteItem", "CreateBackup", "CreateGlobalTable", "CreateTable",
-		"DeleteBackup", "DeleteItem", "DeleteTable", "DescribeBackup", "DescribeContinuousBackups",
+		"DeleteBackup", "DeleteItem", "DeleteResourcePolicy", "DeleteTable", "DescribeBackup", "DescribeContinuousBackups",
 		"DescribeContributorInsights", "DescribeEndpoints", "DescribeGlobalTable", "DescribeGlobalTableSettings",
 		"DescribeKinesisStreamingDestination", "DescribeLimits", "DescribeTable", "DescribeTableReplicaAutoScaling",
 		"DescribeTimeToLive", "DisableKinesisStreamingDestination", "EnableKinesisStreamingDestination",
 		"ExportTableToPointInTime", "DescribeExport", "ListExports",
-		"ExecuteStatement", "ExecuteTransaction", "GetItem", "ListBackups", "ListContributorInsights",
-		"ListGlobalTables", "ListTables", "ListTagsOfResource", "PutItem", "Query", "RestoreTableFromBackup",
+		"ExecuteStatement", "ExecuteTransaction", "GetItem", "GetResourcePolicy", "ListBackups", "ListContributorInsights",
+		"ListGlobalTables", "ListTables", "ListTagsOfResource", "PutItem", "PutResourcePolicy", "Query", "RestoreTableFromBackup",
 		"RestoreTableToPointInTime", "Scan", "TagResource", "TransactGetItems", "TransactWriteItems", "UntagResource", "UpdateContinuousBackups",
 		"UpdateContributorInsights", "UpdateGlobalTable", "UpdateGlobalTableSettings", "UpdateItem",
 		"UpdateKinesisStreamingDestination", "UpdateTable", "UpdateTableReplicaAutoScaling", "UpdateTimeToLive",

@@ -57,11 +57,11 @@ type exportTableInput struct {
 	IncrementalExportSpecification *incrementalExportSpecification `json:"IncrementalExportSpecification,omitempty"`
 }
 
-// The member patterns of ExportTableToPointInTime's request.
+// The member patterns of ExportTableToPointInTime's request (ClientToken's
+// is clientTokenPattern, imports.go).
 var (
 	s3BucketPattern      = regexp.MustCompile(`^[a-z0-9A-Z]+[\.\-\w]*[a-z0-9A-Z]+$`)
 	s3BucketOwnerPattern = regexp.MustCompile(`^[0-9]{12}$`)
-	clientTokenPattern   = regexp.MustCompile(`^[^\$]+$`)
 )
 
 func pattern(c *constraints, s *string, path string, re *regexp.Regexp, shown string) {

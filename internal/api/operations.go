@@ -4,14 +4,18 @@ package api
 // after "DynamoDB_20120810.") to its handler.
 func operations() map[string]opFunc {
 	return map[string]opFunc{
-		"CreateTable":           (*Engine).createTable,
-		"DescribeTable":         (*Engine).describeTable,
-		"ListTables":            decoded((*Engine).listTables),
-		"DeleteTable":           (*Engine).deleteTable,
-		"UpdateTable":           (*Engine).updateTable,
-		"TagResource":           (*Engine).tagResource,
-		"UntagResource":         (*Engine).untagResource,
-		"ListTagsOfResource":    (*Engine).listTagsOfResource,
+		"CreateTable":        (*Engine).createTable,
+		"DescribeTable":      (*Engine).describeTable,
+		"ListTables":         decoded((*Engine).listTables),
+		"DeleteTable":        (*Engine).deleteTable,
+		"UpdateTable":        (*Engine).updateTable,
+		"TagResource":        (*Engine).tagResource,
+		"UntagResource":      (*Engine).untagResource,
+		"ListTagsOfResource": (*Engine).listTagsOfResource,
+		// Resource-based policies (resource_policy.go).
+		"PutResourcePolicy":     (*Engine).putResourcePolicy,
+		"GetResourcePolicy":     (*Engine).getResourcePolicy,
+		"DeleteResourcePolicy":  (*Engine).deleteResourcePolicy,
 		"DescribeLimits":        (*Engine).describeLimits,
 		"DescribeEndpoints":     (*Engine).describeEndpoints,
 		"PutItem":               putItemOp.handler(),
@@ -42,6 +46,10 @@ func operations() map[string]opFunc {
 		"ExportTableToPointInTime": (*Engine).exportTableToPointInTime,
 		"DescribeExport":           (*Engine).describeExport,
 		"ListExports":              (*Engine).listExports,
+		// Imports from S3 (imports*.go).
+		"ImportTable":    (*Engine).importTable,
+		"DescribeImport": (*Engine).describeImport,
+		"ListImports":    (*Engine).listImports,
 		// Features with no local service behind them: settings stored and
 		// described, as DynamoDB does with the feature switched off
 		// (contributor_insights.go, kinesis.go, global_tables.go).

@@ -23,12 +23,17 @@ type access struct {
 	index    string           // the IndexName of a Query or Scan
 	eventual bool             // an eventually consistent read
 	key      item.Item        // GetItem's Key
-	proj     *expr.Projection // GetItem's projection
+	proj     *expr.Projection // the read's projection
+	filter   *expr.Condition  // the filter of a Query or Scan
+	// capacity is the ReturnConsumedCapacity member of a Query or Scan,
+	// set for the realism to learn what a read of an index consumed.
+	capacity **string
 }
 
 // readAccess is the access of a Query or Scan.
 func readAccess(in *readInput) access {
-	a := access{kind: realism.Read, eventual: in.ConsistentRead == nil || !*in.ConsistentRead}
+	a := access{kind: realism.Read, eventual: in.ConsistentRead == nil || !*in.ConsistentRead, proj: in.proj, filter: in.filter,
+		capacity: &in.ReturnConsumedCapacity}
 	if in.IndexName != nil {
 		a.index = *in.IndexName
 	}
@@ -44,14 +49,19 @@ type regionKey struct{}
 // secondary index).
 func (e *Engine) realisticRun(ctx context.Context, t *storage.Table, a access, run func() (any, error)) (any, error) {
 	s := e.realism.Settings(t.Tags)
+	var hidden bool // capacity asked for on the caller's behalf
 	if s.Capacity {
-		if err := e.admit(ctx, t, a.kind, s); err != nil {
+		if err := e.admit(ctx, t, a, s); err != nil {
 			return nil, err
 		}
+		hidden = a.askCapacity()
 	}
 	out, err := run()
 	if err != nil {
 		return out, err
+	}
+	if s.Capacity {
+		e.chargeIndexRead(t, a, out, hidden)
 	}
 	switch o := out.(type) {
 	case *getItemOutput:
@@ -59,11 +69,26 @@ func (e *Engine) realisticRun(ctx context.Context, t *storage.Table, a access, r
 			e.staleGet(t, a, o, s)
 		}
 	case *readOutput:
-		if a.index != "" && s.GSILag > 0 && isGlobalIndex(t, a.index) {
+		switch {
+		case a.index != "" && s.GSILag > 0 && globalIndex(t, a.index) != nil:
 			e.lagIndex(t, o, s)
+		case a.index == "" && a.eventual && s.StaleReadWindow > 0:
+			e.staleRead(t, a, o, s)
 		}
 	}
 	return out, nil
+}
+
+// statusDelay is how long a change of t keeps it CREATING, UPDATING or
+// DELETING: the realism setting status-delay of the table (its tag, or
+// --realism) when there is one, Config.StatusDelay otherwise.
+func (e *Engine) statusDelay(t *storage.Table) time.Duration {
+	if e.realism != nil {
+		if s := e.realism.Settings(t.Tags); s.HasStatusDelay {
+			return s.StatusDelay
+		}
+	}
+	return e.cfg.StatusDelay
 }
 
 // recentKey names an item of t for the realism's recent writes.
@@ -74,13 +99,15 @@ func recentKey(t *storage.Table, k storage.Key) string {
 // realisticMutate is mutate remembering the image each write replaced,
 // for stale reads and index lag.
 func (e *Engine) realisticMutate(ctx context.Context, t *storage.Table, key storage.Key, fn storage.MutateFunc) error {
-	var old item.Item
+	var old, nw item.Item
 	err := e.meteredMutate(ctx, t, key, func(o item.Item) (item.Item, error) {
-		old = o
-		return fn(o)
+		n, err := fn(o)
+		old, nw = o, n
+		return n, err
 	})
 	if err == nil {
 		e.realism.Wrote(recentKey(t, key), old)
+		e.chargeIndexWrite(t, old, nw)
 	}
 	return err
 }
@@ -102,6 +129,42 @@ func (e *Engine) staleGet(t *storage.Table, a access, o *getItemOutput, s realis
 // lagIndex hides from a page of a global secondary index the items
 // written within the index lag, as if their index rows had not arrived.
 func (e *Engine) lagIndex(t *storage.Table, o *readOutput, s realism.Settings) {
+	e.ageItems(t, o, func(key string) (item.Item, bool, bool) {
+		_, recent := e.realism.Recent(key, s.GSILag)
+		return nil, recent, recent
+	})
+}
+
+// staleRead gives the items of an eventually consistent Query or Scan of
+// a table written within the stale read window their previous image, at
+// the stale read rate: projected and filtered like the others, and left
+// out when there was none (the item was created within the window) or
+// the filter refuses it.
+func (e *Engine) staleRead(t *storage.Table, a access, o *readOutput, s realism.Settings) {
+	e.ageItems(t, o, func(key string) (item.Item, bool, bool) {
+		old, recent := e.realism.Recent(key, s.StaleReadWindow)
+		if !recent || !e.realism.Roll(s.StaleReadRate) {
+			return nil, false, false
+		}
+		if old == nil {
+			return nil, false, true
+		}
+		if a.filter != nil {
+			if ok, err := a.filter.Eval(old); err != nil || !ok {
+				return nil, false, true
+			}
+		}
+		return projectItem(a.proj, old), true, false
+	})
+}
+
+// ageItems replaces or drops the items of a page as older reports for
+// each item's key: the image to show instead (when replace), or drop. An
+// item whose table key the projection left out is kept as it is.
+func (e *Engine) ageItems(t *storage.Table, o *readOutput, older func(key string) (img item.Item, replace, drop bool)) {
+	if o.count {
+		return
+	}
 	ks := schemaOf(t, t.KeySchema)
 	kept := o.items[:0]
 	for _, it := range o.items {
@@ -110,101 +173,18 @@ func (e *Engine) lagIndex(t *storage.Table, o *readOutput, s realism.Settings) {
 			key[ks.rng] = it[ks.rng]
 		}
 		if k, err := requestKey(t, ks, key); err == nil {
-			if _, recent := e.realism.Recent(recentKey(t, k), s.GSILag); recent {
+			img, replace, drop := older(recentKey(t, k))
+			if drop {
 				continue
+			}
+			if replace {
+				it = img
 			}
 		}
 		kept = append(kept, it)
 	}
 	o.n -= len(o.items) - len(kept)
 	o.items = kept
-}
-
-func isGlobalIndex(t *storage.Table, name string) bool {
-	for i := range t.Indexes {
-		if t.Indexes[i].IndexName == name {
-			return t.Indexes[i].Global
-		}
-	}
-	return false
-}
-
-// admit refuses a request on t while the table's capacity of its kind is
-// used up: ProvisionedThroughputExceededException for a PROVISIONED
-// table, ThrottlingException for an on-demand table past its maximum
-// throughput. Both carry ThrottlingReasons naming the table's ARN.
-// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ThrottlingReason.html
-func (e *Engine) admit(ctx context.Context, t *storage.Table, kind string, s realism.Settings) error {
-	rate, burst, limit := throughputOf(t, kind)
-	if limit == "" {
-		return nil
-	}
-	if burst == 0 {
-		burst = s.Burst
-	}
-	if e.realism.Admit(t.Name+"/"+kind, rate, burst) {
-		return nil
-	}
-	region, _ := ctx.Value(regionKey{}).(string)
-	reasons := []throttlingReason{{Reason: "Table" + kind + limit, Resource: e.tableArn(region, t)}}
-	if limit == limitOnDemand {
-		return ddberr.Throttling("Throughput exceeds the maximum OnDemandThroughput configured on table or index").With("ThrottlingReasons", reasons)
-	}
-	return ddberr.ProvisionedThroughputExceeded("The level of configured provisioned throughput for the table was exceeded. "+
-		"Consider increasing your provisioning level with the UpdateTable API.").With("ThrottlingReasons", reasons)
-}
-
-// The limit types of ThrottlingReason that admit reports.
-const (
-	limitProvisioned = "ProvisionedThroughputExceeded"
-	limitOnDemand    = "MaxOnDemandThroughputExceeded"
-)
-
-// throughputOf returns the rate in units per second t may use for kind,
-// the unused capacity it keeps (0 for the configured burst) and the limit
-// type a throttle reports; limit is "" when t has no limit.
-func throughputOf(t *storage.Table, kind string) (rate float64, burst time.Duration, limit string) {
-	if t.BillingMode == "PAY_PER_REQUEST" {
-		if t.OnDemand == nil {
-			return 0, 0, ""
-		}
-		// A maximum on-demand throughput is a rate per second: nothing
-		// unused is kept beyond one second.
-		rate = float64(t.OnDemand.MaxReadRequestUnits)
-		if kind == realism.Write {
-			rate = float64(t.OnDemand.MaxWriteRequestUnits)
-		}
-		if rate <= 0 {
-			return 0, 0, ""
-		}
-		return rate, time.Second, limitOnDemand
-	}
-	rate = float64(t.Throughput.ReadCapacityUnits)
-	if kind == realism.Write {
-		rate = float64(t.Throughput.WriteCapacityUnits)
-	}
-	return rate, 0, limitProvisioned
-}
-
-// throttlingReason is a ThrottlingReason of a throttling error.
-type throttlingReason struct {
-	Reason   string `json:"reason"`
-	Resource string `json:"resource"`
-}
-
-// chargeRealism wraps Config.OnTableUse so that every metered read and
-// write also takes its units from the table's capacity bucket.
-func chargeRealism(r *realism.Realism, next func(table, kind string, units float64, items int, bytes int64)) func(table, kind string, units float64, items int, bytes int64) {
-	return func(table, kind string, units float64, items int, bytes int64) {
-		k := realism.Read
-		if kind == useWrite {
-			k = realism.Write
-		}
-		r.Charge(table+"/"+k, units)
-		if next != nil {
-			next(table, kind, units, items, bytes)
-		}
-	}
 }
 
 // faultOps are the operations faults are injected into, and whether they

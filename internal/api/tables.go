@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -37,6 +38,7 @@ type createTableInput struct {
 	SSESpecification          *struct{ Enabled *bool } `json:"SSESpecification"`
 	OnDemandThroughput        *onDemandThroughput      `json:"OnDemandThroughput"` // throughput_settings.go
 	WarmThroughput            *warmThroughput          `json:"WarmThroughput"`
+	ResourcePolicy            *string                  `json:"ResourcePolicy"` // resource_policy.go
 }
 
 type secondaryIndexInput struct {
@@ -64,6 +66,12 @@ func (e *Engine) createTable(ctx context.Context, r *protocol.Request) (any, err
 	if err := tableThroughputSettings(t, &in); err != nil {
 		return nil, err
 	}
+	if in.ResourcePolicy != nil {
+		if err := checkResourcePolicy(*in.ResourcePolicy); err != nil {
+			return nil, err
+		}
+		t.ResourcePolicies = map[string]storage.ResourcePolicy{"": {Document: *in.ResourcePolicy, RevisionID: e.nextRevision("")}}
+	}
 	t.Account = e.account(r)
 	if err := e.checkTableLimit(ctx, t.Account); err != nil {
 		return nil, err
@@ -79,7 +87,7 @@ func (e *Engine) createTable(ctx context.Context, r *protocol.Request) (any, err
 	if err != nil {
 		return nil, err
 	}
-	if e.cfg.StatusDelay > 0 {
+	if e.statusDelay(t) > 0 {
 		d.TableStatus = storage.StatusCreating
 	}
 	return tableDescriptionOutput{d}, nil
@@ -121,6 +129,11 @@ func (e *Engine) validateCreateTable(in *createTableInput) (*storage.Table, erro
 		return nil, err
 	}
 	t.TTL.Status = "DISABLED"
+	if delay := e.statusDelay(t); delay > 0 {
+		// After the tags, which may set the table's own delay.
+		t.Status = storage.StatusCreating
+		t.ActiveAt = t.CreatedAt.Add(delay)
+	}
 	return t, nil
 }
 
@@ -178,10 +191,6 @@ func (e *Engine) newTableEntry(in *createTableInput) *storage.Table {
 	}
 	if in.DeletionProtectionEnabled != nil {
 		t.DeletionProtection = *in.DeletionProtectionEnabled
-	}
-	if e.cfg.StatusDelay > 0 {
-		t.Status = storage.StatusCreating
-		t.ActiveAt = t.CreatedAt.Add(e.cfg.StatusDelay)
 	}
 	return t
 }
@@ -639,7 +648,7 @@ func (e *Engine) deleteTable(ctx context.Context, r *protocol.Request) (any, err
 		return nil, err
 	}
 	d.TableStatus = storage.StatusDeleting
-	if e.cfg.StatusDelay > 0 {
+	if delay := e.statusDelay(t); delay > 0 {
 		if _, err := e.store.UpdateTable(ctx, account, t.Name, func(t *storage.Table) error {
 			t.Status = storage.StatusDeleting
 			return nil
@@ -647,7 +656,7 @@ func (e *Engine) deleteTable(ctx context.Context, r *protocol.Request) (any, err
 			return nil, err
 		}
 		e.forget(account, t.Name)
-		go e.finishDelete(account, t.Name)
+		go e.finishDelete(account, t.Name, delay)
 		return tableDescriptionOutput{d}, nil
 	}
 	if err := e.store.DeleteTable(ctx, account, t.Name); err != nil {
@@ -668,9 +677,9 @@ func (e *Engine) tableDeleted(name string) {
 	}
 }
 
-// finishDelete removes a DELETING table once StatusDelay has passed.
-func (e *Engine) finishDelete(account, name string) {
-	e.sleep(e.cfg.StatusDelay)
+// finishDelete removes a DELETING table once its status delay has passed.
+func (e *Engine) finishDelete(account, name string, delay time.Duration) {
+	e.sleep(delay)
 	if err := e.store.DeleteTable(context.Background(), account, name); err != nil && err != storage.ErrTableNotFound {
 		e.cfg.Log.Error("deleting table", "table", name, "error", err)
 	} else {

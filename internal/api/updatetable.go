@@ -145,9 +145,9 @@ func (e *Engine) applyTableUpdate(t *storage.Table, in *updateTableInput, now ti
 	if err := updateThroughputSettings(t, in.OnDemandThroughput, in.WarmThroughput); err != nil {
 		return false, err
 	}
-	if changed && e.cfg.StatusDelay > 0 {
+	if delay := e.statusDelay(t); changed && delay > 0 {
 		t.Status = storage.StatusUpdating
-		t.ActiveAt = now.Add(e.cfg.StatusDelay)
+		t.ActiveAt = now.Add(delay)
 	}
 	return online, nil
 }

@@ -254,7 +254,8 @@ func TestAuthorize(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		return a.Authorize(r, c, "DynamoDB", op, []byte(body))
+		_, err = a.Authorize(r, c, "DynamoDB", op, []byte(body))
+		return err
 	}
 	const carol = "arn:aws:iam::111122223333:user/carol"
 	cases := []struct {
@@ -278,9 +279,11 @@ func TestAuthorize(t *testing.T) {
 		{k.ID, "GetShardIterator", `{"StreamArn":"arn:aws:dynamodb:us-east-1:111122223333:table/A/stream/2026-01-01T00:00:00.000"}`, ""},
 		{k.ID, "GetShardIterator", `{"StreamArn":"arn:aws:dynamodb:us-east-1:111122223333:table/B/stream/2026-01-01T00:00:00.000"}`, "User: " + carol + " is not authorized to perform: dynamodb:GetShardIterator on resource: arn:aws:dynamodb:us-east-1:111122223333:table/B/stream/2026-01-01T00:00:00.000 because no identity-based policy allows the dynamodb:GetShardIterator action"},
 		{k.ID, "GetRecords", `{"ShardIterator":"` + iteratorFor("arn:aws:dynamodb:us-east-1:111122223333:table/A/stream/2026-01-01T00:00:00.000") + `"}`, ""},
-		// Another account or region in the ARN: the engine looks the stream
-		// up in the caller's, so that is where it is authorized.
-		{k.ID, "DescribeStream", `{"StreamArn":"arn:aws:dynamodb:eu-west-1:999999999999:table/B/stream/2026-01-01T00:00:00.000"}`, "User: " + carol + " is not authorized to perform: dynamodb:DescribeStream on resource: arn:aws:dynamodb:us-east-1:111122223333:table/B/stream/2026-01-01T00:00:00.000 because no identity-based policy allows the dynamodb:DescribeStream action"},
+		// Another region in the ARN: the engine looks the stream up in the
+		// caller's, so that is where it is authorized; another account's
+		// stream is that account's (cross-account access).
+		{k.ID, "DescribeStream", `{"StreamArn":"arn:aws:dynamodb:eu-west-1:111122223333:table/B/stream/2026-01-01T00:00:00.000"}`, "User: " + carol + " is not authorized to perform: dynamodb:DescribeStream on resource: arn:aws:dynamodb:us-east-1:111122223333:table/B/stream/2026-01-01T00:00:00.000 because no identity-based policy allows the dynamodb:DescribeStream action"},
+		{k.ID, "DescribeStream", `{"StreamArn":"arn:aws:dynamodb:eu-west-1:999999999999:table/B/stream/2026-01-01T00:00:00.000"}`, "User: " + carol + " is not authorized to perform: dynamodb:DescribeStream on resource: arn:aws:dynamodb:us-east-1:999999999999:table/B/stream/2026-01-01T00:00:00.000 because no identity-based policy allows the dynamodb:DescribeStream action"},
 		{k.ID, "GetRecords", `{"ShardIterator":"` + iteratorFor("arn:aws:dynamodb:us-east-1:111122223333:table/B/stream/2026-01-01T00:00:00.000") + `"}`, "User: " + carol + " is not authorized to perform: dynamodb:GetRecords on resource: arn:aws:dynamodb:us-east-1:111122223333:table/B/stream/2026-01-01T00:00:00.000 because no identity-based policy allows the dynamodb:GetRecords action"},
 	}
 	for _, c := range cases {

@@ -7,59 +7,95 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/policy"
 	"github.com/extenddb/extenddb/internal/protocol"
 )
 
-// Authorize evaluates the caller's identity policies for every resource
-// the request touches (each table and index of a batch or transaction)
-// and returns DynamoDB's AccessDeniedException for the first one not
-// allowed. The root user and the local mode are not subject to policies.
-// Policies are read with the caller's key and cached as long (KeyCacheTTL).
-func (a *Authenticator) Authorize(r *http.Request, c protocol.Caller, service, op string, body []byte) error {
+// Authorize evaluates the caller's identity policies, and the
+// resource-based policies of the tables and streams it touches
+// (resourcepolicy.go), for every resource of the request (each table and
+// index of a batch or transaction) and returns DynamoDB's
+// AccessDeniedException for the first one not allowed. The local mode is
+// not subject to policies; the root user only to a resource-based Deny.
+// Identity policies are read with the caller's key and cached as long
+// (KeyCacheTTL), resource-based policies with the table's key schema.
+func (a *Authenticator) Authorize(r *http.Request, c protocol.Caller, service, op string, body []byte) (protocol.Caller, error) {
 	if a.cfg.Store == nil {
-		return nil
+		return c, nil
 	}
-	a.mu.RLock()
-	ck, ok := a.keys[c.AccessKeyID]
-	a.mu.RUnlock()
-	if !ok || !ck.found {
-		// The cache started over since Authenticate: read again.
-		if _, err := a.accessKey(r.Context(), c.AccessKeyID); err != nil {
-			return err
+	who, ok := c.Identity.(*principal)
+	if !ok || who == nil {
+		// A caller Authenticate did not name: read its key.
+		ck, err := a.activeKey(r.Context(), c.AccessKeyID)
+		if err != nil {
+			return c, err
 		}
-		a.mu.RLock()
-		ck = a.keys[c.AccessKeyID]
-		a.mu.RUnlock()
+		who = ck.who
 	}
-	if ck.who.root {
-		return nil
+	if who.root && a.tables.read == nil {
+		return c, nil
 	}
 	var b authzBody
-	_ = json.Unmarshal(body, &b) // a body the engine cannot read fails there
-	ctx := requestContext(r, c, &b)
-	checks := checksOf(c, op, &b)
-	unsupported := unsupportedKeys
-	leadingKeys := a.tables.read != nil && usesKey(ck.who.policies, leadingKeysKey)
-	if leadingKeys {
-		unsupported = unsupportedWithLeadingKeys
-		a.addLeadingKeys(r.Context(), c.Namespace, op, &b, checks)
+	if who.root {
+		// The root user is subject to resource-based policies only: the
+		// resources are all it needs of the body.
+		b = rootTargets(body)
+	} else {
+		_ = json.Unmarshal(body, &b) // a body the engine cannot read fails there
 	}
+	checks := checksOf(c, op, &b)
+	owner, err := resourceOwner(c, checks)
+	if err != nil {
+		return c, err
+	}
+	as := c
+	if owner != c.Account {
+		as.Namespace = a.namespace(owner, c.Region, "")
+	}
+	return as, a.decideAll(r, c, as.Namespace, owner, who, op, &b, checks)
+}
+
+// decideAll decides every check of a request on resources of account
+// owner, in namespace ns.
+func (a *Authenticator) decideAll(r *http.Request, c protocol.Caller, ns, owner string, id *principal, op string, b *authzBody, checks []check) error {
+	leadingKeys := a.tables.read != nil && usesKey(id.policies, leadingKeysKey)
+	if leadingKeys {
+		a.addLeadingKeys(r.Context(), ns, op, b, checks)
+	}
+	cross := owner != c.Account
+	var ctx map[string][]string
+	who := policy.Principal{ARN: id.arn, Account: c.Account, Delegated: cross}
 	for _, chk := range checks {
-		req := policy.Request{Action: chk.action, Resource: chk.resource, Context: ctx, Unsupported: unsupported}
-		if leadingKeys {
-			req.Context = withKey(ctx, leadingKeysKey, chk.leading, chk.hasLeading)
+		resDocs := a.resourcePolicies(r.Context(), owner, ns, chk.resource)
+		if id.root && !cross && resDocs == nil {
+			continue // allowed: nothing can deny it
 		}
-		switch policy.Evaluate(ck.who.policies, req) {
-		case policy.Allow:
-			continue
-		case policy.ExplicitDeny:
-			return ddberr.AccessDenied("User: %s is not authorized to perform: %s on resource: %s with an explicit deny in an identity-based policy",
-				ck.who.arn, chk.action, chk.resource)
-		default:
-			return ddberr.AccessDenied("User: %s is not authorized to perform: %s on resource: %s because no identity-based policy allows the %s action",
-				ck.who.arn, chk.action, chk.resource, chk.action)
+		if ctx == nil {
+			ctx = requestContext(r, c, b)
+			if id.root {
+				who.ARN = "arn:aws:iam::" + c.Account + ":root"
+			}
+		}
+		req := policy.Request{Action: chk.action, Resource: chk.resource, Context: ctx, Principal: who}
+		if leadingKeys {
+			req.Context = withKey(req.Context, leadingKeysKey, chk.leading, chk.hasLeading)
+		}
+		attrsKnown := false
+		if usesKey(id.policies, attributesKey) || usesKey(resDocs, attributesKey) {
+			names, known, present := attributesOf(op, b, &chk)
+			attrsKnown = known || !present
+			if known {
+				req.Context = withKey(req.Context, attributesKey, names, true)
+			}
+		}
+		req.Unsupported = unsupportedFor(leadingKeys, attrsKnown)
+		ident := policy.Allow
+		if !id.root {
+			ident = policy.Evaluate(id.policies, req)
+		}
+		res := policy.Evaluate(resDocs, req)
+		if err := decide(who.ARN, id.root, cross, ident, res, chk); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -75,34 +111,49 @@ type check struct {
 	// leading holds the LeadingKeys values, when hasLeading.
 	leading    []string
 	hasLeading bool
+	// tx is the transaction item of the check, in a transaction.
+	tx *txItem
 }
 
-// unsupportedKeys are DynamoDB's fine-grained condition keys that
-// authorization does not derive: statements conditioned on them fail
-// closed (policy.Request.Unsupported). dynamodb:Attributes needs every
-// expression's attribute names; dynamodb:LeadingKeys is derived when the
-// authenticator can read key schemas (Config.Tables).
+// unsupportedFor is the set of DynamoDB's fine-grained condition keys a
+// check could not derive: statements conditioned on them fail closed
+// (policy.Request.Unsupported). dynamodb:LeadingKeys is derived when the
+// authenticator can read key schemas (Config.Tables), dynamodb:Attributes
+// when the request names every attribute it reads and writes
+// (attributes.go).
+func unsupportedFor(leadingKeys, attributes bool) map[string]bool {
+	switch {
+	case leadingKeys && attributes:
+		return nil
+	case leadingKeys:
+		return unsupportedAttributes
+	case attributes:
+		return unsupportedLeadingKeys
+	}
+	return unsupportedBoth
+}
+
 var (
-	unsupportedKeys            = map[string]bool{leadingKeysKey: true, "dynamodb:attributes": true}
-	unsupportedWithLeadingKeys = map[string]bool{"dynamodb:attributes": true}
+	unsupportedBoth        = map[string]bool{leadingKeysKey: true, attributesKey: true}
+	unsupportedLeadingKeys = map[string]bool{leadingKeysKey: true}
+	unsupportedAttributes  = map[string]bool{attributesKey: true}
 )
 
 // authzBody is what authorization reads of a request body, decoded with
 // encoding/json as the engine decodes it (same field matching, same
 // duplicate-key rule), so both see the same tables.
 type authzBody struct {
-	TableName     string
-	IndexName     string
-	StreamArn     string
-	ResourceArn   string
-	Select        string
-	ReturnValues  string
-	RequestItems  map[string]json.RawMessage
-	TransactItems []map[string]struct {
-		TableName string
-		Key, Item keyItem
-	}
-	ShardIterator string
+	TableName   string
+	IndexName   string
+	StreamArn   string
+	ResourceArn string
+	// ResourcePolicy is CreateTable's.
+	ResourcePolicy *string
+	Select         string
+	ReturnValues   string
+	RequestItems   map[string]json.RawMessage
+	TransactItems  []map[string]*txItem
+	ShardIterator  string
 	// Key, Item and the key conditions name partition key values
 	// (dynamodb:LeadingKeys).
 	Key, Item                 keyItem
@@ -110,6 +161,9 @@ type authzBody struct {
 	KeyConditionExpression    string
 	ExpressionAttributeNames  map[string]string
 	ExpressionAttributeValues map[string]json.RawMessage
+	// The expressions and legacy parameters name the attributes a request
+	// reads or writes (dynamodb:Attributes).
+	attrParams
 	// Statement, Statements and TransactStatements are PartiQL's.
 	Statement          string
 	Statements         []struct{ Statement string }
@@ -122,7 +176,7 @@ type authzBody struct {
 // statement kind and table or index, Streams operations on the stream ARN.
 func checksOf(c protocol.Caller, op string, b *authzBody) []check {
 	table := func(name string) string {
-		return "arn:aws:dynamodb:" + c.Region + ":" + c.Account + ":table/" + tableNameOf(name)
+		return "arn:aws:dynamodb:" + c.Region + ":" + arnAccount(name, c.Account) + ":table/" + tableNameOf(name)
 	}
 	action := "dynamodb:" + op
 	switch op {
@@ -137,8 +191,16 @@ func checksOf(c protocol.Caller, op string, b *authzBody) []check {
 			return []check{{action: action, resource: streamResource(c.Region, c.Account, arn)}}
 		}
 		return nil
-	case "TagResource", "UntagResource", "ListTagsOfResource":
+	case "TagResource", "UntagResource", "ListTagsOfResource", "PutResourcePolicy", "GetResourcePolicy", "DeleteResourcePolicy":
 		return []check{{action: action, resource: b.ResourceArn}}
+	case "CreateTable":
+		// A policy attached at creation needs PutResourcePolicy too
+		// (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_CreateTable.html#DDB-CreateTable-request-ResourcePolicy).
+		out := []check{{action: action, resource: table(b.TableName)}}
+		if b.ResourcePolicy != nil {
+			out = append(out, check{action: "dynamodb:PutResourcePolicy", resource: table(b.TableName)})
+		}
+		return out
 	case "BatchGetItem", "BatchWriteItem":
 		out := make([]check, 0, len(b.RequestItems))
 		for name := range b.RequestItems {
@@ -154,8 +216,11 @@ func checksOf(c protocol.Caller, op string, b *authzBody) []check {
 				if act == "" {
 					act = op
 				}
+				if t == nil {
+					t = &txItem{}
+				}
 				out = append(out, check{action: "dynamodb:" + act, resource: table(t.TableName), table: t.TableName,
-					items: []keyItem{t.Key, t.Item}})
+					items: []keyItem{t.Key, t.Item}, tx: t})
 			}
 		}
 		return out
@@ -197,13 +262,11 @@ func requestContext(r *http.Request, c protocol.Caller, b *authzBody) map[string
 // on one resource (e.g. sts:AssumeRole on a role ARN) and returns the
 // caller's key; denied is true when no policy allows it or one denies it.
 func (a *Authenticator) AuthorizeAction(ctx context.Context, c protocol.Caller, action, resource string) (key AccessKey, denied bool, err error) {
-	k, err := a.accessKey(ctx, c.AccessKeyID)
+	ck, err := a.activeKey(ctx, c.AccessKeyID)
 	if err != nil {
 		return AccessKey{}, true, err
 	}
-	a.mu.RLock()
-	ck := a.keys[c.AccessKeyID]
-	a.mu.RUnlock()
+	k := ck.key
 	if ck.who.root {
 		return k, false, nil
 	}

@@ -27,8 +27,9 @@ const leadingKeysKey = "dynamodb:leadingkeys"
 // TableReader reads a table's catalog entry: storage.Catalog's GetTable.
 type TableReader func(ctx context.Context, namespace, name string) (*storage.Table, error)
 
-// keySchemas caches the partition key attribute names of tables and their
-// indexes for as long as access keys are cached (KeyCacheTTL).
+// keySchemas caches, per table, the partition key attribute names of the
+// table and its indexes and its resource-based policies, for as long as
+// access keys are cached (KeyCacheTTL).
 type keySchemas struct {
 	read TableReader
 	mu   sync.Mutex
@@ -36,8 +37,11 @@ type keySchemas struct {
 }
 
 type schemaEntry struct {
-	keys    map[string]expr.KeySchema // index name ("" for the table) -> key schema
-	fetched time.Time
+	keys map[string]expr.KeySchema // index name ("" for the table) -> key schema
+	// policies are the parsed resource-based policies of the table (key
+	// "") and of its streams (key: stream label).
+	policies map[string][]*policy.Document
+	fetched  time.Time
 }
 
 // maxSchemaEntries bounds the cache; when full it starts over.
@@ -46,27 +50,39 @@ const maxSchemaEntries = 4096
 // schema is the key schema of a table (index "") or of one of its
 // indexes; PartitionKey is "" when the table or index does not exist.
 func (k *keySchemas) schema(ctx context.Context, now time.Time, ns, table, index string) expr.KeySchema {
+	return k.entry(ctx, now, ns, table).keys[index]
+}
+
+// entry is the cached entry of a table, read again when older than
+// KeyCacheTTL; a table that does not exist has an empty entry, not kept
+// (the table may be created at once).
+func (k *keySchemas) entry(ctx context.Context, now time.Time, ns, table string) schemaEntry {
 	key := [2]string{ns, table}
 	k.mu.Lock()
 	e, ok := k.m[key]
 	k.mu.Unlock()
-	if !ok || now.Sub(e.fetched) >= KeyCacheTTL {
-		t, err := k.read(ctx, ns, table)
-		e = schemaEntry{keys: map[string]expr.KeySchema{}, fetched: now}
-		if err == nil && t != nil {
-			e.keys[""] = keySchemaOf(t.KeySchema)
-			for _, ix := range t.Indexes {
-				e.keys[ix.IndexName] = keySchemaOf(ix.KeySchema)
-			}
-		}
-		k.mu.Lock()
-		if k.m == nil || len(k.m) >= maxSchemaEntries {
-			k.m = map[[2]string]schemaEntry{}
-		}
-		k.m[key] = e
-		k.mu.Unlock()
+	if ok && now.Sub(e.fetched) < KeyCacheTTL {
+		return e
 	}
-	return e.keys[index]
+	t, err := k.read(ctx, ns, table)
+	e = schemaEntry{keys: map[string]expr.KeySchema{}, fetched: now}
+	if err == nil && t != nil {
+		e.keys[""] = keySchemaOf(t.KeySchema)
+		for _, ix := range t.Indexes {
+			e.keys[ix.IndexName] = keySchemaOf(ix.KeySchema)
+		}
+		e.policies = parseResourcePolicies(t.ResourcePolicies)
+	}
+	if err != nil || t == nil {
+		return e
+	}
+	k.mu.Lock()
+	if k.m == nil || len(k.m) >= maxSchemaEntries {
+		k.m = map[[2]string]schemaEntry{}
+	}
+	k.m[key] = e
+	k.mu.Unlock()
+	return e
 }
 
 func keySchemaOf(ks []storage.KeyElement) expr.KeySchema {

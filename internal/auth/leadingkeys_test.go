@@ -65,7 +65,8 @@ func TestAuthorizeLeadingKeys(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		return a.Authorize(r, c, "DynamoDB", op, []byte(body))
+		_, err = a.Authorize(r, c, "DynamoDB", op, []byte(body))
+		return err
 	}
 	const bob = "arn:aws:iam::" + acct + ":user/bob"
 	denied := func(action, res string) string {

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/partiql"
+	"github.com/extenddb/extenddb/internal/protocol"
 )
 
 // partiQLActions maps a statement's kind to the IAM action DynamoDB checks
@@ -76,7 +78,8 @@ func iteratorStream(it string) string {
 
 // tableNameOf is the table name a TableName parameter names: the name
 // itself, or NAME of a table ARN (arn:PARTITION:dynamodb:REGION:ACCOUNT:table/NAME),
-// which the engine resolves within the caller's namespace as it does a
+// which the engine resolves within the namespace the request runs in (the
+// caller's, or the ARN's account's for cross-account access) as it does a
 // name, so that a policy on the table decides whichever form is sent.
 func tableNameOf(s string) string {
 	if !strings.HasPrefix(s, "arn:") {
@@ -93,10 +96,12 @@ func tableNameOf(s string) string {
 }
 
 // streamResource is the stream ARN a request is authorized on: the table
-// and label of arn in the caller's account and region, where the engine
-// looks the stream up whatever account and region arn names, so that a
-// policy on the stream's ARN cannot be sidestepped by naming another. An
-// ARN that is not a stream's is returned as it is (the engine refuses it).
+// and label of arn in the caller's region and in the account arn names
+// (the caller's when it names none), where the request runs (the engine
+// looks the stream up in the request's namespace whatever region arn
+// names), so that a policy on the stream's ARN cannot be sidestepped by
+// naming another. An ARN that is not a stream's is returned as it is (the
+// engine refuses it).
 func streamResource(region, account, arn string) string {
 	parts := strings.SplitN(arn, ":", 6)
 	if len(parts) != 6 || parts[0] != "arn" || parts[2] != "dynamodb" {
@@ -110,5 +115,51 @@ func streamResource(region, account, arn string) string {
 	if !ok || name == "" || label == "" || strings.Contains(name, "/") {
 		return arn
 	}
-	return "arn:aws:dynamodb:" + region + ":" + account + ":table/" + name + "/stream/" + label
+	return "arn:aws:dynamodb:" + region + ":" + arnAccount(arn, account) + ":table/" + name + "/stream/" + label
+}
+
+// arnAccount is the account a DynamoDB ARN names when it is a 12-digit
+// account ID, else def (a table name, or an ARN the engine refuses).
+func arnAccount(arn, def string) string {
+	account, _, ok := arnParts(arn)
+	if !ok || !isAccountID(account) {
+		return def
+	}
+	return account
+}
+
+func isAccountID(s string) bool {
+	if len(s) != 12 {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// resourceOwner is the account whose resources a request names: the
+// caller's, or the one other account all of its table and stream
+// resources belong to (cross-account access). A request naming
+// resources of several accounts is refused: it runs in one namespace.
+func resourceOwner(c protocol.Caller, checks []check) (string, error) {
+	owner := c.Account
+	for _, chk := range checks {
+		acct, _, _, ok := resourceTarget(chk.resource)
+		if !ok || acct == c.Account || !isAccountID(acct) {
+			continue
+		}
+		if owner != c.Account && owner != acct {
+			return "", ddberr.Validation("One or more parameter values were invalid: a request may name the tables of one other account only, found %s and %s", owner, acct)
+		}
+		owner = acct
+	}
+	for _, chk := range checks {
+		if acct, _, _, ok := resourceTarget(chk.resource); owner != c.Account && ok && acct == c.Account {
+			return "", ddberr.Validation("One or more parameter values were invalid: a request may not name tables of its own account and of account %s", owner)
+		}
+	}
+	return owner, nil
 }

@@ -41,8 +41,16 @@ func (s *Store) putPolicy(ctx context.Context, account, owner, name, doc string)
 	if !nameRE.MatchString(name) {
 		return fmt.Errorf("policy name %q: 1 to 64 letters, digits and +=,.@_-", name)
 	}
-	if _, err := policy.Parse([]byte(doc)); err != nil {
+	d, err := policy.Parse([]byte(doc))
+	if err != nil {
 		return err
+	}
+	for _, st := range d.Statement {
+		if st.Principal != nil || st.NotPrincipal != nil {
+			// As IAM refuses it (MalformedPolicyDocument): the principal of
+			// an identity-based policy is the identity it is attached to.
+			return fmt.Errorf("an identity-based policy must not specify a Principal or NotPrincipal")
+		}
 	}
 	return s.put(ctx, policyID(account, owner, name), UserPolicy{Account: account, User: owner, Name: name, Document: doc}, false)
 }

@@ -273,9 +273,9 @@ func interrupted(ctx context.Context, err error) bool {
 	return errors.Is(err, jobs.ErrLeaseLost) || errors.Is(err, storage.ErrClosed) || ctx.Err() != nil
 }
 
-// runBackup writes the backup's files: one Scan of the table, so one
-// snapshot where the backend's Scan reads one (see docs/backups.md). A
-// resumed run starts again from scratch.
+// runBackup writes the backup's files: one snapshot of the table where
+// the backend reads one (storage.SnapshotScanner), else one Scan (see
+// docs/backups.md). A resumed run starts again from scratch.
 func (s *Service) runBackup(ctx context.Context, run *jobs.Run) error {
 	var p Params
 	if err := run.Job.DecodeParams(&p); err != nil {
@@ -313,7 +313,7 @@ func (s *Service) writeBackup(ctx context.Context, run *jobs.Run, dir string, p 
 		Table: p.Table, CreatedAt: p.CreatedAt}
 	w := &fileWriter{dir: dir}
 	var ferr error
-	err = s.store.Scan(ctx, t, &storage.ScanRequest{Consistent: true}, func(row storage.Row) bool {
+	err = s.scan(ctx, t, func(row storage.Row) bool {
 		if ferr = w.add(row.Item); ferr != nil {
 			return false
 		}
@@ -335,4 +335,13 @@ func (s *Service) writeBackup(ctx context.Context, run *jobs.Run, dir string, p 
 	}
 	m.Files = w.files
 	return m, writeManifest(dir, m)
+}
+
+// scan visits the items of t for a backup: as of one instant where the
+// backend can read a snapshot (storage.SnapshotScanner), else page by page.
+func (s *Service) scan(ctx context.Context, t *storage.Table, visit storage.VisitFunc) error {
+	if ss, ok := s.store.(storage.SnapshotScanner); ok {
+		return ss.ScanSnapshot(ctx, t, visit)
+	}
+	return s.store.Scan(ctx, t, &storage.ScanRequest{Consistent: true}, visit)
 }

@@ -93,6 +93,12 @@ func ResourceNotFound(format string, args ...any) *Error {
 	return newf(nsDynamoDB, "ResourceNotFoundException", http.StatusBadRequest, format, args)
 }
 
+// PolicyNotFound is PolicyNotFoundException (HTTP 400): a resource-based
+// policy that is absent or whose revision is not the one expected.
+func PolicyNotFound(format string, args ...any) *Error {
+	return newf(nsDynamoDB, "PolicyNotFoundException", http.StatusBadRequest, format, args)
+}
+
 // ResourceInUse is ResourceInUseException (HTTP 400).
 func ResourceInUse(format string, args ...any) *Error {
 	return newf(nsDynamoDB, "ResourceInUseException", http.StatusBadRequest, format, args)

@@ -1,5 +1,6 @@
 // Package jobs is the one mechanism of extenddb's long-running work
-// (backups and restores): a durable job record with parameters, state,
+// (backups and restores, online index builds, Time to Live backfills and
+// drains): a durable job record with parameters, state,
 // cursor and progress, stored by every backend through storage.JobStore;
 // a lease, so that exactly one process runs a job when several share a
 // backend; resumption after a crash from the last checkpoint; and

@@ -113,6 +113,15 @@ func (r *Runner) Run(ctx context.Context) {
 	}
 }
 
+// RunOnce claims every runnable job of the registered kinds, runs them,
+// and returns once those runs have ended or stopped: for a caller that
+// polls for work itself. The error is the first one looking for jobs.
+func (r *Runner) RunOnce(ctx context.Context) error {
+	err := r.pass(ctx)
+	r.wg.Wait()
+	return err
+}
+
 // pass claims and starts every job that is not ended and whose lease is
 // free.
 func (r *Runner) pass(ctx context.Context) error {

@@ -80,6 +80,10 @@ type Config struct {
 	Rate      float64
 	Items     int // preloaded items that reads and updates address
 	ServerPID int // if > 0: report this process's CPU time per op (Linux)
+	// StoragePIDs, when set, are the processes of the storage the server
+	// uses (PostgreSQL's backends, Cassandra's JVM): their CPU time per op
+	// is reported as well.
+	StoragePIDs []int
 	// AccessKeyID and SecretAccessKey, when set, sign every request with
 	// SigV4 (region us-east-1) for servers that verify signatures.
 	AccessKeyID, SecretAccessKey string
@@ -98,6 +102,7 @@ type Result struct {
 	Late        int64         // open loop: requests sent more than 1 ms after they were due
 	ServerCPU   time.Duration // server CPU time in the measured period; -1 if unknown
 	ClientCPU   time.Duration // this process's CPU time in the measured period; -1 if unknown
+	StorageCPU  time.Duration // the StoragePIDs' CPU time in the measured period; -1 if unknown
 	FirstError  string        // description of the first failure, if any
 }
 
@@ -116,6 +121,16 @@ func (r Result) ServerCPUPerOp() time.Duration {
 		return -1
 	}
 	return r.ServerCPU / time.Duration(total)
+}
+
+// StorageCPUPerOp is the storage processes' CPU time per request, or -1 if
+// unknown.
+func (r Result) StorageCPUPerOp() time.Duration {
+	total := r.Ops + r.Errors
+	if r.StorageCPU < 0 || total == 0 {
+		return -1
+	}
+	return r.StorageCPU / time.Duration(total)
 }
 
 // ClientCPUPerOp is the generator's own CPU time per request, or -1 if
@@ -140,6 +155,9 @@ func (r Result) String() string {
 	}
 	if c := r.ServerCPUPerOp(); c >= 0 {
 		fmt.Fprintf(&b, " server-cpu-us/op=%.1f", float64(c)/float64(time.Microsecond))
+	}
+	if c := r.StorageCPUPerOp(); c >= 0 {
+		fmt.Fprintf(&b, " storage-cpu-us/op=%.1f", float64(c)/float64(time.Microsecond))
 	}
 	if c := r.ClientCPUPerOp(); c >= 0 {
 		fmt.Fprintf(&b, " client-cpu-us/op=%.1f", float64(c)/float64(time.Microsecond))
@@ -374,6 +392,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	cpu0, cpuOK := ProcessCPU(cfg.ServerPID)
 	self0, selfOK := ProcessCPU(os.Getpid())
+	store0, storeOK := processesCPU(cfg.StoragePIDs)
 	start := time.Now()
 	r.wait(ctx, cfg.Duration, true)
 	// Stop counting first, then let in-flight requests finish.
@@ -381,6 +400,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	elapsed := time.Since(start)
 	cpu1, cpuOK1 := ProcessCPU(cfg.ServerPID)
 	self1, selfOK1 := ProcessCPU(os.Getpid())
+	store1, storeOK1 := processesCPU(cfg.StoragePIDs)
 	r.done.Store(true)
 	finished := make(chan struct{})
 	go func() { wg.Wait(); close(finished) }()
@@ -396,6 +416,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	if selfOK && selfOK1 {
 		res.ClientCPU = self1 - self0
+	}
+	if storeOK && storeOK1 {
+		res.StorageCPU = store1 - store0
 	}
 	return r.finish(res)
 }
@@ -514,6 +537,7 @@ func (r *run) result(elapsed time.Duration) Result {
 		Errors:      r.errCount.Load(),
 		ServerCPU:   -1,
 		ClientCPU:   -1,
+		StorageCPU:  -1,
 	}
 	if p := r.firstErr.Load(); p != nil {
 		res.FirstError = *p
@@ -575,6 +599,19 @@ func ProcessCPU(pid int) (d time.Duration, ok bool) {
 		return 0, false
 	}
 	return parseStatCPU(string(stat))
+}
+
+// processesCPU is the CPU time of all of pids, from ProcessCPU; ok is false
+// for none or when one cannot be read.
+func processesCPU(pids []int) (total time.Duration, ok bool) {
+	for _, pid := range pids {
+		d, ok := ProcessCPU(pid)
+		if !ok {
+			return 0, false
+		}
+		total += d
+	}
+	return total, len(pids) > 0
 }
 
 // parseStatCPU reads utime and stime (fields 14 and 15, in clock ticks of

@@ -66,7 +66,7 @@ func TestRunAgainstExtenddb(t *testing.T) {
 			res, err := Run(ctx, Config{
 				Endpoint: endpoint, Op: op, Table: table, Items: items,
 				Duration: 600 * time.Millisecond, Warmup: 50 * time.Millisecond,
-				Concurrency: conc, ServerPID: pid,
+				Concurrency: conc, ServerPID: pid, StoragePIDs: []int{pid, pid},
 			})
 			if err != nil {
 				t.Fatalf("%s/%d: %v (%v)", op, conc, err, res)
@@ -81,6 +81,10 @@ func TestRunAgainstExtenddb(t *testing.T) {
 			if res.ServerCPU < 0 || !strings.Contains(res.String(), "server-cpu-us/op=") {
 				t.Errorf("%s/%d: no server CPU figure: %v", op, conc, res)
 			}
+			// The two processes are read one after the other: a few ticks apart.
+			if d := res.StorageCPU - 2*res.ServerCPU; d < -50*time.Millisecond || d > 50*time.Millisecond || !strings.Contains(res.String(), "storage-cpu-us/op=") {
+				t.Errorf("%s/%d: storage CPU of the server's process twice is %s, want about twice %s", op, conc, res.StorageCPU, res.ServerCPU)
+			}
 			if !strings.HasPrefix(res.String(), "op="+op+" concurrency="+strconv.Itoa(conc)+" ") {
 				t.Errorf("result line %q", res.String())
 			}
@@ -89,26 +93,13 @@ func TestRunAgainstExtenddb(t *testing.T) {
 
 	// PutItem wrote fresh items next to the preloaded ones; UpdateItem
 	// changed preloaded ones.
-	out, err = c.Call(ctx, "Scan", `{"TableName":"`+table+`","Select":"COUNT"}`)
-	if err != nil {
-		t.Fatal(err)
+	if n := scanCount(t, c, table, ""); n <= items {
+		t.Errorf("Scan count after PutItem runs = %d, want > %d", n, items)
 	}
-	if err := json.Unmarshal(out, &scan); err != nil {
-		t.Fatal(err)
-	}
-	if scan.Count <= items {
-		t.Errorf("Scan count after PutItem runs = %d, want > %d", scan.Count, items)
-	}
-	out, err = c.Call(ctx, "Scan", `{"TableName":"`+table+`","Select":"COUNT","FilterExpression":"attribute_exists(hits) AND #c = :c",`+
-		`"ExpressionAttributeNames":{"#c":"count"},"ExpressionAttributeValues":{":c":{"N":"42.5"}}}`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(out, &scan); err != nil {
-		t.Fatal(err)
-	}
-	if scan.Count == 0 || scan.Count > items {
-		t.Errorf("updated items = %d, want 1..%d", scan.Count, items)
+	updated := scanCount(t, c, table, `,"FilterExpression":"attribute_exists(hits) AND #c = :c",`+
+		`"ExpressionAttributeNames":{"#c":"count"},"ExpressionAttributeValues":{":c":{"N":"42.5"}}`)
+	if updated == 0 || updated > items {
+		t.Errorf("updated items = %d, want 1..%d", updated, items)
 	}
 	// Query returns a whole preloaded partition.
 	out, err = c.Call(ctx, OpQuery, `{"TableName":"`+table+`","KeyConditionExpression":"pk = :pk",`+
@@ -121,6 +112,31 @@ func TestRunAgainstExtenddb(t *testing.T) {
 	}
 	if scan.Count != ItemsPerPartition {
 		t.Errorf("Query partition 3: %d items, want %d", scan.Count, ItemsPerPartition)
+	}
+}
+
+// scanCount counts the items of table matching the Scan parameters in
+// params (a JSON fragment starting with a comma, or ""), page by page.
+func scanCount(t *testing.T, c *Client, table, params string) int {
+	t.Helper()
+	total, start := 0, ""
+	for {
+		out, err := c.Call(context.Background(), "Scan", `{"TableName":"`+table+`","Select":"COUNT"`+params+start+`}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var page struct {
+			Count            int
+			LastEvaluatedKey json.RawMessage
+		}
+		if err := json.Unmarshal(out, &page); err != nil {
+			t.Fatal(err)
+		}
+		total += page.Count
+		if len(page.LastEvaluatedKey) == 0 {
+			return total
+		}
+		start = `,"ExclusiveStartKey":` + string(page.LastEvaluatedKey)
 	}
 }
 

@@ -38,6 +38,11 @@ type Statement struct {
 	// "ForAllValues:StringLike", "IpAddressIfExists") to condition keys
 	// and their values.
 	Condition map[string]map[string][]string
+	// Principal and NotPrincipal are the principals a statement of a
+	// resource-based policy applies to (principal.go); both nil in an
+	// identity-based policy, whose principal is the identity it is
+	// attached to.
+	Principal, NotPrincipal []string
 }
 
 // strings is a JSON value that may be one string or an array of strings.
@@ -86,14 +91,15 @@ func scalar(x any) (string, error) {
 }
 
 type rawStatement struct {
-	Sid         string
-	Effect      string
-	Principal   json.RawMessage
-	Action      *stringList
-	NotAction   *stringList
-	Resource    *stringList
-	NotResource *stringList
-	Condition   map[string]map[string]stringList
+	Sid          string
+	Effect       string
+	Principal    json.RawMessage
+	NotPrincipal json.RawMessage
+	Action       *stringList
+	NotAction    *stringList
+	Resource     *stringList
+	NotResource  *stringList
+	Condition    map[string]map[string]stringList
 }
 
 // Parse reads a policy document. Errors name what is malformed; a
@@ -162,6 +168,13 @@ func (r rawStatement) statement() (Statement, error) {
 	} else {
 		s.NotResource = *r.NotResource
 	}
+	var err error
+	if s.Principal, err = parsePrincipal(r.Principal, "Principal"); err != nil {
+		return s, err
+	}
+	if s.NotPrincipal, err = parsePrincipal(r.NotPrincipal, "NotPrincipal"); err != nil {
+		return s, err
+	}
 	for op, keys := range r.Condition {
 		if _, _, _, err := parseOperator(op); err != nil {
 			return s, err
@@ -200,6 +213,10 @@ type Request struct {
 	// Context holds condition keys (lower case) and their values, e.g.
 	// "aws:sourceip": {"203.0.113.7"}, "dynamodb:select": {"ALL_ATTRIBUTES"}.
 	Context map[string][]string
+	// Principal is who makes the request, matched against the Principal
+	// and NotPrincipal of resource-based policies' statements
+	// (principal.go); identity-based statements ignore it.
+	Principal Principal
 	// Unsupported names condition keys (lower case) the caller cannot
 	// supply. A statement conditioned on one fails closed: an Allow does
 	// not match, a Deny does, so a missing key never widens access (for
@@ -215,7 +232,7 @@ func Evaluate(docs []*Document, req Request) Decision {
 	for _, doc := range docs {
 		for i := range doc.Statement {
 			s := &doc.Statement[i]
-			if !s.matches(req, doc.Version == "2012-10-17") {
+			if !s.matches(req, doc.Version == "2012-10-17") || !s.appliesTo(req) {
 				continue
 			}
 			if s.Effect == "Deny" {

@@ -40,17 +40,24 @@ type Caller struct {
 	Account     string // 12-digit account ID; "" = the engine's default
 	Namespace   string // storage namespace (storage.Namespace); "" = Account
 	Principal   string // ARN of the user or role; "" in local mode
+	// Identity is what the Authenticator learned of the caller in
+	// Authenticate (its policies), handed back to Authorize so that the
+	// key is looked up once; opaque to this package, nil in local mode.
+	Identity any
 }
 
 // Authenticator verifies a request's signature and names its caller
 // (internal/auth). Verifies reports whether it needs the SHA-256 of the raw
 // request body; Authenticate gets it as payloadSHA256 (nil otherwise).
 // Authorize decides whether the caller may perform the operation on what
-// the body names (AccessDeniedException otherwise).
+// the body names (AccessDeniedException otherwise) and returns the caller
+// the operation runs as: c itself, or c in the namespace of another
+// account whose resource-based policy let it act on that account's
+// table or stream (cross-account access).
 type Authenticator interface {
 	Verifies() bool
 	Authenticate(r *http.Request, payloadSHA256 []byte) (Caller, error)
-	Authorize(r *http.Request, c Caller, service, operation string, body []byte) error
+	Authorize(r *http.Request, c Caller, service, operation string, body []byte) (Caller, error)
 }
 
 // Request is one decoded API call handed to an Operation.
@@ -118,6 +125,16 @@ var observedPool = sync.Pool{New: func() any { return new(observed) }}
 // serverHeader is the Server header of every response, as DynamoDB sends it.
 const serverHeader = "Server"
 
+// Header values every response shares, set without allocating: net/http
+// only reads them. The keys are in canonical form (x-amzn-RequestId goes
+// out as X-Amzn-Requestid either way).
+var (
+	serverValue   = []string{serverHeader}
+	jsonTypeValue = []string{"application/x-amz-json-1.0"}
+)
+
+const requestIDKey = "X-Amzn-Requestid"
+
 const (
 	targetDynamoDB = "DynamoDB_20120810."
 	targetStreams  = "DynamoDBStreams_20120810."
@@ -141,8 +158,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	reqID := newRequestID()
 	h := w.Header()
-	h.Set("x-amzn-RequestId", reqID)
-	h.Set("Server", serverHeader)
+	h[requestIDKey] = []string{reqID}
+	h["Server"] = serverValue
 	if setCORS(h, r, s.CORSOrigins) {
 		writeBody(w, "", http.StatusOK, nil)
 		return
@@ -203,7 +220,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	h.Set("Content-Type", "application/x-amz-json-1.0")
+	h["Content-Type"] = jsonTypeValue
 	writeBody(w, r.Header.Get("Accept-Encoding"), http.StatusOK, out)
 }
 
@@ -237,7 +254,8 @@ func (s *Server) decodeRequest(r *http.Request, body []byte, bodyHash hash.Hash)
 		return nil, err
 	}
 	if s.Auth != nil {
-		if err := s.Auth.Authorize(r, caller, service, op, body); err != nil {
+		var err error
+		if caller, err = s.Auth.Authorize(r, caller, service, op, body); err != nil {
 			return nil, err
 		}
 	}
@@ -337,8 +355,16 @@ func writeBody(w http.ResponseWriter, acceptEncoding string, status int, body []
 			h.Set("Content-Encoding", enc)
 		}
 	}
-	h.Set("x-amz-crc32", strconv.FormatUint(uint64(crc32.ChecksumIEEE(body)), 10))
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	// Both numbers in one string and both values in one array: two
+	// allocations instead of four.
+	var digits [32]byte
+	b := strconv.AppendUint(digits[:0], uint64(crc32.ChecksumIEEE(body)), 10)
+	n := len(b)
+	b = strconv.AppendInt(b, int64(len(body)), 10)
+	nums := string(b)
+	vals := &[2]string{nums[:n], nums[n:]}
+	h["X-Amz-Crc32"] = vals[0:1:1]
+	h["Content-Length"] = vals[1:2:2]
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }
@@ -355,17 +381,26 @@ func parseAuthorization(h string, hasDate bool) (Caller, error) {
 	if !strings.HasPrefix(strings.TrimSpace(h), "AWS4-") {
 		return Caller{}, ddberr.MissingAuthenticationToken("Request is missing Authentication Token")
 	}
-	params := map[string]string{}
+	var credential, signature, signedHeaders string
 	if i := strings.IndexByte(h, ' '); i >= 0 {
-		for _, kv := range strings.Split(h[i+1:], ",") {
+		for rest := h[i+1:]; rest != ""; {
+			var kv string
+			kv, rest, _ = strings.Cut(rest, ",")
 			k, v, _ := strings.Cut(strings.TrimSpace(kv), "=")
-			params[k] = v
+			switch k {
+			case "Credential":
+				credential = v
+			case "Signature":
+				signature = v
+			case "SignedHeaders":
+				signedHeaders = v
+			}
 		}
 	}
 	var msg strings.Builder
-	for _, k := range []string{"Credential", "Signature", "SignedHeaders"} {
-		if params[k] == "" {
-			msg.WriteString("Authorization header requires '" + k + "' parameter. ")
+	for _, p := range [...]struct{ name, value string }{{"Credential", credential}, {"Signature", signature}, {"SignedHeaders", signedHeaders}} {
+		if p.value == "" {
+			msg.WriteString("Authorization header requires '" + p.name + "' parameter. ")
 		}
 	}
 	if !hasDate {
@@ -374,10 +409,11 @@ func parseAuthorization(h string, hasDate bool) (Caller, error) {
 	if msg.Len() > 0 {
 		return Caller{}, ddberr.IncompleteSignature(msg.String() + "Authorization=" + h)
 	}
-	parts := strings.Split(params["Credential"], "/")
-	c := Caller{AccessKeyID: parts[0]}
-	if len(parts) >= 3 {
-		c.Region = parts[2]
+	// Credential=AKID/date/region/service/aws4_request
+	key, scope, _ := strings.Cut(credential, "/")
+	c := Caller{AccessKeyID: key}
+	if _, scope, ok := strings.Cut(scope, "/"); ok {
+		c.Region, _, _ = strings.Cut(scope, "/")
 	}
 	return c, nil
 }
@@ -385,12 +421,10 @@ func parseAuthorization(h string, hasDate bool) (Caller, error) {
 // jsonContentType reports whether ct is one of the JSON content types
 // DynamoDB accepts.
 func jsonContentType(ct string) bool {
-	ct = strings.TrimSpace(strings.SplitN(ct, ";", 2)[0])
-	switch strings.ToLower(ct) {
-	case "application/x-amz-json-1.0", "application/x-amz-json-1.1", "application/json":
-		return true
-	}
-	return false
+	ct, _, _ = strings.Cut(ct, ";")
+	ct = strings.TrimSpace(ct)
+	return strings.EqualFold(ct, "application/x-amz-json-1.0") ||
+		strings.EqualFold(ct, "application/x-amz-json-1.1") || strings.EqualFold(ct, "application/json")
 }
 
 // writeUnknownOperation404 is DynamoDB's answer to a non-POST request or a

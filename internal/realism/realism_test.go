@@ -23,6 +23,8 @@ func TestParseOptions(t *testing.T) {
 				StaleReadRate: 0.5, Capacity: true, Burst: 10 * time.Second}}},
 		{in: "internal-error-rate=0.01,transaction-conflict-rate=1",
 			want: Options{Enabled: true, Defaults: Settings{InternalErrorRate: 0.01, TransactionConflictRate: 1}}},
+		{in: "status-delay=0s", want: Options{Enabled: true, Defaults: Settings{HasStatusDelay: true}}},
+		{in: "status-delay=x", wantErr: `realism setting status-delay: "x" is not a duration`},
 		{in: "gsi-lag", wantErr: `realism setting "gsi-lag": want name=value`},
 		{in: "gsi-lag=-1s", wantErr: `realism setting gsi-lag: "-1s" is not a duration`},
 		{in: "stale-read-rate=2", wantErr: `realism setting stale-read-rate: "2" is not a rate between 0 and 1`},

@@ -52,6 +52,11 @@ type Settings struct {
 	// single-item write, TransactionCanceledException for a transaction).
 	InternalErrorRate       float64
 	TransactionConflictRate float64
+	// StatusDelay, when HasStatusDelay, is how long the table stays
+	// CREATING, UPDATING or DELETING after a change, instead of the
+	// server's --status-delay.
+	StatusDelay    time.Duration
+	HasStatusDelay bool
 }
 
 // Names of the settings, in a --realism list and after TagPrefix.
@@ -63,6 +68,13 @@ var setters = map[string]func(s *Settings, v string) error{
 	"burst":                     func(s *Settings, v string) error { return duration(&s.Burst, v) },
 	"internal-error-rate":       func(s *Settings, v string) error { return rate(&s.InternalErrorRate, v) },
 	"transaction-conflict-rate": func(s *Settings, v string) error { return rate(&s.TransactionConflictRate, v) },
+	"status-delay": func(s *Settings, v string) error {
+		if err := duration(&s.StatusDelay, v); err != nil {
+			return err
+		}
+		s.HasStatusDelay = true
+		return nil
+	},
 }
 
 // Set sets the setting name to value, e.g. Set("gsi-lag", "2s").

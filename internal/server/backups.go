@@ -31,5 +31,6 @@ func startBackups(cfg Config, store storage.Backend, engine *api.Engine) *jobs.R
 	svc.Register(runner)
 	engine.SetBackups(svc)
 	startExports(cfg, store, js, runner, engine)
+	startImports(cfg, store, js, runner, engine)
 	return runner
 }

@@ -39,6 +39,31 @@ func HistoryRecordFor(t *Table, old, new item.Item, now time.Time) *StreamRecord
 	return r
 }
 
+// ChangeRecords derives both records of one item write of t: its stream
+// record (StreamRecordFor) and its history record (HistoryRecordFor),
+// each nil when not kept, comparing old and new only once. Backends call
+// it on every item write.
+func ChangeRecords(t *Table, old, new item.Item, id *UserIdentity, now time.Time) (stream, history *StreamRecord) {
+	streamOn, historyOn := t.StreamEnabled(), t.HistoryEnabled()
+	if !streamOn && !historyOn {
+		return nil, nil
+	}
+	base := changeRecord(t, old, new, "", now)
+	if base == nil {
+		return nil, nil
+	}
+	if streamOn {
+		r := *base
+		stream = withImages(&r, t.Stream.StreamViewType, old, new, id)
+	}
+	if historyOn {
+		h := *base
+		h.ViewType, h.OldImage = ViewOldImage, old
+		history = &h
+	}
+	return stream, history
+}
+
 // HistoryCutoff is the time before which t's change history is no longer
 // needed at now: an hour before the start of its recovery window (now
 // less RecoveryPeriodInDays days) while point in time recovery is enabled,

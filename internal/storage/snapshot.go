@@ -23,3 +23,18 @@ type SnapshotGetter interface {
 	// ErrTableNotFound for a vanished table, the backend's errors.
 	GetItemsSnapshot(ctx context.Context, refs []ItemRef) ([]item.Item, error)
 }
+
+// SnapshotScanner is implemented by backends that can read a whole table
+// as of one instant, however long the read takes and whatever is written
+// meanwhile (SQLite: one statement on a reader connection, in WAL mode one
+// read transaction; PostgreSQL: one REPEATABLE READ, READ ONLY
+// transaction). CreateBackup uses it when the backend has it, so that a
+// backup is the table at one instant; a backend without it (Cassandra)
+// gives a page-by-page Scan, as docs/backups.md describes.
+type SnapshotScanner interface {
+	// ScanSnapshot visits every item of t, in the order of Scan, all as of
+	// the same committed state, until visit returns false. Errors: wrapped
+	// ErrTableNotFound for a vanished table, ErrClosed, the backend's
+	// errors.
+	ScanSnapshot(ctx context.Context, t *Table, visit VisitFunc) error
+}

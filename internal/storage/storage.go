@@ -152,6 +152,10 @@ type Table struct {
 	OnDemand *OnDemandThroughput `json:",omitempty"`
 	// Warm is the table's requested WarmThroughput; nil means not set.
 	Warm *WarmThroughput `json:",omitempty"`
+	// ResourcePolicies are the resource-based policies attached to the
+	// table (key "") and to its streams (key: the stream label), stored
+	// with the entry so that they are deleted with the table.
+	ResourcePolicies map[string]ResourcePolicy `json:",omitempty"`
 	// LoadedAt is when this copy was read from the catalog: a backend that
 	// sets it takes the time before issuing the read, so the copy reflects
 	// every catalog change committed before LoadedAt. Zero if unknown. It
@@ -159,6 +163,13 @@ type Table struct {
 	// the Cassandra backend uses it to tell how stale a caller's cached
 	// entry may be (docs/adr/0003, Online index builds).
 	LoadedAt time.Time `json:"-"`
+}
+
+// ResourcePolicy is a resource-based policy document as it was put
+// (PutResourcePolicy, CreateTable's ResourcePolicy) and its revision.
+type ResourcePolicy struct {
+	Document   string
+	RevisionID string
 }
 
 // ContributorInsights is a stored contributor insights setting

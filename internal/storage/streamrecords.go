@@ -118,7 +118,13 @@ func StreamRecordFor(t *Table, old, new item.Item, id *UserIdentity, now time.Ti
 	if r == nil {
 		return nil
 	}
-	r.Identity = id
+	return withImages(r, t.Stream.StreamViewType, old, new, id)
+}
+
+// withImages completes change record r as a stream record of view type
+// viewType: its identity, images and size.
+func withImages(r *StreamRecord, viewType string, old, new item.Item, id *UserIdentity) *StreamRecord {
+	r.ViewType, r.Identity = viewType, id
 	switch r.ViewType {
 	case ViewNewImage:
 		r.NewImage = new

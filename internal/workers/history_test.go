@@ -52,12 +52,16 @@ func TestHistoryPruner(t *testing.T) {
 		return len(rs)
 	}
 	now := time.Now()
-	p := newHistoryPruner(b, nil, time.Hour, nil, func() time.Time { return now })
+	counted := &trimCounter{Backend: b}
+	p := newHistoryPruner(counted, nil, time.Hour, nil, func() time.Time { return now })
 	if err := p.pass(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if s, l := kept(short), kept(long); s != 2 || l != 2 {
 		t.Fatalf("now: history records %d and %d, want 2 and 2", s, l)
+	}
+	if counted.trims != 0 {
+		t.Fatalf("a pass with nothing to prune trimmed %d times, want none (no write)", counted.trims)
 	}
 	now = now.Add(48 * time.Hour)
 	if err := p.pass(ctx); err != nil {
@@ -66,4 +70,19 @@ func TestHistoryPruner(t *testing.T) {
 	if s, l := kept(short), kept(long); s != 0 || l != 2 {
 		t.Fatalf("two days on: history records %d and %d, want 0 and 2", s, l)
 	}
+	if counted.trims != 1 {
+		t.Fatalf("two days on: %d trims, want 1 (the short table's)", counted.trims)
+	}
+}
+
+// trimCounter counts the TrimHistory calls (write transactions) made on
+// a real backend.
+type trimCounter struct {
+	*sqlite.Backend
+	trims int
+}
+
+func (c *trimCounter) TrimHistory(ctx context.Context, tableID string, cutoff time.Time) (int64, error) {
+	c.trims++
+	return c.Backend.TrimHistory(ctx, tableID, cutoff)
 }

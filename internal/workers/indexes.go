@@ -5,10 +5,10 @@ package workers
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"time"
 
+	"github.com/extenddb/extenddb/internal/jobs"
 	"github.com/extenddb/extenddb/internal/metrics"
 	"github.com/extenddb/extenddb/internal/storage"
 )
@@ -34,13 +34,15 @@ type IndexConfig struct {
 
 // Indexes builds global secondary indexes created online (CREATING with
 // Backfilling) and drops deleted ones (DELETING), through the backend's
-// storage.IndexBuilder. Progress is durable in the catalog, so a restarted
-// worker resumes a build from its BackfillCursor. It is idempotent: two
-// workers on one store do the same work twice at worst, never wrong work.
+// storage.IndexBuilder. Each build is a job of internal/jobs (see
+// backfill.go): one process of those sharing the backend runs it, and a
+// restarted one resumes it from the catalog's BackfillCursor.
 type Indexes struct {
-	store storage.Backend
-	cfg   IndexConfig
-	kick  kicker
+	store  storage.Backend
+	cfg    IndexConfig
+	kick   kicker
+	jobs   *jobs.Store
+	runner *jobs.Runner
 }
 
 // NewIndexes returns a worker over store.
@@ -48,7 +50,11 @@ func NewIndexes(store storage.Backend, cfg IndexConfig) *Indexes {
 	cfg.Accounts, cfg.Log = accountsOrDefault(cfg.Accounts), logOrDefault(cfg.Log)
 	cfg.PageSize = orDefault(cfg.PageSize, 256)
 	cfg.Sweep = orDefault(cfg.Sweep, 5*time.Second)
-	return &Indexes{store: store, cfg: cfg, kick: newKicker()}
+	w := &Indexes{store: store, cfg: cfg, kick: newKicker()}
+	w.jobs, w.runner = newBackfillRunner(store, cfg.Log)
+	w.runner.Register(KindIndexBackfill, w.runBackfill)
+	w.runner.Expire(KindIndexBackfill, backfillRecordsKept)
+	return w
 }
 
 // Kick wakes the worker for new work. It never blocks.
@@ -62,17 +68,19 @@ func (w *Indexes) Run(ctx context.Context) {
 	loop(ctx, "index worker", w.cfg.Sweep, w.kick, w.cfg.Log, w.RunOnce)
 }
 
-// RunOnce finishes every pending index build and drop it finds, then
-// returns. Errors of one table are logged and do not stop the others; the
-// first is returned.
+// RunOnce drops every DELETING index, makes sure every pending build has
+// its job, and runs the builds this process may run (not those another
+// process holds) to their end, then returns. Errors of one table are
+// logged and do not stop the others; the first is returned.
 func (w *Indexes) RunOnce(ctx context.Context) error {
-	return eachTable(ctx, w.store, w.cfg.Accounts, func(t *storage.Table) error {
+	first := eachTable(ctx, w.store, w.cfg.Accounts, func(t *storage.Table) error {
 		var first error
 		for _, ix := range t.Indexes {
 			var err error
 			switch {
 			case ix.Status == storage.StatusCreating && ix.Backfilling:
-				err = w.backfill(ctx, t.Account, t.Name, ix)
+				err = ensureJob(ctx, w.jobs, KindIndexBackfill, t.ID+"."+ix.ID, t.Account,
+					backfillParams{Table: t.Name, TableID: t.ID, IndexID: ix.ID, IndexName: ix.IndexName})
 			case ix.Status == storage.StatusDeleting:
 				err = w.store.DropIndex(ctx, t.Account, t.Name, ix.ID)
 			}
@@ -82,34 +90,28 @@ func (w *Indexes) RunOnce(ctx context.Context) error {
 		}
 		return first
 	})
+	if err := w.runner.RunOnce(ctx); first == nil {
+		first = err
+	}
+	return first
 }
 
-// backfill copies pages until the index is built, the table or index goes
-// away, or ctx ends.
-func (w *Indexes) backfill(ctx context.Context, account, name string, ix storage.Index) error {
-	start := time.Now()
-	pages := 0
-	for {
-		done, err := w.store.BackfillIndex(ctx, account, name, ix.ID, w.cfg.PageSize)
-		if errors.Is(err, storage.ErrTableNotFound) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		pages++
-		w.cfg.Metrics.BackfillPage("index")
-		if done {
-			w.cfg.Metrics.JobFinished("index", "ACTIVE")
-			w.cfg.Log.Info("index built", "table", name, "index", ix.IndexName, "pages", pages, "took", time.Since(start))
-			return nil
-		}
-		if w.cfg.PageDelay > 0 {
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(w.cfg.PageDelay):
-			}
-		}
+// runBackfill is the job of one index build: pages until the index is
+// built, or the table or index goes away.
+func (w *Indexes) runBackfill(ctx context.Context, run *jobs.Run) error {
+	var p backfillParams
+	if err := run.Job.DecodeParams(&p); err != nil {
+		return err
 	}
+	start := time.Now()
+	account := run.Job.Account
+	page := func(ctx context.Context) (bool, error) {
+		return w.store.BackfillIndex(ctx, account, p.Table, p.IndexID, w.cfg.PageSize)
+	}
+	pages, built, err := runPages(ctx, run, w.cfg.Log, w.cfg.PageSize, w.cfg.PageDelay, page, func() { w.cfg.Metrics.BackfillPage("index") })
+	if built {
+		w.cfg.Metrics.JobFinished("index", "ACTIVE")
+		w.cfg.Log.Info("index built", "table", p.Table, "index", p.IndexName, "pages", pages, "took", time.Since(start))
+	}
+	return err
 }

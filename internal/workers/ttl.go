@@ -4,10 +4,12 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/extenddb/extenddb/internal/item"
+	"github.com/extenddb/extenddb/internal/jobs"
 	"github.com/extenddb/extenddb/internal/metrics"
 	"github.com/extenddb/extenddb/internal/storage"
 )
@@ -50,9 +52,11 @@ type TTLConfig struct {
 // Several processes sharing a backend that implements storage.Leaser
 // expire each table from one of them at a time.
 type TTL struct {
-	store storage.Backend
-	cfg   TTLConfig
-	kick  kicker
+	store  storage.Backend
+	cfg    TTLConfig
+	kick   kicker
+	jobs   *jobs.Store
+	runner *jobs.Runner
 }
 
 // NewTTL returns a worker over store.
@@ -70,7 +74,13 @@ func NewTTL(store storage.Backend, cfg TTLConfig) *TTL {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &TTL{store: store, cfg: cfg, kick: newKicker()}
+	w := &TTL{store: store, cfg: cfg, kick: newKicker()}
+	w.jobs, w.runner = newBackfillRunner(store, cfg.Log)
+	w.runner.Register(KindTTLBackfill, w.runTransition(storage.TTLEnabling, w.store.BackfillTTL))
+	w.runner.Register(KindTTLDrain, w.runTransition(storage.TTLDisabling, w.store.DrainTTL))
+	w.runner.Expire(KindTTLBackfill, backfillRecordsKept)
+	w.runner.Expire(KindTTLDrain, backfillRecordsKept)
+	return w
 }
 
 // Kick wakes the worker for new work. It never blocks.
@@ -84,26 +94,37 @@ func (w *TTL) Run(ctx context.Context) {
 	loop(ctx, "ttl worker", w.cfg.Interval, w.kick, w.cfg.Log, w.RunOnce)
 }
 
-// RunOnce finishes pending backfills and drains and deletes the expired
-// items of every table, then returns. Errors of one table do not stop the
-// others; the first is returned.
+// RunOnce makes sure every pending backfill and drain has its job, runs
+// those this process may run (not those another process holds) to their
+// end, and deletes the expired items of every table, then returns. Errors
+// of one table do not stop the others; the first is returned.
 func (w *TTL) RunOnce(ctx context.Context) error {
-	return eachTable(ctx, w.store, w.cfg.Accounts, func(t *storage.Table) error {
-		var err error
-		switch t.TTL.Status {
-		case storage.TTLEnabling:
-			err = w.pages(ctx, t, w.store.BackfillTTL)
-		case storage.TTLDisabling:
-			return w.pages(ctx, t, w.store.DrainTTL)
+	first := eachTable(ctx, w.store, w.cfg.Accounts, func(t *storage.Table) error {
+		kind, ok := ttlJobKind[t.TTL.Status]
+		if !ok {
+			return nil
 		}
-		if t.TTL.Maintained() {
-			if _, xerr := w.ExpireTable(ctx, t); err == nil {
-				err = xerr
-			}
+		return ensureJob(ctx, w.jobs, kind, fmt.Sprintf("%s.%d", t.ID, t.TTL.Generation), t.Account,
+			backfillParams{Table: t.Name, TableID: t.ID, Generation: t.TTL.Generation})
+	})
+	if err := w.runner.RunOnce(ctx); first == nil {
+		first = err
+	}
+	err := eachTable(ctx, w.store, w.cfg.Accounts, func(t *storage.Table) error {
+		if !t.TTL.Maintained() {
+			return nil
 		}
+		_, err := w.ExpireTable(ctx, t)
 		return err
 	})
+	if first == nil {
+		first = err
+	}
+	return first
 }
+
+// ttlJobKind is the job kind of each pending TTL transition.
+var ttlJobKind = map[string]string{storage.TTLEnabling: KindTTLBackfill, storage.TTLDisabling: KindTTLDrain}
 
 // The budget of Settle: about this many items (backfill) or expiry rows
 // (drain), and this much time by default (TTLConfig.SettleTime).
@@ -155,27 +176,25 @@ func (w *TTL) Settle(ctx context.Context, t *storage.Table) bool {
 	return false
 }
 
-// pages runs backfill or drain pages of t's current generation until done.
-func (w *TTL) pages(ctx context.Context, t *storage.Table, page func(ctx context.Context, account, name string, gen int64, limit int) (bool, error)) error {
-	start, n := time.Now(), 0
-	for {
-		if w.cfg.PageDelay > 0 {
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(w.cfg.PageDelay):
-			}
-		}
-		done, err := page(ctx, t.Account, t.Name, t.TTL.Generation, w.cfg.PageSize)
-		if err != nil {
+// runTransition is the job of one TTL backfill (from ENABLING) or drain
+// (from DISABLING): pages of the job's generation until done (the page
+// reports done too once the table moved on to another generation).
+func (w *TTL) runTransition(from string, page func(ctx context.Context, account, name string, gen int64, limit int) (bool, error)) jobs.Handler {
+	return func(ctx context.Context, run *jobs.Run) error {
+		var p backfillParams
+		if err := run.Job.DecodeParams(&p); err != nil {
 			return err
 		}
-		n++
-		w.cfg.Metrics.BackfillPage(ttlJob[t.TTL.Status])
-		if done {
-			w.cfg.Log.Info("ttl transition finished", "table", t.Name, "from", t.TTL.Status, "pages", n, "took", time.Since(start))
-			return nil
+		start := time.Now()
+		account := run.Job.Account
+		one := func(ctx context.Context) (bool, error) {
+			return page(ctx, account, p.Table, p.Generation, w.cfg.PageSize)
 		}
+		n, finished, err := runPages(ctx, run, w.cfg.Log, w.cfg.PageSize, w.cfg.PageDelay, one, func() { w.cfg.Metrics.BackfillPage(ttlJob[from]) })
+		if finished {
+			w.cfg.Log.Info("ttl transition finished", "table", p.Table, "from", from, "pages", n, "took", time.Since(start))
+		}
+		return err
 	}
 }
 

@@ -70,12 +70,13 @@ func (b *Backend) writeDerived(ctx context.Context, t *storage.Table, key storag
 	// The records' time comes from the version, so that every writing of
 	// them stores the same bytes.
 	at := time.UnixMicro(ver)
-	if r := storage.StreamRecordFor(t, old, nw, storage.UserIdentityFrom(ctx), at); r != nil {
+	r, h := storage.ChangeRecords(t, old, nw, storage.UserIdentityFrom(ctx), at)
+	if r != nil {
 		if err := b.appendRecord(ctx, t.ID, t.LatestStreamLabel, key, ver, r); err != nil {
 			return err
 		}
 	}
-	if h := storage.HistoryRecordFor(t, old, nw, at); h != nil {
+	if h != nil {
 		return b.appendRecord(ctx, t.ID, storage.HistoryLabel, key, ver, h)
 	}
 	return nil

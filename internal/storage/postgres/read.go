@@ -211,10 +211,21 @@ func source(t *storage.Table, index string) (rowSource, error) {
 // at a time: build returns the statement for at most limit rows after
 // start. It stops when visit returns false or a chunk comes back short.
 func (b *Backend) visitChunks(ctx context.Context, build func(start *storage.Position, limit int) (string, []any), start *storage.Position, index bool, visit storage.VisitFunc) error {
+	return visitChunksOn(ctx, b.pool, build, start, index, visit)
+}
+
+// querier runs a read statement: the pool (each chunk on its own
+// snapshot) or a transaction (every chunk on the transaction's).
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// visitChunksOn is visitChunks through q.
+func visitChunksOn(ctx context.Context, q querier, build func(start *storage.Position, limit int) (string, []any), start *storage.Position, index bool, visit storage.VisitFunc) error {
 	limit := chunkMin
 	for {
 		query, a := build(start, limit)
-		rows, err := b.pool.Query(ctx, query, a...)
+		rows, err := q.Query(ctx, query, a...)
 		if err != nil {
 			return mapErr(err)
 		}

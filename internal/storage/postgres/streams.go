@@ -46,10 +46,11 @@ func queueDerived(batch, streams *pgx.Batch, pt *physTable, old, nw item.Item, i
 	if put != nil {
 		batch.Queue(putTTLRow, pt.def.ID, put.ExpireAt, put.Key.PK, storage.StoredSK(put.Key.SK))
 	}
-	if r := storage.StreamRecordFor(pt.def, old, nw, id, now); r != nil {
+	r, h := storage.ChangeRecords(pt.def, old, nw, id, now)
+	if r != nil {
 		streams.Queue(appendRecord, pt.def.ID, pt.def.LatestStreamLabel, r.CreatedAt.Unix(), storage.EncodeStreamRecord(r))
 	}
-	if h := storage.HistoryRecordFor(pt.def, old, nw, now); h != nil {
+	if h != nil {
 		streams.Queue(appendRecord, pt.def.ID, storage.HistoryLabel, h.CreatedAt.Unix(), storage.EncodeStreamRecord(h))
 	}
 }

@@ -197,7 +197,9 @@ func (b *Backend) visitRows(ctx context.Context, query string, args []any, index
 	defer rows.Close()
 	for rows.Next() {
 		var r storage.Row
-		var blob []byte
+		// The stored item is read in place: decodeItem copies what it
+		// keeps, so the driver's buffer need not be copied first.
+		var blob sql.RawBytes
 		var size int64
 		if index {
 			err = rows.Scan(&r.Pos.IndexKey.PK, &r.Pos.IndexKey.SK, &r.Pos.Key.PK, &r.Pos.Key.SK, &blob, &size)

@@ -74,6 +74,23 @@ CREATE TABLE IF NOT EXISTS jobs (
 	PRIMARY KEY (kind, id)
 ) WITHOUT ROWID;
 `,
+	// The change history of point in time recovery moves out of
+	// stream_records into a table of its own, clustered by table and
+	// sequence number: one b-tree insert per changed item, where a stream
+	// record costs three (its row, two indexes) and an AUTOINCREMENT
+	// update. Records keep their sequence numbers.
+	5: `
+CREATE TABLE IF NOT EXISTS history (
+	tid     TEXT    NOT NULL,
+	seq     INTEGER NOT NULL,
+	created INTEGER NOT NULL,
+	rec     BLOB    NOT NULL,
+	PRIMARY KEY (tid, seq)
+) WITHOUT ROWID;
+INSERT OR IGNORE INTO history (tid, seq, created, rec)
+	SELECT tid, seq, created, rec FROM stream_records WHERE label = 'pitr';
+DELETE FROM stream_records WHERE label = 'pitr';
+`,
 }
 
 // migrate applies the migrations the database lacks.

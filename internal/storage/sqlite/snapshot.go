@@ -45,3 +45,12 @@ func (b *Backend) GetItemsSnapshot(ctx context.Context, refs []storage.ItemRef) 
 	}
 	return out, mapErr(tx.Commit())
 }
+
+var _ storage.SnapshotScanner = (*Backend)(nil)
+
+// ScanSnapshot implements storage.SnapshotScanner: a Scan is one statement
+// on a reader connection, whose read transaction (WAL mode) sees one
+// committed state from its first row to its last.
+func (b *Backend) ScanSnapshot(ctx context.Context, t *storage.Table, visit storage.VisitFunc) error {
+	return b.Scan(ctx, t, &storage.ScanRequest{Consistent: true}, visit)
+}

@@ -2,7 +2,10 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/extenddb/extenddb/internal/item"
@@ -15,9 +18,11 @@ import (
 //	stream_records(seq, tid, label, created, rec)
 //	                                            seq INTEGER PRIMARY KEY AUTOINCREMENT
 //	stream_trims(tid, label, upto)              highest seq removed by trimming
+//	history(tid, seq, created, rec)             change history (storage.HistoryLabel)
 //
 // The single writer commits in order and AUTOINCREMENT never reuses a
-// number, so sequence numbers increase with commit order.
+// number, so sequence numbers increase with commit order. History
+// sequence numbers are the writer's own, per table (historySeq).
 
 // writeDerived writes the expiry-row changes and the stream record of one
 // item write of pt (old and nw as in storage.TTLChanges), inside the
@@ -34,16 +39,47 @@ func (w *writer) writeDerived(pt *physTable, old, nw item.Item, id *storage.User
 			return err
 		}
 	}
-	now := time.Now()
-	if r := storage.StreamRecordFor(pt.def, old, nw, id, now); r != nil {
+	now := w.now()
+	r, h := storage.ChangeRecords(pt.def, old, nw, id, now)
+	if r != nil {
 		if err := w.appendRecord(pt.def.ID, pt.def.LatestStreamLabel, r); err != nil {
 			return err
 		}
 	}
-	if h := storage.HistoryRecordFor(pt.def, old, nw, now); h != nil {
-		return w.appendRecord(pt.def.ID, storage.HistoryLabel, h)
+	if h != nil {
+		return w.appendHistory(pt.def.ID, h)
 	}
 	return nil
+}
+
+// appendHistory appends r to table tid's change history.
+func (w *writer) appendHistory(tid string, r *storage.StreamRecord) error {
+	seq, err := w.historySeq(tid)
+	if err != nil {
+		return err
+	}
+	_, err = w.exec("INSERT INTO history (tid, seq, created, rec) VALUES (?, ?, ?, ?)",
+		tid, seq, r.CreatedAt.Unix(), storage.EncodeStreamRecord(r))
+	return err
+}
+
+// historySeq gives out the next sequence number of table tid's history:
+// above every one stored or trimmed, and above every one given out since
+// the last reset (a rolled-back write leaves a gap, never a reuse).
+func (w *writer) historySeq(tid string) (int64, error) {
+	last, ok := w.hseq[tid]
+	if !ok {
+		s, err := w.stmt(`SELECT max(coalesce((SELECT max(seq) FROM history WHERE tid = ?1), 0),
+	coalesce((SELECT upto FROM stream_trims WHERE tid = ?1 AND label = ?2), 0))`)
+		if err != nil {
+			return 0, err
+		}
+		if err := s.QueryRow(tid, storage.HistoryLabel).Scan(&last); err != nil {
+			return 0, mapErr(err)
+		}
+	}
+	w.hseq[tid] = last + 1
+	return last + 1, nil
 }
 
 // appendRecord appends r to the stream (tid, label).
@@ -65,6 +101,7 @@ func (w *writer) dropDerived(tid string) error {
 		"DELETE FROM ttl_rows WHERE tid = ?",
 		"DELETE FROM stream_records WHERE tid = ?",
 		"DELETE FROM stream_trims WHERE tid = ?",
+		"DELETE FROM history WHERE tid = ?",
 	} {
 		if _, err := w.exec(q, tid); err != nil {
 			return err
@@ -79,11 +116,15 @@ func (b *Backend) ReadStream(ctx context.Context, tableID, label string, after u
 	if b.isClosed() {
 		return nil, storage.ErrClosed
 	}
-	s, err := b.readStmt(ctx, "SELECT seq, rec FROM stream_records WHERE tid = ? AND label = ? AND seq > ? ORDER BY seq LIMIT ?")
+	q, args := "SELECT seq, rec FROM stream_records WHERE tid = ? AND label = ? AND seq > ? ORDER BY seq LIMIT ?", []any{tableID, label, int64(after), max(limit, 1)}
+	if label == storage.HistoryLabel {
+		q, args = "SELECT seq, rec FROM history WHERE tid = ? AND seq > ? ORDER BY seq LIMIT ?", []any{tableID, int64(after), max(limit, 1)}
+	}
+	s, err := b.readStmt(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.QueryContext(ctx, tableID, label, int64(after), max(limit, 1))
+	rows, err := s.QueryContext(ctx, args...)
 	if err != nil {
 		return nil, mapErr(err)
 	}
@@ -110,7 +151,11 @@ func (b *Backend) StreamBounds(ctx context.Context, tableID, label string) (stor
 	if b.isClosed() {
 		return out, storage.ErrClosed
 	}
-	s, err := b.readStmt(ctx, "SELECT coalesce(min(seq), 0), coalesce(max(seq), 0), (SELECT coalesce(max(upto), 0) FROM stream_trims WHERE tid = ?1 AND label = ?2) FROM stream_records WHERE tid = ?1 AND label = ?2")
+	from := "stream_records WHERE tid = ?1 AND label = ?2"
+	if label == storage.HistoryLabel {
+		from = "history WHERE tid = ?1"
+	}
+	s, err := b.readStmt(ctx, "SELECT coalesce(min(seq), 0), coalesce(max(seq), 0), (SELECT coalesce(max(upto), 0) FROM stream_trims WHERE tid = ?1 AND label = ?2) FROM "+from)
 	if err != nil {
 		return out, err
 	}
@@ -131,7 +176,35 @@ func (b *Backend) TrimStreams(ctx context.Context, cutoff time.Time) (int64, err
 // TrimHistory removes table tableID's change history created before
 // cutoff, remembering the highest sequence number removed.
 func (b *Backend) TrimHistory(ctx context.Context, tableID string, cutoff time.Time) (int64, error) {
-	return b.trimRecords(ctx, "created < ?1 AND label = ?2 AND tid = ?3", cutoff.Unix(), storage.HistoryLabel, tableID)
+	var n int64
+	err := b.submit(ctx, false, func(w *writer) error {
+		n = 0
+		// The history is clustered by sequence number, not time: the
+		// records removed are those before the first one kept, found by
+		// walking from the oldest, so a pass reads what it removes and one
+		// record more (creation times follow sequence numbers, but for a
+		// clock stepping back, which keeps a record a little longer).
+		s, err := w.stmt("SELECT seq FROM history WHERE tid = ? AND created >= ? ORDER BY seq LIMIT 1")
+		if err != nil {
+			return err
+		}
+		bound := int64(math.MaxInt64)
+		if err := s.QueryRow(tableID, cutoff.Unix()).Scan(&bound); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return mapErr(err)
+		}
+		if _, err := w.exec(`INSERT INTO stream_trims (tid, label, upto)
+SELECT ?1, ?2, max(seq) FROM history WHERE tid = ?1 AND seq < ?3 HAVING count(*) > 0
+ON CONFLICT (tid, label) DO UPDATE SET upto = max(upto, excluded.upto)`, tableID, storage.HistoryLabel, bound); err != nil {
+			return err
+		}
+		res, err := w.exec("DELETE FROM history WHERE tid = ? AND seq < ?", tableID, bound)
+		if err != nil {
+			return err
+		}
+		n, _ = res.RowsAffected()
+		return nil
+	})
+	return n, err
 }
 
 // trimRecords removes the stream records matching where (over args),

@@ -54,11 +54,15 @@ type writer struct {
 	conn     *sql.Conn
 	maxBatch int
 	onCommit func(writes int, commit time.Duration) // Options.OnCommit
+	now      func() time.Time                       // Options.Now
 
 	stmts  map[string]*sql.Stmt   // prepared on conn, by SQL text
 	tables map[string]*physTable  // catalog view inside the current transaction, by table ID
 	stats  map[string]*statsDelta // committed-with-the-batch stats changes, by table ID
 	req    map[string]*statsDelta // stats changes of the current request
+	// hseq is the last history sequence number given out, by table ID
+	// (loaded from the database at first use after a reset).
+	hseq map[string]int64
 }
 
 type statsDelta struct{ count, size int64 }
@@ -68,6 +72,7 @@ func (w *writer) reset() {
 	w.tables = map[string]*physTable{}
 	w.stats = map[string]*statsDelta{}
 	w.req = map[string]*statsDelta{}
+	w.hseq = map[string]int64{}
 }
 
 func (w *writer) run() {
@@ -117,39 +122,24 @@ func (w *writer) runBatch(batch []*writeReq) {
 		w.fail(live, err)
 		return
 	}
-	for _, r := range live {
-		if err := w.execRaw("SAVEPOINT w"); err != nil {
-			w.abort(live, err)
-			return
-		}
-		if r.catalog {
-			clear(w.tables)
-		}
-		r.err = w.call(r)
-		if r.catalog {
-			clear(w.tables)
-		}
-		if r.err != nil {
-			clear(w.req)
-			if err := w.execRaw("ROLLBACK TO w"); err != nil {
+	if len(live) == 1 {
+		// A request alone needs no savepoint: if it fails, the whole
+		// transaction is rolled back, which saves two statements.
+		r := live[0]
+		if !w.apply(r) {
+			if err := w.execRaw("ROLLBACK"); err != nil {
 				w.abort(live, err)
 				return
 			}
-		} else {
-			for id, d := range w.req {
-				s := w.stats[id]
-				if s == nil {
-					s = &statsDelta{}
-					w.stats[id] = s
-				}
-				s.count += d.count
-				s.size += d.size
-			}
-			clear(w.req)
-		}
-		if err := w.execRaw("RELEASE w"); err != nil {
-			w.abort(live, err)
+			close(r.done)
 			return
+		}
+	} else {
+		for _, r := range live {
+			if err := w.applySavepoint(r); err != nil {
+				w.abort(live, err)
+				return
+			}
 		}
 	}
 	if err := w.flushStats(); err != nil {
@@ -183,6 +173,47 @@ func (w *writer) call(r *writeReq) (err error) {
 
 // abort rolls the whole batch back after a failure of the transaction
 // itself: requests that had succeeded get err, failed ones keep theirs.
+// apply runs r inside the open transaction and reports whether it
+// succeeded; a success's item-count and size changes join the batch's.
+func (w *writer) apply(r *writeReq) bool {
+	if r.catalog {
+		clear(w.tables)
+	}
+	r.err = w.call(r)
+	if r.catalog {
+		clear(w.tables)
+	}
+	defer clear(w.req)
+	if r.err != nil {
+		return false
+	}
+	for id, d := range w.req {
+		s := w.stats[id]
+		if s == nil {
+			s = &statsDelta{}
+			w.stats[id] = s
+		}
+		s.count += d.count
+		s.size += d.size
+	}
+	return true
+}
+
+// applySavepoint runs r inside a savepoint of the open transaction, so
+// that a failed request leaves no trace and the others of the batch
+// commit. The error is the transaction's own (r's is in r.err).
+func (w *writer) applySavepoint(r *writeReq) error {
+	if err := w.execRaw("SAVEPOINT w"); err != nil {
+		return err
+	}
+	if !w.apply(r) {
+		if err := w.execRaw("ROLLBACK TO w"); err != nil {
+			return err
+		}
+	}
+	return w.execRaw("RELEASE w")
+}
+
 func (w *writer) abort(live []*writeReq, err error) {
 	w.execRaw("ROLLBACK")
 	for _, s := range w.stmts {

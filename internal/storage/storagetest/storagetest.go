@@ -67,6 +67,7 @@ func Run(t *testing.T, open func(t *testing.T) storage.Backend) {
 	tests = append(tests, tokenTests...)     // tokens.go
 	tests = append(tests, jobTests...)       // jobs.go
 	tests = append(tests, historyTests...)   // history.go
+	tests = append(tests, snapshotTests...)  // snapshot.go
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

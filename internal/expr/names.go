@@ -1,0 +1,59 @@
+package expr
+
+// TopLevelNames returns the top-level attribute names of the document
+// paths c reads (a.b[1] reads a), each once, in expression order. It
+// serves the condition key dynamodb:Attributes
+// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/specifying-conditions.html).
+func (c *Condition) TopLevelNames() []string {
+	if c == nil || c.root == nil {
+		return nil
+	}
+	var out []string
+	c.root.walk(func(n *node) {
+		if n.kind == nPath && len(n.path) > 0 {
+			out = appendName(out, n.path[0].Name)
+		}
+	})
+	return out
+}
+
+// TopLevelNames returns the top-level attribute names u writes (its
+// target paths) and reads (the operands of SET, as in SET a = b + :v), each
+// once, in expression order.
+func (u *Update) TopLevelNames() []string {
+	var out []string
+	for _, a := range u.actions {
+		if len(a.path) > 0 {
+			out = appendName(out, a.path[0].Name)
+		}
+		if a.value != nil {
+			a.value.walk(func(n *node) {
+				if n.kind == nPath && len(n.path) > 0 {
+					out = appendName(out, n.path[0].Name)
+				}
+			})
+		}
+	}
+	return out
+}
+
+// TopLevelNames returns the top-level attribute names p projects, each
+// once, in expression order.
+func (p *Projection) TopLevelNames() []string {
+	var out []string
+	for _, path := range p.paths {
+		if len(path) > 0 {
+			out = appendName(out, path[0].Name)
+		}
+	}
+	return out
+}
+
+func appendName(out []string, name string) []string {
+	for _, n := range out {
+		if n == name {
+			return out
+		}
+	}
+	return append(out, name)
+}
