@@ -518,3 +518,47 @@ func TestExportErrors(t *testing.T) {
 		t.Fatalf("refused exports wrote into the export directory: %v", entries)
 	}
 }
+
+// An export's data files, in either format, import with ImportTable back
+// into a table equal to the exported one: the export writes what DynamoDB's
+// import reads, every attribute type included.
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/S3DataImport.Format.html
+func TestExportThenImport(t *testing.T) {
+	root := t.TempDir()
+	s, c := startClient(t, "--export-dir", root)
+	src := tableName("exp_rt")
+	createIndexedTable(t, c, src)
+	enablePITR(t, c, src)
+	for i := range 30 {
+		putItem(t, c, src, backupItem(i))
+	}
+	want := scanSet(t, s.Endpoint, src)
+	for _, format := range []types.ExportFormat{types.ExportFormatDynamodbJson, types.ExportFormatIon} {
+		out, err := c.ExportTableToPointInTime(ctxT(t), &dynamodb.ExportTableToPointInTimeInput{TableArn: aws.String(tableArn(src)),
+			S3Bucket: aws.String("rt"), S3Prefix: aws.String("by-format"), ExportFormat: format})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := waitExport(t, c, aws.ToString(out.ExportDescription.ExportArn))
+		if d.ExportStatus != types.ExportStatusCompleted {
+			t.Fatalf("export: %+v", d)
+		}
+		dst := tableName("exp_rt_" + strings.ToLower(string(format)))
+		imp, err := c.ImportTable(ctxT(t), &dynamodb.ImportTableInput{
+			S3BucketSource: &types.S3BucketSource{S3Bucket: aws.String("rt"),
+				S3KeyPrefix: aws.String(strings.TrimSuffix(aws.ToString(d.ExportManifest), "manifest-summary.json") + "data/")},
+			InputFormat: types.InputFormat(format), InputCompressionType: types.InputCompressionTypeGzip,
+			TableCreationParameters: &types.TableCreationParameters{TableName: aws.String(dst), KeySchema: keySchema("pk", "sk"),
+				AttributeDefinitions: attrDefs("pk", "S", "sk", "N"), BillingMode: types.BillingModePayPerRequest}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := waitImport(t, c, aws.ToString(imp.ImportTableDescription.ImportArn), 60*time.Second)
+		if id.ImportStatus != types.ImportStatusCompleted || id.ErrorCount != 0 {
+			t.Fatalf("import of the %s export: %+v", format, id)
+		}
+		if got := scanSet(t, s.Endpoint, dst); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("%s export imported back differs:\ngot\n%s\nwant\n%s", format, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}
