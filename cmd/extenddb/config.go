@@ -50,7 +50,9 @@ func serveFlags(f *pflag.FlagSet) {
 	f.Bool("access-log", false, "log one line per API request")
 	f.Bool("metrics", true, "serve Prometheus metrics on GET /metrics")
 	f.String("pprof-listen", "", "serve Go's pprof on this host:port (off when empty); never on the API's address")
+	f.Bool("console", false, "serve the web console on /console (docs/console.md)")
 	addLimitFlags(f)
+	testkitFlags(f)
 	realismFlags(f)
 	authFlags(f)
 	localFlags(f)
@@ -197,11 +199,13 @@ func readSettings(r *reader) server.Config {
 		AccessLog:   r.boolean("access-log"),
 		Metrics:     r.boolean("metrics"),
 		PprofListen: r.str("pprof-listen"),
+		Console:     r.boolean("console"),
 
 		Auth:                    authConfig(r.v, r.boolean),
 		CORS:                    r.str("cors"),
 		DisableTelemetry:        r.boolean("disable-telemetry"),
 		OptimizeDBBeforeStartup: r.boolean("optimize-db-before-startup"),
+		Testkit:                 testkitConfig(r),
 		Realism:                 readRealism(r),
 		Triggers:                r.str("triggers"),
 	}

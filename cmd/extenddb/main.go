@@ -57,6 +57,7 @@ func rootCmd() *cobra.Command {
 	root.AddCommand(versionCmd())
 	root.AddCommand(healthCmd())
 	root.AddCommand(watchdogCmd())
+	root.AddCommand(snapshotCmd(), truncateCmd(), clockCmd(), ttlCmd())
 	root.AddCommand(backupCmd())
 	root.AddCommand(importCmd())
 	return root
