@@ -21,6 +21,7 @@ const (
 // in with (none in local mode) and a message for the next page.
 type session struct {
 	id        string     // read and changed under sessions.mu only
+	lastUsed  time.Time  // likewise
 	mu        sync.Mutex // guards the fields below
 	csrf      string
 	keyID     string
@@ -29,7 +30,6 @@ type session struct {
 	region    string
 	flash     string
 	failure   string // an error for the next page
-	lastUsed  time.Time
 	principal string
 }
 
