@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/extenddb/extenddb/internal/admin"
 	"github.com/extenddb/extenddb/internal/admission"
 	"github.com/extenddb/extenddb/internal/auth"
 	"github.com/extenddb/extenddb/internal/console"
@@ -33,6 +34,10 @@ const readyProbeTimeout = 2 * time.Second
 // routes puts the operational endpoints in front of the API handler.
 func (s *Server) routes(api http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.testkit.admin != nil && strings.HasPrefix(r.URL.Path, admin.Prefix) {
+			s.testkit.admin.ServeHTTP(w, r)
+			return
+		}
 		if r.Method == http.MethodGet || r.Method == http.MethodHead {
 			switch r.URL.Path {
 			case PathHealth:
@@ -142,6 +147,14 @@ func corsOrigins(list string) []string {
 	return out
 }
 
+// abort stops what Start started, for a start that fails.
+func (s *Server) abort() {
+	s.stopWorkers()
+	<-s.workersDone
+	s.listener.Close()
+	s.store.Close()
+}
+
 // startPprof serves net/http/pprof on its own address when one is
 // configured, never on the API's. On failure it stops what Start started.
 func (s *Server) startPprof() error {
@@ -150,10 +163,7 @@ func (s *Server) startPprof() error {
 	}
 	ln, err := net.Listen("tcp", s.cfg.PprofListen)
 	if err != nil {
-		s.stopWorkers()
-		<-s.workersDone
-		s.listener.Close()
-		s.store.Close()
+		s.abort()
 		return fmt.Errorf("pprof: listen on %s: %w", s.cfg.PprofListen, err)
 	}
 	mux := http.NewServeMux()
