@@ -90,7 +90,14 @@ func TestManualClock(t *testing.T) {
 		t.Fatal(err)
 	}
 	recs = readStream(t, sc, aws.ToString(d.LatestStreamArn))
-	if len(recs) != 1 || recs[0].EventName != stypes.OperationTypeRemove || avText(streamKey(recs[0])) != `{"S":"later"}` ||
+	if e2eBackend == backendCassandra {
+		// Cassandra stamps records with the wall clock, so the expiry's
+		// record is a day old by the clock and trimmed with the others
+		// (docs/differences-from-dynamodb.md, Test suite features).
+		if len(recs) != 0 {
+			t.Fatalf("a day later the stream has %+v", recs)
+		}
+	} else if len(recs) != 1 || recs[0].EventName != stypes.OperationTypeRemove || avText(streamKey(recs[0])) != `{"S":"later"}` ||
 		!recs[0].Dynamodb.ApproximateCreationDateTime.Equal(st.Now) {
 		t.Fatalf("a day later the stream has %+v", recs)
 	}
