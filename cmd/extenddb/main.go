@@ -59,6 +59,7 @@ func rootCmd() *cobra.Command {
 	root.AddCommand(watchdogCmd())
 	root.AddCommand(snapshotCmd(), truncateCmd(), clockCmd(), ttlCmd())
 	root.AddCommand(backupCmd())
+	root.AddCommand(importCmd())
 	return root
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/extenddb/extenddb/internal/backup"
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/expr"
+	"github.com/extenddb/extenddb/internal/importer"
 	"github.com/extenddb/extenddb/internal/protocol"
 	"github.com/extenddb/extenddb/internal/realism"
 	"github.com/extenddb/extenddb/internal/storage"
@@ -73,6 +74,8 @@ type Engine struct {
 	ttlSettle atomic.Pointer[func(context.Context, *storage.Table) bool]
 	// backups serves the backup operations (SetBackups, backups.go).
 	backups *backup.Service
+	// imports serves the import operations (SetImports, imports.go).
+	imports *importer.Service
 	// realism is Config.Realism (realism.go).
 	realism *realism.Realism
 }

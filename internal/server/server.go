@@ -53,12 +53,19 @@ type Config struct {
 	// directory when there is no DataDir.
 	BackupRoot string
 
+	// ExportDir is the directory standing for S3 in exports and imports:
+	// bucket B is the directory <ExportDir>/B and an object key a path
+	// under it (docs/backups.md); "" = <DataDir>/exports, or a directory
+	// under the system's temporary directory when there is no DataDir.
+	ExportDir string
+
 	// Operations (docs/operations.md).
 	LogFormat   string // "text" (default) or "json"; cmd/extenddb builds Log from it
 	LogLevel    string // "debug", "info" (default), "warn" or "error"
 	AccessLog   bool   // one log line per API request
 	Metrics     bool   // serve GET /metrics (Prometheus)
 	PprofListen string // host:port for net/http/pprof; "" = off
+	Console     bool   // serve the web console under /console (docs/console.md)
 
 	// DynamoDB Local's options without a meaning of their own elsewhere
 	// (docs/configuration.md, "Coming from DynamoDB Local"); -sharedDb is
