@@ -64,6 +64,7 @@ var envValues = map[string][2]string{
 	"access-log":                   {"true", "true"},
 	"metrics":                      {"false", "false"},
 	"pprof-listen":                 {"127.0.0.1:6060", `"127.0.0.1:6060"`},
+	"console":                      {"true", "true"},
 	"port":                         {"9001", "9001"},
 	"db-path":                      {"", `""`},
 	"shared-db":                    {"true", "true"},
@@ -72,6 +73,7 @@ var envValues = map[string][2]string{
 	"disable-telemetry":            {"true", "true"},
 	"optimize-db-before-startup":   {"", "false"},
 	"backup-root":                  {"/var/backups/x", `"/var/backups/x"`},
+	"export-dir":                   {"/var/exports", `"/var/exports"`},
 	"root-access-key-id":           {"AKIDROOT", `"AKIDROOT"`},
 	"root-secret-access-key":       {"topsecret", `"xxxxx"`},
 	"root-credentials-file":        {"/etc/creds.json", `"/etc/creds.json"`},
@@ -81,6 +83,10 @@ var envValues = map[string][2]string{
 	"per-access-key":               {"true", "true"},
 	"tls-cert":                     {"/etc/c.pem", `"/etc/c.pem"`},
 	"tls-key":                      {"/etc/k.pem", `"/etc/k.pem"`},
+	"admin-api":                    {"true", "true"},
+	"clock":                        {"manual", `"manual"`},
+	"snapshot-dir":                 {"/var/snapshots", `"/var/snapshots"`},
+	"seed":                         {"/etc/seed", `"/etc/seed"`},
 }
 
 // Every setting can be given in the environment as EXTENDDB_<NAME>, and

@@ -30,5 +30,6 @@ func startBackups(cfg Config, store storage.Backend, engine *api.Engine) *jobs.R
 	svc := backup.New(store, js, cfg.BackupRootOrDefault(), cfg.Log)
 	svc.Register(runner)
 	engine.SetBackups(svc)
+	startImports(cfg, store, js, runner, engine)
 	return runner
 }
