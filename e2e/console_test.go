@@ -519,14 +519,17 @@ func TestConsoleRequiresCredentials(t *testing.T) {
 	if resp, _ = cc.do("/create", create("Tab")); resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("creating a table before signing in: %s", resp.Status)
 	}
+	before := cc.csrf
 	resp, body = cc.do("/login", url.Values{"access_key_id": {testAccessKey}, "secret_access_key": {testSecretKey}})
 	if resp.Request.URL.Path != "/console/" || !strings.Contains(body, `<span id="signed-in">`+testAccessKey+`</span>`) {
 		t.Fatalf("signing in ends at %s: %q", resp.Request.URL, shown(body))
 	}
-	forged := create("Tab")
-	forged.Set("csrf", "forged")
-	if resp, _ = cc.do("/create", forged); resp.StatusCode != http.StatusForbidden {
-		t.Fatalf("a forged CSRF token: %s", resp.Status)
+	for _, tok := range []string{"forged", before} { // signing in renews the session and its token
+		forged := create("Tab")
+		forged.Set("csrf", tok)
+		if resp, _ = cc.do("/create", forged); resp.StatusCode != http.StatusForbidden {
+			t.Fatalf("CSRF token %q: %s", tok, resp.Status)
+		}
 	}
 	if _, body = cc.do("/create", create("Tab")); shown(body) != "Table Tab created." {
 		t.Fatalf("creating a table signed in: %q", shown(body))

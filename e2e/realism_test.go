@@ -173,7 +173,7 @@ func TestRealismOnDemandMaximum(t *testing.T) {
 }
 
 // TestRealismStaleRead: within the stale read window an eventually
-// consistent GetItem or Scan returns the image before the write (none for
+// consistent GetItem, BatchGetItem or Scan returns the image before the write (none for
 // an item created within it), a strongly consistent one the new image;
 // after the window both are fresh.
 // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/HowItWorks.ReadConsistency.html
@@ -208,6 +208,12 @@ func TestRealismStaleRead(t *testing.T) {
 	// An eventually consistent Scan sees a's previous image and not b,
 	// created within the window; a strongly consistent one sees both now.
 	wantItems(t, scan(false), []item{{"pk": avS("a"), "v": avN("1")}})
+	bg, err := c.BatchGetItem(ctxT(t), &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{
+		name: {Keys: []item{{"pk": avS("a")}, {"pk": avS("b")}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantItems(t, bg.Responses[name], []item{{"pk": avS("a"), "v": avN("1")}})
 	wantItems(t, scan(true), []item{{"pk": avS("a"), "v": avN("2")}, {"pk": avS("b"), "v": avN("1")}})
 	time.Sleep(1600 * time.Millisecond)
 	wantItem(t, eventual(), item{"pk": avS("a"), "v": avN("2")})

@@ -30,6 +30,8 @@ func serveFlags(f *pflag.FlagSet) {
 	f.String("data-dir", "./extenddb-data", "SQLite: directory for the database")
 	f.String("backup-root", "", "directory of on-demand backups; several servers sharing a backend must share it (default: <data-dir>/backups)")
 	f.String("export-dir", "", "directory standing for S3 in exports and imports: bucket B is <export-dir>/B (default: <data-dir>/exports)")
+	f.Duration("export-min-incremental-period", 15*time.Minute, "shortest period of an incremental export (DynamoDB: 15m); shorter only for tests")
+	f.Duration("export-page-delay", 0, "pause after every 1,000 items an export writes (to watch IN_PROGRESS)")
 	f.Bool("in-memory", false, "SQLite: keep all data in memory; nothing survives exit")
 	f.String("postgres-dsn", "", "PostgreSQL: connection string, e.g. postgres://user@host:5432/db")
 	f.String("postgres-schema", "", "PostgreSQL: schema for extenddb's tables (default: the connection's search_path)")
@@ -163,13 +165,15 @@ func loadConfig(v *viper.Viper, flags *pflag.FlagSet) (loaded, error) {
 
 func readSettings(r *reader) server.Config {
 	return server.Config{
-		Listen:     r.str("listen"),
-		Storage:    r.str("storage"),
-		DataDir:    r.str("data-dir"),
-		InMemory:   r.boolean("in-memory"),
-		BackupRoot: r.str("backup-root"),
-		ExportDir:  r.str("export-dir"),
-		Postgres:   server.PostgresConfig{DSN: r.str("postgres-dsn"), Schema: r.str("postgres-schema")},
+		Listen:                     r.str("listen"),
+		Storage:                    r.str("storage"),
+		DataDir:                    r.str("data-dir"),
+		InMemory:                   r.boolean("in-memory"),
+		BackupRoot:                 r.str("backup-root"),
+		ExportDir:                  r.str("export-dir"),
+		ExportMinIncrementalPeriod: r.duration("export-min-incremental-period"),
+		ExportPageDelay:            r.duration("export-page-delay"),
+		Postgres:                   server.PostgresConfig{DSN: r.str("postgres-dsn"), Schema: r.str("postgres-schema")},
 
 		Cassandra: server.CassandraConfig{
 			Hosts:             r.str("cassandra-hosts"),

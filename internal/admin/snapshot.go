@@ -229,6 +229,9 @@ func (s *Snapshots) Restore(ctx context.Context, ns, name string) (*Snapshot, er
 	if err != nil {
 		return nil, err
 	}
+	if err := s.check(ns, snap); err != nil {
+		return nil, err
+	}
 	if snap.Whole {
 		if err := s.dropOthers(ctx, ns, snap); err != nil {
 			return nil, err
@@ -265,13 +268,25 @@ func (s *Snapshots) dropOthers(ctx context.Context, ns string, snap *Snapshot) e
 }
 
 func (s *Snapshots) restoreTable(ctx context.Context, ns string, st *SnapshotTable, path string) error {
-	f, err := os.Open(path)
+	next, done, err := openItems(path)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer done()
+	src := st.Table
+	src.Name = st.TableName
+	_, err = recreate(ctx, s.store, ns, &src, next)
+	return err
+}
+
+// openItems opens a table's items file: next yields its items, then nil.
+func openItems(path string) (next func() (item.Item, error), done func(), err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
 	r := bufio.NewReaderSize(f, 1<<16)
-	next := func() (item.Item, error) {
+	next = func() (item.Item, error) {
 		n, err := binary.ReadUvarint(r)
 		if errors.Is(err, io.EOF) {
 			return nil, nil
@@ -288,8 +303,33 @@ func (s *Snapshots) restoreTable(ctx context.Context, ns string, st *SnapshotTab
 		}
 		return item.UnmarshalItem(rec)
 	}
-	src := st.Table
-	src.Name = st.TableName
-	_, err = recreate(ctx, s.store, ns, &src, next)
-	return err
+	return next, func() { f.Close() }, nil
+}
+
+// check reads every items file of snap, so that a damaged snapshot is
+// refused before a restore changes anything.
+func (s *Snapshots) check(ns string, snap *Snapshot) error {
+	for i, st := range snap.Tables {
+		next, done, err := openItems(filepath.Join(s.dir(ns, snap.Name), strconv.Itoa(i)+".items"))
+		if err != nil {
+			return fmt.Errorf("snapshot %s is damaged: %w", snap.Name, err)
+		}
+		var n int64
+		for {
+			it, err := next()
+			if err != nil {
+				done()
+				return fmt.Errorf("snapshot %s is damaged: table %s: %w", snap.Name, st.TableName, err)
+			}
+			if it == nil {
+				break
+			}
+			n++
+		}
+		done()
+		if n != st.ItemCount {
+			return fmt.Errorf("snapshot %s is damaged: table %s has %d items of %d", snap.Name, st.TableName, n, st.ItemCount)
+		}
+	}
+	return nil
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -96,6 +98,36 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	}
 	if _, err := s.Restore(ctx, storage.DefaultAccount, "nope"); !errors.Is(err, errNoSnapshot) {
 		t.Fatalf("restore of a missing snapshot: %v", err)
+	}
+}
+
+// TestDamagedSnapshotChangesNothing: a snapshot whose items file was cut
+// short is refused before any table is touched.
+func TestDamagedSnapshotChangesNothing(t *testing.T) {
+	b, root := newStore(t)
+	ctx := context.Background()
+	fill(t, b, "a", 50)
+	s := NewSnapshots(b, root, time.Now)
+	if _, err := s.Save(ctx, storage.DefaultAccount, "base", nil); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(s.dir(storage.DefaultAccount, "base"), "0.items")
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, info.Size()/2); err != nil {
+		t.Fatal(err)
+	}
+	fill(t, b, "b", 1)
+	if _, err := s.Restore(ctx, storage.DefaultAccount, "base"); err == nil || !strings.Contains(err.Error(), "snapshot base is damaged") {
+		t.Fatalf("restore of a damaged snapshot: %v", err)
+	}
+	if n := count(t, b, "a"); n != 50 {
+		t.Fatalf("table a has %d items after a refused restore", n)
+	}
+	if n := count(t, b, "b"); n != 1 {
+		t.Fatalf("table b has %d items after a refused restore", n)
 	}
 }
 

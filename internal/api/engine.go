@@ -16,6 +16,7 @@ import (
 
 	"github.com/extenddb/extenddb/internal/backup"
 	"github.com/extenddb/extenddb/internal/ddberr"
+	"github.com/extenddb/extenddb/internal/export"
 	"github.com/extenddb/extenddb/internal/expr"
 	"github.com/extenddb/extenddb/internal/importer"
 	"github.com/extenddb/extenddb/internal/protocol"
@@ -74,6 +75,8 @@ type Engine struct {
 	ttlSettle atomic.Pointer[func(context.Context, *storage.Table) bool]
 	// backups serves the backup operations (SetBackups, backups.go).
 	backups *backup.Service
+	// exports serves the export operations (SetExports, exports.go).
+	exports *export.Service
 	// imports serves the import operations (SetImports, imports.go).
 	imports *importer.Service
 	// realism is Config.Realism (realism.go).

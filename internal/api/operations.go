@@ -42,6 +42,10 @@ func operations() map[string]opFunc {
 		"RestoreTableToPointInTime": (*Engine).restoreTableToPointInTime,
 		"UpdateContinuousBackups":   (*Engine).updateContinuousBackups,
 		"DescribeContinuousBackups": (*Engine).describeContinuousBackups,
+		// Exports (exports*.go).
+		"ExportTableToPointInTime": (*Engine).exportTableToPointInTime,
+		"DescribeExport":           (*Engine).describeExport,
+		"ListExports":              (*Engine).listExports,
 		// Imports from S3 (imports*.go).
 		"ImportTable":    (*Engine).importTable,
 		"DescribeImport": (*Engine).describeImport,

@@ -126,6 +126,20 @@ func (e *Engine) staleGet(t *storage.Table, a access, o *getItemOutput, s realis
 	}
 }
 
+// staleItem is what an eventually consistent read of the item k of t
+// (BatchGetItem) returns: the image before a write within the stale read
+// window, at the stale read rate, or else it, the current image.
+func (e *Engine) staleItem(t *storage.Table, k storage.Key, it item.Item) item.Item {
+	s := e.realism.Settings(t.Tags)
+	if s.StaleReadWindow <= 0 {
+		return it
+	}
+	if old, ok := e.realism.Recent(recentKey(t, k), s.StaleReadWindow); ok && e.realism.Roll(s.StaleReadRate) {
+		return old
+	}
+	return it
+}
+
 // lagIndex hides from a page of a global secondary index the items
 // written within the index lag, as if their index rows had not arrived.
 func (e *Engine) lagIndex(t *storage.Table, o *readOutput, s realism.Settings) {

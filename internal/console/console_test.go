@@ -2,6 +2,7 @@ package console
 
 import (
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"strings"
@@ -150,5 +151,21 @@ func BenchmarkRatesObserve(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		r.Observe(now, 200, time.Millisecond)
+	}
+}
+
+// Signing in renews the session id and CSRF token: the ones known before
+// are worth nothing after.
+func TestSignInRenewsSession(t *testing.T) {
+	ss := newSessions()
+	s := ss.create(httptest.NewRecorder(), false)
+	oldID, oldToken := s.id, s.csrfToken()
+	w := httptest.NewRecorder()
+	ss.signIn(w, s, identity{keyID: "AKID"}, false)
+	if s.id == oldID || s.csrfToken() == oldToken || ss.byID[oldID] != nil || ss.byID[s.id] != s || !s.signedIn() {
+		t.Fatalf("after signing in: id renewed %v, token renewed %v", s.id != oldID, s.csrfToken() != oldToken)
+	}
+	if c := w.Result().Cookies(); len(c) != 1 || c[0].Value != s.id || !c[0].HttpOnly || c[0].SameSite != http.SameSiteStrictMode {
+		t.Fatalf("cookie %+v", c)
 	}
 }

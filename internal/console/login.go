@@ -46,6 +46,6 @@ func (c *Console) serveLogin(w http.ResponseWriter, r *http.Request, s *session)
 			return
 		}
 	}
-	s.setIdentity(id)
+	c.sessions.signIn(w, s, id, c.cfg.Secure)
 	c.redirect(w, r, s, "/", "Signed in as "+id.keyID+".")
 }

@@ -53,7 +53,7 @@ func parsePages() map[string]*template.Template {
 // render writes the page name with status.
 func (c *Console) render(w http.ResponseWriter, r *http.Request, s *session, status int, name string, p page) {
 	id := s.identity()
-	p.CSRF = s.csrf
+	p.CSRF = s.csrfToken()
 	p.NeedLogin = c.verifies()
 	p.SignedIn = id.keyID
 	p.Region = id.region

@@ -20,8 +20,9 @@ const (
 // session is one browser's state: its CSRF token, the access key it signed
 // in with (none in local mode) and a message for the next page.
 type session struct {
-	mu        sync.Mutex // guards the fields below id and csrf
-	id        string
+	id        string     // read and changed under sessions.mu only
+	lastUsed  time.Time  // likewise
+	mu        sync.Mutex // guards the fields below
 	csrf      string
 	keyID     string
 	secret    string
@@ -29,8 +30,14 @@ type session struct {
 	region    string
 	flash     string
 	failure   string // an error for the next page
-	lastUsed  time.Time
 	principal string
+}
+
+// csrfToken is the session's CSRF token.
+func (s *session) csrfToken() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.csrf
 }
 
 func (s *session) signedIn() bool {
@@ -121,11 +128,31 @@ func (ss *sessions) create(w http.ResponseWriter, secure bool) *session {
 	}
 	ss.byID[s.id] = s
 	ss.mu.Unlock()
+	setSessionCookie(w, s.id, secure)
+	return s
+}
+
+// signIn gives s the identity id under a new session id and CSRF token,
+// so that an id known before signing in (fixation) is worth nothing.
+func (ss *sessions) signIn(w http.ResponseWriter, s *session, id identity, secure bool) {
+	ss.mu.Lock()
+	delete(ss.byID, s.id)
+	s.id = randomToken()
+	sid := s.id
+	ss.byID[sid] = s
+	ss.mu.Unlock()
+	s.setIdentity(id)
+	s.mu.Lock()
+	s.csrf = randomToken()
+	s.mu.Unlock()
+	setSessionCookie(w, sid, secure)
+}
+
+func setSessionCookie(w http.ResponseWriter, id string, secure bool) {
 	http.SetCookie(w, &http.Cookie{
-		Name: sessionCookie, Value: s.id, Path: Prefix, HttpOnly: true, Secure: secure,
+		Name: sessionCookie, Value: id, Path: Prefix, HttpOnly: true, Secure: secure,
 		SameSite: http.SameSiteStrictMode,
 	})
-	return s
 }
 
 // evictLocked forgets idle sessions, or the least recently used one.
@@ -163,5 +190,5 @@ func (c *Console) checkCSRF(r *http.Request, s *session) bool {
 		}
 	}
 	got := r.PostFormValue("csrf")
-	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(s.csrf)) == 1
+	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(s.csrfToken())) == 1
 }

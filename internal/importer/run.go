@@ -29,7 +29,7 @@ type cursor struct {
 
 // checkpointEvery is how many records an import reads between
 // checkpoints.
-const checkpointEvery = 20_000
+const checkpointEvery = 50_000
 
 // skipped are the files of an export's layout that hold no items: an
 // S3KeyPrefix naming a whole export reads its data files only.

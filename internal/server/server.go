@@ -58,6 +58,12 @@ type Config struct {
 	// under it (docs/backups.md); "" = <DataDir>/exports, or a directory
 	// under the system's temporary directory when there is no DataDir.
 	ExportDir string
+	// ExportMinIncrementalPeriod is the shortest incremental export period;
+	// 0 = DynamoDB's 15 minutes.
+	ExportMinIncrementalPeriod time.Duration
+	// ExportPageDelay is a pause after every 1,000 items an export writes;
+	// 0 = none.
+	ExportPageDelay time.Duration
 
 	// Operations (docs/operations.md).
 	LogFormat   string // "text" (default) or "json"; cmd/extenddb builds Log from it
