@@ -124,7 +124,16 @@ func (w *worker) readShard(ctx context.Context, arn, shard string, fresh bool) e
 	}
 	w.shard = shard
 	var it struct{ ShardIterator string }
-	if err := w.invoke(ctx, "DynamoDBStreams", "GetShardIterator", req, &it); err != nil {
+	err := w.invoke(ctx, "DynamoDBStreams", "GetShardIterator", req, &it)
+	if ddberr.Is(err, "TrimmedDataAccessException") {
+		// The stream no longer keeps the records after the checkpoint
+		// (older than its retention): go on from the oldest it keeps.
+		w.r.log.Warn("trigger: records after the checkpoint were trimmed from the stream; resuming at the oldest kept",
+			"table", w.t.Table, "sequence_number", w.cp.SequenceNumber)
+		req = map[string]any{"StreamArn": arn, "ShardId": shard, "ShardIteratorType": "TRIM_HORIZON"}
+		err = w.invoke(ctx, "DynamoDBStreams", "GetShardIterator", req, &it)
+	}
+	if err != nil {
 		return err
 	}
 	next := it.ShardIterator
