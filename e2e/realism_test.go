@@ -388,3 +388,32 @@ func TestRealismIndexThrottling(t *testing.T) {
 		t.Fatalf("Scan of the table: %v", err)
 	}
 }
+
+// TestRealismConflictRetriedByApplication: the AWS SDK for Go does not
+// retry TransactionConflictException by default; a client that adds it to
+// its retryable codes gets every write through at a conflict rate of one
+// half.
+func TestRealismConflictRetriedByApplication(t *testing.T) {
+	s, c := startClient(t, "--realism", "transaction-conflict-rate=0.5,seed=5")
+	name := tableName("conflictretry")
+	createHashTable(t, c, name, "S")
+	rc := dynamodb.New(dynamodb.Options{
+		BaseEndpoint: aws.String(s.Endpoint),
+		Region:       testRegion,
+		Credentials:  credentials.NewStaticCredentialsProvider(testAccessKey, testSecretKey, ""),
+		Retryer: retry.AddWithErrorCodes(retry.NewStandard(func(o *retry.StandardOptions) {
+			o.MaxAttempts = 20
+			o.MaxBackoff = 100 * time.Millisecond
+			o.RateLimiter = ratelimit.None
+		}), "TransactionConflictException"),
+	})
+	for i := range 10 {
+		if _, err := rc.PutItem(ctxT(t), &dynamodb.PutItemInput{TableName: aws.String(name), Item: item{"pk": avS(strconv.Itoa(i))}}); err != nil {
+			t.Fatalf("PutItem %d with conflicts retried: %v", i, err)
+		}
+	}
+	out, err := c.Scan(ctxT(t), &dynamodb.ScanInput{TableName: aws.String(name), ConsistentRead: aws.Bool(true)})
+	if err != nil || out.Count != 10 {
+		t.Fatalf("Scan: %v items, %v", out, err)
+	}
+}
