@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -122,5 +124,71 @@ func TestResumeAfterTrim(t *testing.T) {
 	defer mu.Unlock()
 	if len(got) != 1 || got[0] != "new" {
 		t.Fatalf("delivered %v, want [new] (the trimmed records are gone)", got)
+	}
+}
+
+// TestBatchBytesBounded: records of large items are posted in batches of
+// about 6 MB at most, whatever the batch size, in order and all of them.
+func TestBatchBytesBounded(t *testing.T) {
+	_, call := engineOn(t)
+	mustCall(t, call, "CreateTable", `{"TableName":"Large","AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],
+		"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"BillingMode":"PAY_PER_REQUEST",
+		"StreamSpecification":{"StreamEnabled":true,"StreamViewType":"NEW_IMAGE"}}`)
+	big := strings.Repeat("x", 390<<10)
+	for i := range 40 { // about 15.6 MB of images
+		mustCall(t, call, "PutItem", `{"TableName":"Large","Item":{"pk":{"S":"k`+strconv.Itoa(i)+`"},"v":{"S":"`+big+`"}}}`)
+	}
+	var mu sync.Mutex
+	var sizes []int
+	var keys []string
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		var ev struct {
+			Records []struct {
+				Dynamodb struct{ Keys map[string]map[string]string }
+			}
+		}
+		_ = json.Unmarshal(b, &ev)
+		mu.Lock()
+		sizes = append(sizes, len(b))
+		for _, rec := range ev.Records {
+			keys = append(keys, rec.Dynamodb.Keys["pk"]["S"])
+		}
+		mu.Unlock()
+	}))
+	defer hook.Close()
+	cfg := Config{CheckpointDir: t.TempDir(), Triggers: []Trigger{{Table: "Large", URL: hook.URL, BatchSize: 10000}}}
+	if err := cfg.check(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { New(cfg, call, slog.New(slog.DiscardHandler)).Run(ctx); close(done) }()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		mu.Lock()
+		n := len(keys)
+		mu.Unlock()
+		if n >= 40 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	mu.Lock()
+	defer mu.Unlock()
+	if len(keys) != 40 || len(sizes) < 3 {
+		t.Fatalf("%d records in %d batches, want 40 in at least 3", len(keys), len(sizes))
+	}
+	for i, k := range keys {
+		if k != "k"+strconv.Itoa(i) {
+			t.Fatalf("record %d is %s", i, k)
+		}
+	}
+	for _, n := range sizes {
+		if n > maxBatchBytes+500<<10 {
+			t.Fatalf("a batch of %d bytes", n)
+		}
 	}
 }
