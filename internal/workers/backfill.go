@@ -32,6 +32,12 @@ const (
 	KindTTLDrain      = "ttl-drain"
 )
 
+// backfillLease is how long a backfill's lease lasts unrenewed: how long
+// a build whose server died waits before another server (or the
+// restarted one) resumes it, on a backend several servers share. A build
+// renews it every third of that.
+const backfillLease = 10 * time.Second
+
 // backfillRecordsKept is how long the record of an ended backfill is kept.
 const backfillRecordsKept = time.Hour
 
@@ -54,7 +60,7 @@ type backfillCursor struct {
 func newBackfillRunner(store storage.Backend, log *slog.Logger) (*jobs.Store, *jobs.Runner) {
 	js := jobs.NewStore(store)
 	_, shared := store.(storage.Leaser)
-	return js, jobs.NewRunner(js, jobs.Config{Exclusive: !shared, Log: log})
+	return js, jobs.NewRunner(js, jobs.Config{Exclusive: !shared, Log: log, Lease: backfillLease})
 }
 
 // ensureJob makes sure a job (kind, id) that is not ended exists for
