@@ -63,7 +63,7 @@ type Params struct {
 	// FormatOptions and Creation are the request's InputFormatOptions and
 	// TableCreationParameters as given, reported back by DescribeImport.
 	FormatOptions json.RawMessage `json:",omitempty"`
-	Creation      json.RawMessage
+	Creation      json.RawMessage `json:",omitempty"`
 	// Table is the table to create.
 	Table       storage.Table
 	LogGroupArn string
