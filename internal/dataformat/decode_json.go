@@ -18,6 +18,8 @@ type jsonDecoder struct {
 
 func newJSONDecoder(r io.Reader) *jsonDecoder { return &jsonDecoder{lines: newLineReader(r)} }
 
+func (d *jsonDecoder) Line() int64 { return d.lines.line }
+
 type jsonLine struct {
 	Item item.Item `json:"Item"`
 }
