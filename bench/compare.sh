@@ -267,8 +267,11 @@ start_target() {
 		port=$(free_port)
 		local emu
 		emu=$(ddb_local_dir)
-		server "$SERVER_CPU" java -Djava.library.path="$emu/DynamoDBLocal_lib" -jar "$emu/DynamoDBLocal.jar" \
-			-inMemory -port "$port" >"$work/$name.log" 2>&1 &
+		# Run from the work directory: DynamoDB Local writes a metadata file
+		# into its current directory. Telemetry off, as its documentation
+		# describes (DynamoDBLocalTelemetry).
+		(cd "$work" && export DDB_LOCAL_TELEMETRY=0 && server "$SERVER_CPU" java -Djava.library.path="$emu/DynamoDBLocal_lib" \
+			-jar "$emu/DynamoDBLocal.jar" -inMemory -disableTelemetry -port "$port" >"$work/$name.log" 2>&1) &
 		server_pid=$!
 		endpoint="http://127.0.0.1:$port"
 		wait_http "$endpoint/"

@@ -97,7 +97,7 @@ func TestResourcePolicyAccess(t *testing.T) {
 	bobArn := "arn:aws:iam::" + otherAccount + ":user/bob"
 	doc := `{"Version":"2012-10-17","Statement":[
 		{"Effect":"Allow","Principal":{"AWS":"` + erinArn + `"},"Action":["dynamodb:GetItem","dynamodb:PutItem"],"Resource":"` + arn + `"},
-		{"Effect":"Allow","Principal":{"AWS":"` + otherAccount + `"},"Action":["dynamodb:GetItem","dynamodb:PutItem","dynamodb:DeleteItem"],"Resource":["` + arn + `","` + arn + `/index/*"]},
+		{"Effect":"Allow","Principal":{"AWS":"` + otherAccount + `"},"Action":["dynamodb:GetItem","dynamodb:PutItem","dynamodb:DeleteItem","dynamodb:DescribeTimeToLive"],"Resource":["` + arn + `","` + arn + `/index/*"]},
 		{"Effect":"Deny","Principal":{"AWS":"` + bobArn + `"},"Action":"dynamodb:DeleteItem","Resource":"` + arn + `"}]}`
 	out, err := root.CreateTable(ctx, &dynamodb.CreateTableInput{TableName: aws.String(name), AttributeDefinitions: attrDefs("pk", "S"),
 		KeySchema: keySchema("pk"), BillingMode: types.BillingModePayPerRequest, ResourcePolicy: aws.String(doc),
@@ -135,6 +135,10 @@ func TestResourcePolicyAccess(t *testing.T) {
 	wantAPIError(t, err, "AccessDeniedException", denied(bobArn, "dynamodb:Scan", arn, "because no resource-based policy allows the dynamodb:Scan action"))
 	_, err = bob.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(arn), Key: item{"pk": avS("e")}})
 	wantAPIError(t, err, "AccessDeniedException", denied(bobArn, "dynamodb:DeleteItem", arn, "with an explicit deny in a resource-based policy"))
+	// Operations that do not cross accounts are refused whatever the
+	// policy says (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/rbac-iam-actions.html).
+	_, err = bob.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(arn)})
+	wantAPIError(t, err, "AccessDeniedException", denied(bobArn, "dynamodb:DescribeTimeToLive", arn, "because no resource-based policy allows the dynamodb:DescribeTimeToLive action"))
 	// By name, bob names a table of his own account, which has none.
 	_, err = bob.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(name), Key: item{"pk": avS("e")}})
 	wantAPIError(t, err, "ResourceNotFoundException", "Requested resource not found")

@@ -173,7 +173,7 @@ func TestRealismOnDemandMaximum(t *testing.T) {
 }
 
 // TestRealismStaleRead: within the stale read window an eventually
-// consistent GetItem or Scan returns the image before the write (none for
+// consistent GetItem, BatchGetItem or Scan returns the image before the write (none for
 // an item created within it), a strongly consistent one the new image;
 // after the window both are fresh.
 // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/HowItWorks.ReadConsistency.html
@@ -208,6 +208,12 @@ func TestRealismStaleRead(t *testing.T) {
 	// An eventually consistent Scan sees a's previous image and not b,
 	// created within the window; a strongly consistent one sees both now.
 	wantItems(t, scan(false), []item{{"pk": avS("a"), "v": avN("1")}})
+	bg, err := c.BatchGetItem(ctxT(t), &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{
+		name: {Keys: []item{{"pk": avS("a")}, {"pk": avS("b")}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantItems(t, bg.Responses[name], []item{{"pk": avS("a"), "v": avN("1")}})
 	wantItems(t, scan(true), []item{{"pk": avS("a"), "v": avN("2")}, {"pk": avS("b"), "v": avN("1")}})
 	time.Sleep(1600 * time.Millisecond)
 	wantItem(t, eventual(), item{"pk": avS("a"), "v": avN("2")})
@@ -318,5 +324,67 @@ func TestRealismStatusDelayByTag(t *testing.T) {
 	time.Sleep(1100 * time.Millisecond)
 	if s := status(slow); s != "GONE" {
 		t.Fatalf("%s after its delay: %s, want it gone", slow, s)
+	}
+}
+
+// TestRealismIndexThrottling: a provisioned global secondary index has
+// buckets of its own: a write whose index entries use up the index's
+// write capacity throttles the next write to the table with the reason
+// IndexWriteProvisionedThroughputExceeded and the index's ARN, and a
+// Query of the index draws on the index's read capacity, not the table's.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ThrottlingReason.html
+// Message: https://github.com/grailbio/reflow/issues/101 (DynamoDB's text).
+func TestRealismIndexThrottling(t *testing.T) {
+	_, c := startClient(t, "--realism", "capacity=on,burst=1s")
+	name := tableName("gsithrottle")
+	one := &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(1), WriteCapacityUnits: aws.Int64(1)}
+	_, err := c.CreateTable(ctxT(t), &dynamodb.CreateTableInput{
+		TableName: aws.String(name), AttributeDefinitions: attrDefs("pk", "S", "g", "S"), KeySchema: keySchema("pk"),
+		ProvisionedThroughput: &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(1000), WriteCapacityUnits: aws.Int64(1000)},
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{IndexName: aws.String("byG"), KeySchema: keySchema("g"),
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}, ProvisionedThroughput: one}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := c.DescribeTable(ctxT(t), &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := avS(strings.Repeat("x", 30000)) // 30 KB: 30 units of the index's reads when queried
+	putItem(t, c, name, item{"pk": avS("a"), "g": avS("x"), "v": big})
+	// The table has capacity to spare; the index does not.
+	_, err = c.PutItem(ctxT(t), &dynamodb.PutItemInput{TableName: aws.String(name), Item: item{"pk": avS("b"), "g": avS("x")}})
+	wantAPIError(t, err, "ProvisionedThroughputExceededException",
+		"The level of configured provisioned throughput for one or more global secondary indexes of the table was exceeded. "+
+			"Consider increasing your provisioning level for the under-provisioned global secondary indexes with the UpdateTable API")
+	var pe *types.ProvisionedThroughputExceededException
+	if !errors.As(err, &pe) || len(pe.ThrottlingReasons) != 1 ||
+		aws.ToString(pe.ThrottlingReasons[0].Reason) != "IndexWriteProvisionedThroughputExceeded" ||
+		aws.ToString(pe.ThrottlingReasons[0].Resource) != aws.ToString(d.Table.TableArn)+"/index/byG" {
+		t.Fatalf("ThrottlingReasons: %+v", pe)
+	}
+	// A write without an index entry still needs the index's capacity.
+	_, err = c.PutItem(ctxT(t), &dynamodb.PutItemInput{TableName: aws.String(name), Item: item{"pk": avS("c")}})
+	wantAPIError(t, err, "ProvisionedThroughputExceededException", "")
+	query := func() error {
+		out, err := c.Query(ctxT(t), &dynamodb.QueryInput{TableName: aws.String(name), IndexName: aws.String("byG"),
+			KeyConditionExpression: aws.String("g = :g"), ExpressionAttributeValues: item{":g": avS("x")}})
+		if err == nil && out.ConsumedCapacity != nil {
+			t.Fatalf("ConsumedCapacity returned unasked: %+v", out.ConsumedCapacity)
+		}
+		return err
+	}
+	if err := query(); err != nil {
+		t.Fatalf("first Query of the index: %v", err)
+	}
+	err = query()
+	wantAPIError(t, err, "ProvisionedThroughputExceededException", "")
+	if !errors.As(err, &pe) || aws.ToString(pe.ThrottlingReasons[0].Reason) != "IndexReadProvisionedThroughputExceeded" {
+		t.Fatalf("ThrottlingReasons: %+v", pe)
+	}
+	// The table's own reads are not affected.
+	if _, err := c.Scan(ctxT(t), &dynamodb.ScanInput{TableName: aws.String(name)}); err != nil {
+		t.Fatalf("Scan of the table: %v", err)
 	}
 }

@@ -42,7 +42,8 @@ type webhook struct {
 	srv *httptest.Server
 
 	mu       sync.Mutex
-	fail     int // how many of the next posts fail; -1 = all
+	fail     int    // how many of the next posts fail; -1 = all
+	poison   string // a batch holding this key fails
 	acked    [][]hookRecord
 	attempts int
 }
@@ -58,7 +59,11 @@ func newWebhook(t *testing.T) *webhook {
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		h.attempts++
-		if h.fail != 0 {
+		poisoned := false
+		for _, r := range ev.Records {
+			poisoned = poisoned || h.poison != "" && r.Dynamodb.Keys["pk"]["S"] == h.poison
+		}
+		if h.fail != 0 || poisoned {
 			if h.fail > 0 {
 				h.fail--
 			}
@@ -237,6 +242,35 @@ func TestTriggerOnFailure(t *testing.T) {
 	putKeys(t, c, name, 1, 2)
 	recs := h.waitRecords(t, 1)
 	wantInOrder(t, recs, arn, 1)
+}
+
+// TestTriggerBisectOnError: with bisect-on-error a failing batch is split
+// until the record that fails is alone; the others are delivered, in
+// order, and only it goes to the on-failure file, as Lambda's
+// BisectBatchOnFunctionError does.
+// https://docs.aws.amazon.com/lambda/latest/dg/services-dynamodb-errors.html
+func TestTriggerBisectOnError(t *testing.T) {
+	h := newWebhook(t)
+	h.poison = "k1"
+	name := tableName("trig")
+	failed := filepath.Join(t.TempDir(), "failed.jsonl")
+	_, c := startClient(t, "--triggers", triggersFile(t, name, h.srv.URL, "batch-size = 4", `batching-window = "2s"`,
+		"max-retries = 0", "bisect-on-error = true", "on-failure = "+strconv.Quote(failed)))
+	arn := createTriggerTable(t, c, name)
+	putKeys(t, c, name, 0, 4)
+	recs := h.waitRecords(t, 3)
+	if len(recs) != 3 {
+		t.Fatalf("%d records delivered, want 3", len(recs))
+	}
+	wantInOrder(t, recs[:1], arn, 0)
+	wantInOrder(t, recs[1:], arn, 2)
+	line, err := os.ReadFile(failed)
+	var f struct {
+		Info struct{ BatchSize int } `json:"DDBStreamBatchInfo"`
+	}
+	if err != nil || strings.Count(string(line), "\n") != 1 || json.Unmarshal(line, &f) != nil || f.Info.BatchSize != 1 {
+		t.Fatalf("on-failure file: %s (%v)", line, err)
+	}
 }
 
 // TestTriggerResumesAfterRestart: a restarted server resumes after the

@@ -29,6 +29,9 @@ func serveFlags(f *pflag.FlagSet) {
 	f.String("storage", "sqlite", "storage backend: sqlite, postgres or cassandra")
 	f.String("data-dir", "./extenddb-data", "SQLite: directory for the database")
 	f.String("backup-root", "", "directory of on-demand backups; several servers sharing a backend must share it (default: <data-dir>/backups)")
+	f.String("export-dir", "", "directory standing for S3 in exports and imports: bucket B is <export-dir>/B (default: <data-dir>/exports)")
+	f.Duration("export-min-incremental-period", 15*time.Minute, "shortest period of an incremental export (DynamoDB: 15m); shorter only for tests")
+	f.Duration("export-page-delay", 0, "pause after every 1,000 items an export writes (to watch IN_PROGRESS)")
 	f.Bool("in-memory", false, "SQLite: keep all data in memory; nothing survives exit")
 	f.String("postgres-dsn", "", "PostgreSQL: connection string, e.g. postgres://user@host:5432/db")
 	f.String("postgres-schema", "", "PostgreSQL: schema for extenddb's tables (default: the connection's search_path)")
@@ -49,7 +52,9 @@ func serveFlags(f *pflag.FlagSet) {
 	f.Bool("access-log", false, "log one line per API request")
 	f.Bool("metrics", true, "serve Prometheus metrics on GET /metrics")
 	f.String("pprof-listen", "", "serve Go's pprof on this host:port (off when empty); never on the API's address")
+	f.Bool("console", false, "serve the web console on /console (docs/console.md)")
 	addLimitFlags(f)
+	testkitFlags(f)
 	realismFlags(f)
 	authFlags(f)
 	localFlags(f)
@@ -160,12 +165,15 @@ func loadConfig(v *viper.Viper, flags *pflag.FlagSet) (loaded, error) {
 
 func readSettings(r *reader) server.Config {
 	return server.Config{
-		Listen:     r.str("listen"),
-		Storage:    r.str("storage"),
-		DataDir:    r.str("data-dir"),
-		InMemory:   r.boolean("in-memory"),
-		BackupRoot: r.str("backup-root"),
-		Postgres:   server.PostgresConfig{DSN: r.str("postgres-dsn"), Schema: r.str("postgres-schema")},
+		Listen:                     r.str("listen"),
+		Storage:                    r.str("storage"),
+		DataDir:                    r.str("data-dir"),
+		InMemory:                   r.boolean("in-memory"),
+		BackupRoot:                 r.str("backup-root"),
+		ExportDir:                  r.str("export-dir"),
+		ExportMinIncrementalPeriod: r.duration("export-min-incremental-period"),
+		ExportPageDelay:            r.duration("export-page-delay"),
+		Postgres:                   server.PostgresConfig{DSN: r.str("postgres-dsn"), Schema: r.str("postgres-schema")},
 
 		Cassandra: server.CassandraConfig{
 			Hosts:             r.str("cassandra-hosts"),
@@ -195,11 +203,13 @@ func readSettings(r *reader) server.Config {
 		AccessLog:   r.boolean("access-log"),
 		Metrics:     r.boolean("metrics"),
 		PprofListen: r.str("pprof-listen"),
+		Console:     r.boolean("console"),
 
 		Auth:                    authConfig(r.v, r.boolean),
 		CORS:                    r.str("cors"),
 		DisableTelemetry:        r.boolean("disable-telemetry"),
 		OptimizeDBBeforeStartup: r.boolean("optimize-db-before-startup"),
+		Testkit:                 testkitConfig(r),
 		Realism:                 readRealism(r),
 		Triggers:                r.str("triggers"),
 	}

@@ -57,7 +57,9 @@ func rootCmd() *cobra.Command {
 	root.AddCommand(versionCmd())
 	root.AddCommand(healthCmd())
 	root.AddCommand(watchdogCmd())
+	root.AddCommand(snapshotCmd(), truncateCmd(), clockCmd(), ttlCmd())
 	root.AddCommand(backupCmd())
+	root.AddCommand(importCmd())
 	return root
 }
 

@@ -218,6 +218,9 @@ func (e *Engine) readBatch(ctx context.Context, in *batchGetItemInput, tables []
 			if err != nil {
 				return nil, err
 			}
+			if e.realism != nil && !consistent {
+				it = e.staleItem(t, k, it)
+			}
 			size := 0
 			if it != nil {
 				size = item.Size(it)

@@ -145,6 +145,7 @@ func TestEveryOperationAnswers(t *testing.T) {
 		"DescribeContributorInsights", "DescribeEndpoints", "DescribeGlobalTable", "DescribeGlobalTableSettings",
 		"DescribeKinesisStreamingDestination", "DescribeLimits", "DescribeTable", "DescribeTableReplicaAutoScaling",
 		"DescribeTimeToLive", "DisableKinesisStreamingDestination", "EnableKinesisStreamingDestination",
+		"ExportTableToPointInTime", "DescribeExport", "ListExports",
 		"ExecuteStatement", "ExecuteTransaction", "GetItem", "GetResourcePolicy", "ListBackups", "ListContributorInsights",
 		"ListGlobalTables", "ListTables", "ListTagsOfResource", "PutItem", "PutResourcePolicy", "Query", "RestoreTableFromBackup",
 		"RestoreTableToPointInTime", "Scan", "TagResource", "TransactGetItems", "TransactWriteItems", "UntagResource", "UpdateContinuousBackups",

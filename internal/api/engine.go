@@ -16,7 +16,9 @@ import (
 
 	"github.com/extenddb/extenddb/internal/backup"
 	"github.com/extenddb/extenddb/internal/ddberr"
+	"github.com/extenddb/extenddb/internal/export"
 	"github.com/extenddb/extenddb/internal/expr"
+	"github.com/extenddb/extenddb/internal/importer"
 	"github.com/extenddb/extenddb/internal/protocol"
 	"github.com/extenddb/extenddb/internal/realism"
 	"github.com/extenddb/extenddb/internal/storage"
@@ -48,6 +50,10 @@ type Config struct {
 	// OnTableDeleted, when set, is called with the name of each table
 	// DeleteTable removed, once it is gone. It must not block.
 	OnTableDeleted func(table string)
+	// Now is the clock (internal/clock): CreationDateTime, backup and
+	// point in time recovery timestamps, stream iterator expiry and
+	// transient statuses follow it. Default time.Now.
+	Now func() time.Time
 	// Realism, when set, applies the realism effects to item requests
 	// (realism.go); nil leaves every request as it is.
 	Realism *realism.Realism
@@ -69,6 +75,10 @@ type Engine struct {
 	ttlSettle atomic.Pointer[func(context.Context, *storage.Table) bool]
 	// backups serves the backup operations (SetBackups, backups.go).
 	backups *backup.Service
+	// exports serves the export operations (SetExports, exports.go).
+	exports *export.Service
+	// imports serves the import operations (SetImports, imports.go).
+	imports *importer.Service
 	// realism is Config.Realism (realism.go).
 	realism *realism.Realism
 }
@@ -86,11 +96,14 @@ func New(store storage.Backend, cfg Config) *Engine {
 	if cfg.ItemCollectionLimit <= 0 {
 		cfg.ItemCollectionLimit = DefaultItemCollectionLimit
 	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
 	if cfg.Realism != nil {
 		// Capacity buckets are charged what the metering counts.
 		cfg.OnTableUse = chargeRealism(cfg.Realism, cfg.OnTableUse)
 	}
-	e := &Engine{store: store, cfg: cfg, now: time.Now, realism: cfg.Realism}
+	e := &Engine{store: store, cfg: cfg, now: cfg.Now, realism: cfg.Realism}
 	e.tables.m = map[tableKey]cachedTable{}
 	e.exprs = expr.NewCache(0)
 	e.ops = operations()

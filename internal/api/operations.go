@@ -42,6 +42,14 @@ func operations() map[string]opFunc {
 		"RestoreTableToPointInTime": (*Engine).restoreTableToPointInTime,
 		"UpdateContinuousBackups":   (*Engine).updateContinuousBackups,
 		"DescribeContinuousBackups": (*Engine).describeContinuousBackups,
+		// Exports (exports*.go).
+		"ExportTableToPointInTime": (*Engine).exportTableToPointInTime,
+		"DescribeExport":           (*Engine).describeExport,
+		"ListExports":              (*Engine).listExports,
+		// Imports from S3 (imports*.go).
+		"ImportTable":    (*Engine).importTable,
+		"DescribeImport": (*Engine).describeImport,
+		"ListImports":    (*Engine).listImports,
 		// Features with no local service behind them: settings stored and
 		// described, as DynamoDB does with the feature switched off
 		// (contributor_insights.go, kinesis.go, global_tables.go).

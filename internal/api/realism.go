@@ -25,11 +25,15 @@ type access struct {
 	key      item.Item        // GetItem's Key
 	proj     *expr.Projection // the read's projection
 	filter   *expr.Condition  // the filter of a Query or Scan
+	// capacity is the ReturnConsumedCapacity member of a Query or Scan,
+	// set for the realism to learn what a read of an index consumed.
+	capacity **string
 }
 
 // readAccess is the access of a Query or Scan.
 func readAccess(in *readInput) access {
-	a := access{kind: realism.Read, eventual: in.ConsistentRead == nil || !*in.ConsistentRead, proj: in.proj, filter: in.filter}
+	a := access{kind: realism.Read, eventual: in.ConsistentRead == nil || !*in.ConsistentRead, proj: in.proj, filter: in.filter,
+		capacity: &in.ReturnConsumedCapacity}
 	if in.IndexName != nil {
 		a.index = *in.IndexName
 	}
@@ -45,14 +49,19 @@ type regionKey struct{}
 // secondary index).
 func (e *Engine) realisticRun(ctx context.Context, t *storage.Table, a access, run func() (any, error)) (any, error) {
 	s := e.realism.Settings(t.Tags)
+	var hidden bool // capacity asked for on the caller's behalf
 	if s.Capacity {
-		if err := e.admit(ctx, t, a.kind, s); err != nil {
+		if err := e.admit(ctx, t, a, s); err != nil {
 			return nil, err
 		}
+		hidden = a.askCapacity()
 	}
 	out, err := run()
 	if err != nil {
 		return out, err
+	}
+	if s.Capacity {
+		e.chargeIndexRead(t, a, out, hidden)
 	}
 	switch o := out.(type) {
 	case *getItemOutput:
@@ -61,7 +70,7 @@ func (e *Engine) realisticRun(ctx context.Context, t *storage.Table, a access, r
 		}
 	case *readOutput:
 		switch {
-		case a.index != "" && s.GSILag > 0 && isGlobalIndex(t, a.index):
+		case a.index != "" && s.GSILag > 0 && globalIndex(t, a.index) != nil:
 			e.lagIndex(t, o, s)
 		case a.index == "" && a.eventual && s.StaleReadWindow > 0:
 			e.staleRead(t, a, o, s)
@@ -90,13 +99,15 @@ func recentKey(t *storage.Table, k storage.Key) string {
 // realisticMutate is mutate remembering the image each write replaced,
 // for stale reads and index lag.
 func (e *Engine) realisticMutate(ctx context.Context, t *storage.Table, key storage.Key, fn storage.MutateFunc) error {
-	var old item.Item
+	var old, nw item.Item
 	err := e.meteredMutate(ctx, t, key, func(o item.Item) (item.Item, error) {
-		old = o
-		return fn(o)
+		n, err := fn(o)
+		old, nw = o, n
+		return n, err
 	})
 	if err == nil {
 		e.realism.Wrote(recentKey(t, key), old)
+		e.chargeIndexWrite(t, old, nw)
 	}
 	return err
 }
@@ -113,6 +124,20 @@ func (e *Engine) staleGet(t *storage.Table, a access, o *getItemOutput, s realis
 	if ok && e.realism.Roll(s.StaleReadRate) {
 		o.item = projectItem(a.proj, old)
 	}
+}
+
+// staleItem is what an eventually consistent read of the item k of t
+// (BatchGetItem) returns: the image before a write within the stale read
+// window, at the stale read rate, or else it, the current image.
+func (e *Engine) staleItem(t *storage.Table, k storage.Key, it item.Item) item.Item {
+	s := e.realism.Settings(t.Tags)
+	if s.StaleReadWindow <= 0 {
+		return it
+	}
+	if old, ok := e.realism.Recent(recentKey(t, k), s.StaleReadWindow); ok && e.realism.Roll(s.StaleReadRate) {
+		return old
+	}
+	return it
 }
 
 // lagIndex hides from a page of a global secondary index the items
@@ -174,93 +199,6 @@ func (e *Engine) ageItems(t *storage.Table, o *readOutput, older func(key string
 	}
 	o.n -= len(o.items) - len(kept)
 	o.items = kept
-}
-
-func isGlobalIndex(t *storage.Table, name string) bool {
-	for i := range t.Indexes {
-		if t.Indexes[i].IndexName == name {
-			return t.Indexes[i].Global
-		}
-	}
-	return false
-}
-
-// admit refuses a request on t while the table's capacity of its kind is
-// used up: ProvisionedThroughputExceededException for a PROVISIONED
-// table, ThrottlingException for an on-demand table past its maximum
-// throughput. Both carry ThrottlingReasons naming the table's ARN.
-// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ThrottlingReason.html
-func (e *Engine) admit(ctx context.Context, t *storage.Table, kind string, s realism.Settings) error {
-	rate, burst, limit := throughputOf(t, kind)
-	if limit == "" {
-		return nil
-	}
-	if burst == 0 {
-		burst = s.Burst
-	}
-	if e.realism.Admit(t.Name+"/"+kind, rate, burst) {
-		return nil
-	}
-	region, _ := ctx.Value(regionKey{}).(string)
-	reasons := []throttlingReason{{Reason: "Table" + kind + limit, Resource: e.tableArn(region, t)}}
-	if limit == limitOnDemand {
-		return ddberr.Throttling("Throughput exceeds the maximum OnDemandThroughput configured on table or index").With("ThrottlingReasons", reasons)
-	}
-	return ddberr.ProvisionedThroughputExceeded("The level of configured provisioned throughput for the table was exceeded. "+
-		"Consider increasing your provisioning level with the UpdateTable API.").With("ThrottlingReasons", reasons)
-}
-
-// The limit types of ThrottlingReason that admit reports.
-const (
-	limitProvisioned = "ProvisionedThroughputExceeded"
-	limitOnDemand    = "MaxOnDemandThroughputExceeded"
-)
-
-// throughputOf returns the rate in units per second t may use for kind,
-// the unused capacity it keeps (0 for the configured burst) and the limit
-// type a throttle reports; limit is "" when t has no limit.
-func throughputOf(t *storage.Table, kind string) (rate float64, burst time.Duration, limit string) {
-	if t.BillingMode == "PAY_PER_REQUEST" {
-		if t.OnDemand == nil {
-			return 0, 0, ""
-		}
-		// A maximum on-demand throughput is a rate per second: nothing
-		// unused is kept beyond one second.
-		rate = float64(t.OnDemand.MaxReadRequestUnits)
-		if kind == realism.Write {
-			rate = float64(t.OnDemand.MaxWriteRequestUnits)
-		}
-		if rate <= 0 {
-			return 0, 0, ""
-		}
-		return rate, time.Second, limitOnDemand
-	}
-	rate = float64(t.Throughput.ReadCapacityUnits)
-	if kind == realism.Write {
-		rate = float64(t.Throughput.WriteCapacityUnits)
-	}
-	return rate, 0, limitProvisioned
-}
-
-// throttlingReason is a ThrottlingReason of a throttling error.
-type throttlingReason struct {
-	Reason   string `json:"reason"`
-	Resource string `json:"resource"`
-}
-
-// chargeRealism wraps Config.OnTableUse so that every metered read and
-// write also takes its units from the table's capacity bucket.
-func chargeRealism(r *realism.Realism, next func(table, kind string, units float64, items int, bytes int64)) func(table, kind string, units float64, items int, bytes int64) {
-	return func(table, kind string, units float64, items int, bytes int64) {
-		k := realism.Read
-		if kind == useWrite {
-			k = realism.Write
-		}
-		r.Charge(table+"/"+k, units)
-		if next != nil {
-			next(table, kind, units, items, bytes)
-		}
-	}
 }
 
 // faultOps are the operations faults are injected into, and whether they

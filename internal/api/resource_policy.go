@@ -347,17 +347,18 @@ func resourceAction(pattern string) bool {
 	return false
 }
 
-// resourceActions are the DynamoDB actions that take a table, index or
-// stream resource
-// (https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazondynamodb.html).
+// resourceActions are the DynamoDB actions resource-based policies
+// support: those on a table, index or stream, without CreateTable and the
+// actions on backups, imports and legacy global tables
+// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/rbac-iam-actions.html).
 var resourceActions = []string{
-	"BatchGetItem", "BatchWriteItem", "ConditionCheckItem", "CreateBackup", "CreateTable", "CreateTableReplica",
+	"BatchGetItem", "BatchWriteItem", "ConditionCheckItem", "CreateBackup", "CreateTableReplica",
 	"DeleteItem", "DeleteResourcePolicy", "DeleteTable", "DeleteTableReplica", "DescribeContinuousBackups",
 	"DescribeContributorInsights", "DescribeKinesisStreamingDestination", "DescribeStream", "DescribeTable",
 	"DescribeTableReplicaAutoScaling", "DescribeTimeToLive", "DisableKinesisStreamingDestination",
 	"EnableKinesisStreamingDestination", "ExportTableToPointInTime", "GetItem", "GetRecords", "GetResourcePolicy",
-	"GetShardIterator", "ImportTable", "ListTagsOfResource", "PartiQLDelete", "PartiQLInsert", "PartiQLSelect",
-	"PartiQLUpdate", "PutItem", "PutResourcePolicy", "Query", "RestoreTableFromBackup", "RestoreTableToPointInTime",
+	"GetShardIterator", "ListTagsOfResource", "PartiQLDelete", "PartiQLInsert", "PartiQLSelect",
+	"PartiQLUpdate", "PutItem", "PutResourcePolicy", "Query", "RestoreTableToPointInTime",
 	"Scan", "TagResource", "UntagResource", "UpdateContinuousBackups", "UpdateContributorInsights", "UpdateItem",
 	"UpdateKinesisStreamingDestination", "UpdateTable", "UpdateTableReplicaAutoScaling", "UpdateTimeToLive",
 }

@@ -147,7 +147,11 @@ func TestResourcePolicyValidation(t *testing.T) {
 	for doc, want := range map[string]string{
 		`{"Statement":[{"Effect":"Allow","Action":"dynamodb:GetItem","Resource":"*"}]}`:                                  "Statement 1 has no Principal",
 		`{"Statement":[{"Effect":"Allow","Principal":"*","Action":["dynamodb:GetItem","s3:GetObject"],"Resource":"*"}]}`: `The following action names are invalid: "s3:GetObject"`,
-		`{"Statement":[{"Effect":"Allow","Principal":{"AWS":"alice"},"Action":"dynamodb:GetItem","Resource":"*"}]}`:      "policy Statement 1: invalid principal: alice",
+		// Actions on backups and imports, and CreateTable, are not
+		// supported in resource-based policies
+		// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/rbac-iam-actions.html).
+		`{"Statement":[{"Effect":"Allow","Principal":{"AWS":"111122223333"},"Action":["dynamodb:CreateTable","dynamodb:RestoreTableFromBackup"],"Resource":"*"}]}`: `The following action names are invalid: "dynamodb:CreateTable", "dynamodb:RestoreTableFromBackup"`,
+		`{"Statement":[{"Effect":"Allow","Principal":{"AWS":"alice"},"Action":"dynamodb:GetItem","Resource":"*"}]}`:                                                "policy Statement 1: invalid principal: alice",
 		`{"Statement":`: "policy document is not valid JSON",
 		// Block Public Access: everyone, without a restricting condition.
 		`{"Statement":[{"Effect":"Allow","Principal":"*","Action":"dynamodb:GetItem","Resource":"*"}]}`:                 "Statement 1 grants public access",

@@ -80,7 +80,7 @@ func (e *Engine) lookup(ctx context.Context, account, name string, mode lookupMo
 // cache when fresh. A missing table is ResourceNotFoundException.
 func (e *Engine) cachedTable(ctx context.Context, account, name string) (*storage.Table, error) {
 	k := tableKey{account, name}
-	now := e.now()
+	now := time.Now() // the wall clock: the manual clock may stand still
 	e.tables.mu.Lock()
 	c, ok := e.tables.m[k]
 	e.tables.mu.Unlock()
@@ -102,7 +102,7 @@ func (e *Engine) cachedTable(ctx context.Context, account, name string) (*storag
 // remember caches t as the current entry of its table.
 func (e *Engine) remember(t *storage.Table) {
 	e.tables.mu.Lock()
-	e.tables.m[tableKey{t.Account, t.Name}] = cachedTable{t: t, fetched: e.now()}
+	e.tables.m[tableKey{t.Account, t.Name}] = cachedTable{t: t, fetched: time.Now()}
 	e.tables.mu.Unlock()
 }
 
@@ -112,6 +112,12 @@ func (e *Engine) forget(account, name string) {
 	delete(e.tables.m, tableKey{account, name})
 	e.tables.mu.Unlock()
 }
+
+// ForgetTable drops the cached catalog entry of a table of namespace ns,
+// so that the next request reads the catalog: for changes made to the
+// catalog beside the engine (internal/admin's snapshot restores and
+// truncates).
+func (e *Engine) ForgetTable(ns, name string) { e.forget(ns, name) }
 
 // status is a table's TableStatus now, completing CREATING/UPDATING once its
 // StatusDelay has passed.

@@ -36,7 +36,8 @@ func TestAuthorizeAttributes(t *testing.T) {
 		 "Resource":["arn:aws:dynamodb:*:*:table/GameScores"],
 		 "Condition":{"ForAllValues:StringEquals":{"dynamodb:Attributes":["UserId","GameTitle","TopScore","TopScoreDateTime"]},
 		              "StringEqualsIfExists":{"dynamodb:Select":"SPECIFIC_ATTRIBUTES"}}},
-		{"Effect":"Allow","Action":["dynamodb:GetItem","dynamodb:PutItem","dynamodb:UpdateItem","dynamodb:Scan"],"Resource":"arn:aws:dynamodb:*:*:table/Profiles"},
+		{"Effect":"Allow","Action":["dynamodb:GetItem","dynamodb:PutItem","dynamodb:UpdateItem","dynamodb:Scan"],"Resource":"arn:aws:dynamodb:*:*:table/Profiles",
+		 "Condition":{"StringEqualsIfExists":{"dynamodb:ReturnConsumedCapacity":"NONE"}}},
 		{"Effect":"Deny","Action":["dynamodb:GetItem","dynamodb:PutItem","dynamodb:UpdateItem","dynamodb:Scan"],"Resource":"arn:aws:dynamodb:*:*:table/Profiles",
 		 "Condition":{"ForAnyValue:StringEquals":{"dynamodb:Attributes":["SSN"]}}}]}`)
 	if err != nil {
@@ -94,6 +95,10 @@ func TestAuthorizeAttributes(t *testing.T) {
 		// A whole-item read would return SSN: the Deny applies (fail closed).
 		{"GetItem", `{"TableName":"Profiles","Key":{"id":{"S":"1"}}}`, explicit("dynamodb:GetItem")},
 		{"Scan", `{"TableName":"Profiles","Select":"COUNT"}`, ""},
+		// dynamodb:ReturnConsumedCapacity, as the knowledge-center article
+		// uses it: NONE or absent only.
+		{"Scan", `{"TableName":"Profiles","Select":"COUNT","ReturnConsumedCapacity":"NONE"}`, ""},
+		{"Scan", `{"TableName":"Profiles","Select":"COUNT","ReturnConsumedCapacity":"TOTAL"}`, denied("dynamodb:Scan", "Profiles")},
 	}
 	for _, c := range cases {
 		err := authz(c.op, c.body)

@@ -61,7 +61,7 @@ type Authenticator struct {
 
 type cachedKey struct {
 	key     AccessKey
-	who     principal
+	who     *principal // nil when !found
 	found   bool
 	fetched time.Time
 }
@@ -122,10 +122,11 @@ func (a *Authenticator) AuthenticateService(r *http.Request, payloadSHA256 []byt
 	if err := CheckSkew(t, a.cfg.Now()); err != nil {
 		return protocol.Caller{}, err
 	}
-	key, err := a.accessKey(r.Context(), az.AccessKeyID)
+	ck, err := a.activeKey(r.Context(), az.AccessKeyID)
 	if err != nil {
 		return protocol.Caller{}, err
 	}
+	key := ck.key
 	if err := a.checkSessionToken(key, h.Get("X-Amz-Security-Token")); err != nil {
 		return protocol.Caller{}, err
 	}
@@ -137,6 +138,7 @@ func (a *Authenticator) AuthenticateService(r *http.Request, payloadSHA256 []byt
 		Region:      az.Region,
 		Account:     key.Account,
 		Principal:   key.principal,
+		Identity:    ck.who,
 	}
 	c.Namespace = a.namespace(c.Account, c.Region, "")
 	return c, nil
@@ -174,18 +176,24 @@ func errUnrecognized() error {
 
 // accessKey returns an active key from the cache or the store.
 func (a *Authenticator) accessKey(ctx context.Context, id string) (AccessKey, error) {
+	c, err := a.activeKey(ctx, id)
+	return c.key, err
+}
+
+// activeKey is the cache entry of an active key id, read when stale.
+func (a *Authenticator) activeKey(ctx context.Context, id string) (cachedKey, error) {
 	now := a.cfg.Now()
 	c, ok := a.cachedKey(id, now)
 	if !ok {
 		var err error
 		if c, err = a.loadKey(ctx, id, now); err != nil {
-			return AccessKey{}, err
+			return cachedKey{}, err
 		}
 	}
 	if !c.found || c.key.Status != "Active" {
-		return AccessKey{}, errUnrecognized()
+		return cachedKey{}, errUnrecognized()
 	}
-	return c.key, nil
+	return c, nil
 }
 
 // cachedKey returns the cache entry of id when it is still fresh at now.
@@ -218,7 +226,7 @@ func (a *Authenticator) loadKey(ctx context.Context, id string, now time.Time) (
 		return cachedKey{}, ddberr.Internal("Internal server error")
 	default:
 		k.principal = who.arn
-		c = cachedKey{key: k, who: who, found: true, fetched: now}
+		c = cachedKey{key: k, who: &who, found: true, fetched: now}
 	}
 	a.mu.Lock()
 	if len(a.keys) >= maxCached {

@@ -23,23 +23,26 @@ func (a *Authenticator) Authorize(r *http.Request, c protocol.Caller, service, o
 	if a.cfg.Store == nil {
 		return c, nil
 	}
-	a.mu.RLock()
-	ck, ok := a.keys[c.AccessKeyID]
-	a.mu.RUnlock()
-	if !ok || !ck.found {
-		// The cache started over since Authenticate: read again.
-		if _, err := a.accessKey(r.Context(), c.AccessKeyID); err != nil {
+	who, ok := c.Identity.(*principal)
+	if !ok || who == nil {
+		// A caller Authenticate did not name: read its key.
+		ck, err := a.activeKey(r.Context(), c.AccessKeyID)
+		if err != nil {
 			return c, err
 		}
-		a.mu.RLock()
-		ck = a.keys[c.AccessKeyID]
-		a.mu.RUnlock()
+		who = ck.who
 	}
-	if ck.who.root && a.tables.read == nil {
+	if who.root && a.tables.read == nil {
 		return c, nil
 	}
 	var b authzBody
-	_ = json.Unmarshal(body, &b) // a body the engine cannot read fails there
+	if who.root {
+		// The root user is subject to resource-based policies only: the
+		// resources are all it needs of the body.
+		b = rootTargets(body)
+	} else {
+		_ = json.Unmarshal(body, &b) // a body the engine cannot read fails there
+	}
 	checks := checksOf(c, op, &b)
 	owner, err := resourceOwner(c, checks)
 	if err != nil {
@@ -47,26 +50,35 @@ func (a *Authenticator) Authorize(r *http.Request, c protocol.Caller, service, o
 	}
 	as := c
 	if owner != c.Account {
+		if !crossAccountOps[op] {
+			return c, crossAccountRefused(who, c, op, checks)
+		}
 		as.Namespace = a.namespace(owner, c.Region, "")
 	}
-	return as, a.decideAll(r, c, as.Namespace, owner, ck.who, op, &b, checks)
+	return as, a.decideAll(r, c, as.Namespace, owner, who, op, &b, checks)
 }
 
 // decideAll decides every check of a request on resources of account
 // owner, in namespace ns.
-func (a *Authenticator) decideAll(r *http.Request, c protocol.Caller, ns, owner string, id principal, op string, b *authzBody, checks []check) error {
-	ctx := requestContext(r, c, b)
+func (a *Authenticator) decideAll(r *http.Request, c protocol.Caller, ns, owner string, id *principal, op string, b *authzBody, checks []check) error {
 	leadingKeys := a.tables.read != nil && usesKey(id.policies, leadingKeysKey)
 	if leadingKeys {
 		a.addLeadingKeys(r.Context(), ns, op, b, checks)
 	}
 	cross := owner != c.Account
+	var ctx map[string][]string
 	who := policy.Principal{ARN: id.arn, Account: c.Account, Delegated: cross}
-	if id.root {
-		who.ARN = "arn:aws:iam::" + c.Account + ":root"
-	}
 	for _, chk := range checks {
 		resDocs := a.resourcePolicies(r.Context(), owner, ns, chk.resource)
+		if id.root && !cross && resDocs == nil {
+			continue // allowed: nothing can deny it
+		}
+		if ctx == nil {
+			ctx = requestContext(r, c, b)
+			if id.root {
+				who.ARN = "arn:aws:iam::" + c.Account + ":root"
+			}
+		}
 		req := policy.Request{Action: chk.action, Resource: chk.resource, Context: ctx, Principal: who}
 		if leadingKeys {
 			req.Context = withKey(req.Context, leadingKeysKey, chk.leading, chk.hasLeading)
@@ -139,12 +151,13 @@ type authzBody struct {
 	StreamArn   string
 	ResourceArn string
 	// ResourcePolicy is CreateTable's.
-	ResourcePolicy *string
-	Select         string
-	ReturnValues   string
-	RequestItems   map[string]json.RawMessage
-	TransactItems  []map[string]*txItem
-	ShardIterator  string
+	ResourcePolicy         *string
+	Select                 string
+	ReturnValues           string
+	ReturnConsumedCapacity string
+	RequestItems           map[string]json.RawMessage
+	TransactItems          []map[string]*txItem
+	ShardIterator          string
 	// Key, Item and the key conditions name partition key values
 	// (dynamodb:LeadingKeys).
 	Key, Item                 keyItem
@@ -246,6 +259,9 @@ func requestContext(r *http.Request, c protocol.Caller, b *authzBody) map[string
 	if b.ReturnValues != "" {
 		ctx["dynamodb:returnvalues"] = []string{b.ReturnValues}
 	}
+	if b.ReturnConsumedCapacity != "" {
+		ctx["dynamodb:returnconsumedcapacity"] = []string{b.ReturnConsumedCapacity}
+	}
 	return ctx
 }
 
@@ -253,13 +269,11 @@ func requestContext(r *http.Request, c protocol.Caller, b *authzBody) map[string
 // on one resource (e.g. sts:AssumeRole on a role ARN) and returns the
 // caller's key; denied is true when no policy allows it or one denies it.
 func (a *Authenticator) AuthorizeAction(ctx context.Context, c protocol.Caller, action, resource string) (key AccessKey, denied bool, err error) {
-	k, err := a.accessKey(ctx, c.AccessKeyID)
+	ck, err := a.activeKey(ctx, c.AccessKeyID)
 	if err != nil {
 		return AccessKey{}, true, err
 	}
-	a.mu.RLock()
-	ck := a.keys[c.AccessKeyID]
-	a.mu.RUnlock()
+	k := ck.key
 	if ck.who.root {
 		return k, false, nil
 	}

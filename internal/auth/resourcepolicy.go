@@ -2,10 +2,12 @@ package auth
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/policy"
+	"github.com/extenddb/extenddb/internal/protocol"
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
@@ -51,11 +53,11 @@ func parseResourcePolicies(m map[string]storage.ResourcePolicy) map[string][]*po
 // policy governs the table and its indexes, a stream's its stream. ok is
 // false for "*" and for ARNs of anything else.
 func resourceTarget(arn string) (account, table, label string, ok bool) {
-	parts := strings.SplitN(arn, ":", 6)
-	if len(parts) != 6 || parts[0] != "arn" || parts[2] != "dynamodb" {
+	account, rest, ok := arnParts(arn)
+	if !ok {
 		return "", "", "", false
 	}
-	rest, ok := strings.CutPrefix(parts[5], "table/")
+	rest, ok = strings.CutPrefix(rest, "table/")
 	if !ok || rest == "" {
 		return "", "", "", false
 	}
@@ -63,7 +65,30 @@ func resourceTarget(arn string) (account, table, label string, ok bool) {
 	if s, ok := strings.CutPrefix(sub, "stream/"); ok {
 		label = s
 	}
-	return parts[4], table, label, true
+	return account, table, label, true
+}
+
+// arnParts splits a DynamoDB ARN (arn:PARTITION:dynamodb:REGION:ACCOUNT:RESOURCE)
+// into its account and resource, without allocating.
+func arnParts(arn string) (account, resource string, ok bool) {
+	rest, ok := strings.CutPrefix(arn, "arn:")
+	if !ok {
+		return "", "", false
+	}
+	_, rest, ok = strings.Cut(rest, ":") // partition
+	if !ok {
+		return "", "", false
+	}
+	svc, rest, ok := strings.Cut(rest, ":")
+	if !ok || svc != "dynamodb" {
+		return "", "", false
+	}
+	_, rest, ok = strings.Cut(rest, ":") // region
+	if !ok {
+		return "", "", false
+	}
+	account, resource, ok = strings.Cut(rest, ":")
+	return account, resource, ok
 }
 
 // resourcePolicies are the resource-based policies that govern resource
@@ -109,4 +134,56 @@ func decide(caller string, root, crossAccount bool, ident, res policy.Decision, 
 
 func deniedBy(caller string, chk check, why string) error {
 	return ddberr.AccessDenied("User: %s is not authorized to perform: %s on resource: %s %s", caller, chk.action, chk.resource, why)
+}
+
+// rootTargets decodes of a body only what names the resources of a
+// request (checksOf), for the root user.
+func rootTargets(body []byte) authzBody {
+	var t struct {
+		TableName, IndexName, StreamArn, ResourceArn, ShardIterator, Statement string
+		ResourcePolicy                                                         *string
+		RequestItems                                                           map[string]json.RawMessage
+		TransactItems                                                          []map[string]struct{ TableName string }
+		Statements, TransactStatements                                         []struct{ Statement string }
+	}
+	_ = json.Unmarshal(body, &t) // a body the engine cannot read fails there
+	b := authzBody{TableName: t.TableName, IndexName: t.IndexName, StreamArn: t.StreamArn, ResourceArn: t.ResourceArn,
+		ShardIterator: t.ShardIterator, Statement: t.Statement, ResourcePolicy: t.ResourcePolicy, RequestItems: t.RequestItems,
+		Statements: t.Statements, TransactStatements: t.TransactStatements}
+	for _, ti := range t.TransactItems {
+		m := make(map[string]*txItem, len(ti))
+		for kind, it := range ti {
+			m[kind] = &txItem{TableName: it.TableName}
+		}
+		b.TransactItems = append(b.TransactItems, m)
+	}
+	return b
+}
+
+// crossAccountOps are the operations that reach another account's table
+// or stream through its ARN; the others (PartiQL, backups, TTL, settings,
+// the policy operations themselves) act in the caller's account only
+// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/rbac-iam-actions.html).
+var crossAccountOps = map[string]bool{
+	"GetItem": true, "PutItem": true, "UpdateItem": true, "DeleteItem": true, "Query": true, "Scan": true,
+	"BatchGetItem": true, "BatchWriteItem": true, "TransactGetItems": true, "TransactWriteItems": true,
+	"DescribeTable": true, "UpdateTable": true, "DeleteTable": true,
+	"TagResource": true, "UntagResource": true, "ListTagsOfResource": true,
+	"DescribeStream": true, "GetShardIterator": true, "GetRecords": true,
+}
+
+// crossAccountRefused is the refusal of an operation that does not cross
+// accounts, on the first resource of another account: no resource-based
+// policy can allow it.
+func crossAccountRefused(who *principal, c protocol.Caller, op string, checks []check) error {
+	caller := who.arn
+	if who.root {
+		caller = "arn:aws:iam::" + c.Account + ":root"
+	}
+	for _, chk := range checks {
+		if acct, _, _, ok := resourceTarget(chk.resource); ok && acct != c.Account {
+			return deniedBy(caller, chk, "because no resource-based policy allows the "+chk.action+" action")
+		}
+	}
+	return nil
 }

@@ -121,14 +121,11 @@ func streamResource(region, account, arn string) string {
 // arnAccount is the account a DynamoDB ARN names when it is a 12-digit
 // account ID, else def (a table name, or an ARN the engine refuses).
 func arnAccount(arn, def string) string {
-	if !strings.HasPrefix(arn, "arn:") {
+	account, _, ok := arnParts(arn)
+	if !ok || !isAccountID(account) {
 		return def
 	}
-	parts := strings.SplitN(arn, ":", 6)
-	if len(parts) != 6 || parts[2] != "dynamodb" || !isAccountID(parts[4]) {
-		return def
-	}
-	return parts[4]
+	return account
 }
 
 func isAccountID(s string) bool {

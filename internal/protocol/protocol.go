@@ -40,6 +40,10 @@ type Caller struct {
 	Account     string // 12-digit account ID; "" = the engine's default
 	Namespace   string // storage namespace (storage.Namespace); "" = Account
 	Principal   string // ARN of the user or role; "" in local mode
+	// Identity is what the Authenticator learned of the caller in
+	// Authenticate (its policies), handed back to Authorize so that the
+	// key is looked up once; opaque to this package, nil in local mode.
+	Identity any
 }
 
 // Authenticator verifies a request's signature and names its caller

@@ -76,7 +76,7 @@ func openStorage(cfg Config) (storage.Backend, error) {
 }
 
 func openSQLite(ctx context.Context, cfg Config) (storage.Backend, error) {
-	opts := sqlite.Options{}
+	opts := sqlite.Options{Now: cfg.now}
 	if cfg.registry != nil {
 		opts.OnCommit = cfg.registry.SQLiteCommit
 	}
@@ -98,7 +98,7 @@ func openPostgres(ctx context.Context, cfg Config) (storage.Backend, error) {
 	if cfg.Postgres.DSN == "" {
 		return nil, errors.New("--storage postgres needs --postgres-dsn (or EXTENDDB_POSTGRES_DSN)")
 	}
-	b, err := postgres.Open(ctx, postgres.Options{DSN: cfg.Postgres.DSN, Schema: cfg.Postgres.Schema})
+	b, err := postgres.Open(ctx, postgres.Options{DSN: cfg.Postgres.DSN, Schema: cfg.Postgres.Schema, Now: cfg.now})
 	if err != nil {
 		return nil, err
 	}

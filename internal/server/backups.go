@@ -30,5 +30,7 @@ func startBackups(cfg Config, store storage.Backend, engine *api.Engine) *jobs.R
 	svc := backup.New(store, js, cfg.BackupRootOrDefault(), cfg.Log)
 	svc.Register(runner)
 	engine.SetBackups(svc)
+	startExports(cfg, store, js, runner, engine)
+	startImports(cfg, store, js, runner, engine)
 	return runner
 }

@@ -11,7 +11,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/extenddb/extenddb/internal/admin"
 	"github.com/extenddb/extenddb/internal/admission"
+	"github.com/extenddb/extenddb/internal/auth"
+	"github.com/extenddb/extenddb/internal/console"
 	"github.com/extenddb/extenddb/internal/metrics"
 	"github.com/extenddb/extenddb/internal/protocol"
 	"github.com/extenddb/extenddb/internal/storage"
@@ -31,6 +34,10 @@ const readyProbeTimeout = 2 * time.Second
 // routes puts the operational endpoints in front of the API handler.
 func (s *Server) routes(api http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.testkit.admin != nil && strings.HasPrefix(r.URL.Path, admin.Prefix) {
+			s.testkit.admin.ServeHTTP(w, r)
+			return
+		}
 		if r.Method == http.MethodGet || r.Method == http.MethodHead {
 			switch r.URL.Path {
 			case PathHealth:
@@ -103,17 +110,23 @@ func (s *Server) newHTTP(engine protocol.Handler, authn protocol.Authenticator, 
 	if s.metrics != nil {
 		s.metricsHandler = s.metrics.Handler()
 	}
+	observe := observer(s.metrics, access)
+	var web *console.Console
+	if s.cfg.Console {
+		web = console.New(console.Config{Engine: engine, Auth: authn, Region: s.cfg.Region, Secure: s.cfg.Auth.TLSCert != "", Log: s.cfg.Log})
+		observe = alsoObserve(observe, web.Observe)
+	}
 	api := &protocol.Server{
 		Handler:       engine,
 		Log:           s.cfg.Log,
 		DefaultRegion: s.cfg.Region,
 		Budget:        admission.New(limits.MemoryBudget, limits.AdmissionWait),
 		Auth:          authn,
-		Observe:       observer(s.metrics, access),
+		Observe:       observe,
 		CORSOrigins:   corsOrigins(s.cfg.CORS),
 	}
 	return &http.Server{
-		Handler:           guard(s.routes(api)),
+		Handler:           s.withConsole(web, authn, guard(s.routes(api))),
 		ReadHeaderTimeout: limits.ReadHeaderTimeout,
 		ReadTimeout:       limits.ReadTimeout,
 		WriteTimeout:      limits.WriteTimeout,
@@ -134,6 +147,14 @@ func corsOrigins(list string) []string {
 	return out
 }
 
+// abort stops what Start started, for a start that fails.
+func (s *Server) abort() {
+	s.stopWorkers()
+	<-s.workersDone
+	s.listener.Close()
+	s.store.Close()
+}
+
 // startPprof serves net/http/pprof on its own address when one is
 // configured, never on the API's. On failure it stops what Start started.
 func (s *Server) startPprof() error {
@@ -142,10 +163,7 @@ func (s *Server) startPprof() error {
 	}
 	ln, err := net.Listen("tcp", s.cfg.PprofListen)
 	if err != nil {
-		s.stopWorkers()
-		<-s.workersDone
-		s.listener.Close()
-		s.store.Close()
+		s.abort()
 		return fmt.Errorf("pprof: listen on %s: %w", s.cfg.PprofListen, err)
 	}
 	mux := http.NewServeMux()
@@ -162,4 +180,36 @@ func (s *Server) startPprof() error {
 		}
 	}()
 	return nil
+}
+
+// withConsole serves the web console (--console) under /console in front
+// of next, outside the STS wrapper (the console's forms are form-encoded
+// POSTs too) but, in local mode on loopback, behind the same loopback Host
+// guard as the API.
+func (s *Server) withConsole(web *console.Console, authn protocol.Authenticator, next http.Handler) http.Handler {
+	if web == nil {
+		return next
+	}
+	var h http.Handler = web
+	if !authn.Verifies() && isLoopback(s.listener.Addr()) {
+		h = auth.LoopbackHostOnly(h)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if console.Handles(r.URL.Path) {
+			h.ServeHTTP(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// alsoObserve calls both request hooks (either may be nil).
+func alsoObserve(a, b func(string, int, string, time.Duration)) func(string, int, string, time.Duration) {
+	if a == nil {
+		return b
+	}
+	return func(op string, status int, errType string, elapsed time.Duration) {
+		a(op, status, errType, elapsed)
+		b(op, status, errType, elapsed)
+	}
 }

@@ -53,12 +53,25 @@ type Config struct {
 	// directory when there is no DataDir.
 	BackupRoot string
 
+	// ExportDir is the directory standing for S3 in exports and imports:
+	// bucket B is the directory <ExportDir>/B and an object key a path
+	// under it (docs/backups.md); "" = <DataDir>/exports, or a directory
+	// under the system's temporary directory when there is no DataDir.
+	ExportDir string
+	// ExportMinIncrementalPeriod is the shortest incremental export period;
+	// 0 = DynamoDB's 15 minutes.
+	ExportMinIncrementalPeriod time.Duration
+	// ExportPageDelay is a pause after every 1,000 items an export writes;
+	// 0 = none.
+	ExportPageDelay time.Duration
+
 	// Operations (docs/operations.md).
 	LogFormat   string // "text" (default) or "json"; cmd/extenddb builds Log from it
 	LogLevel    string // "debug", "info" (default), "warn" or "error"
 	AccessLog   bool   // one log line per API request
 	Metrics     bool   // serve GET /metrics (Prometheus)
 	PprofListen string // host:port for net/http/pprof; "" = off
+	Console     bool   // serve the web console under /console (docs/console.md)
 
 	// DynamoDB Local's options without a meaning of their own elsewhere
 	// (docs/configuration.md, "Coming from DynamoDB Local"); -sharedDb is
@@ -77,6 +90,8 @@ type Config struct {
 
 	HTTP HTTPLimits // timeouts, connections and memory of the HTTP front end
 
+	Testkit TestkitConfig // admin API, clock, snapshots and seeding (testkit.go)
+
 	// Realism turns on the realism effects (docs/realism-and-triggers.md);
 	// its zero value leaves them off.
 	Realism realism.Options
@@ -85,6 +100,7 @@ type Config struct {
 	Triggers string
 
 	registry *metrics.Metrics // set by Start when Metrics is on, for the backends' hooks
+	now      func() time.Time // set by Start: the clock (Testkit.Clock), for the backends
 }
 
 // Server is a running extenddb.
@@ -104,6 +120,8 @@ type Server struct {
 
 	stopWorkers context.CancelFunc
 	workersDone chan struct{}
+
+	testkit testkit
 }
 
 // Start opens storage and begins serving. The returned server is listening.
@@ -117,6 +135,11 @@ func Start(cfg Config) (*Server, error) {
 	if cfg.Metrics {
 		cfg.registry = metrics.New()
 	}
+	clk, err := cfg.newClock()
+	if err != nil {
+		return nil, err
+	}
+	cfg.now = clk.Now
 	store, err := openStorage(cfg)
 	if err != nil {
 		return nil, err
@@ -134,7 +157,7 @@ func Start(cfg Config) (*Server, error) {
 		store.Close()
 		return nil, err
 	}
-	acfg := api.Config{AccountID: cfg.AccountID, StatusDelay: cfg.StatusDelay, ItemCollectionLimit: cfg.ItemCollectionLimit, Log: cfg.Log}
+	acfg := api.Config{AccountID: cfg.AccountID, StatusDelay: cfg.StatusDelay, ItemCollectionLimit: cfg.ItemCollectionLimit, Log: cfg.Log, Now: clk.Now}
 	if cfg.registry != nil {
 		acfg.OnTableUse = cfg.registry.ObserveTable
 		acfg.OnStreamRecords = cfg.registry.StreamRecordsWritten
@@ -144,15 +167,7 @@ func Start(cfg Config) (*Server, error) {
 		acfg.Realism = realism.New(cfg.Realism, nil)
 	}
 	engine := api.New(store, acfg)
-	pool := workers.New(store, workers.Config{
-		Accounts:       []string{cfg.account()},
-		TTLInterval:    cfg.TTLInterval,
-		TTLPageSize:    cfg.TTLPageSize,
-		TTLPageDelay:   cfg.TTLPageDelay,
-		IndexPageDelay: cfg.IndexPageDelay,
-		Log:            cfg.Log,
-		Metrics:        cfg.registry,
-	})
+	pool := workers.New(store, cfg.workersConfig())
 	engine.SetIndexWorker(pool.Indexes.Kick)
 	engine.SetTTLWorker(pool.TTL.Kick)
 	engine.SetTTLSettler(pool.TTL.Settle)
@@ -191,9 +206,15 @@ func Start(cfg Config) (*Server, error) {
 		stopWorkers: stopWorkers,
 		workersDone: workersDone,
 		metrics:     cfg.registry,
+		testkit:     testkit{clock: clk},
+	}
+	if err := s.startTestkit(engine, pool, authn); err != nil {
+		s.abort()
+		return nil, err
 	}
 	s.http = s.newHTTP(engine, authn, guard, limits)
 	if err := s.startPprof(); err != nil {
+		s.stopTestkit()
 		return nil, err
 	}
 	go func() {
@@ -234,6 +255,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if cerr := s.store.Close(); err == nil {
 		err = cerr
 	}
+	s.stopTestkit()
 	return err
 }
 
@@ -243,6 +265,20 @@ func (s *Server) PprofEndpoint() string {
 		return ""
 	}
 	return "http://" + s.pprofListener.Addr().String() + "/debug/pprof/"
+}
+
+// workersConfig is the configuration of the background workers.
+func (c Config) workersConfig() workers.Config {
+	return workers.Config{
+		Accounts:       []string{c.account()},
+		TTLInterval:    c.TTLInterval,
+		TTLPageSize:    c.TTLPageSize,
+		TTLPageDelay:   c.TTLPageDelay,
+		IndexPageDelay: c.IndexPageDelay,
+		Log:            c.Log,
+		Metrics:        c.registry,
+		Now:            c.now,
+	}
 }
 
 // account is the account the server's catalog probes and workers use.

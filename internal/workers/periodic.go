@@ -36,9 +36,13 @@ func (p *Periodic) Run(ctx context.Context) {
 // (storage.StreamRetention), every every (default one minute), counting
 // them in m (nil counts nothing).
 func NewStreamTrimmer(ss storage.StreamStore, every time.Duration, log *slog.Logger, m *metrics.Metrics) *Periodic {
+	return newStreamTrimmer(ss, every, log, m, time.Now)
+}
+
+func newStreamTrimmer(ss storage.StreamStore, every time.Duration, log *slog.Logger, m *metrics.Metrics, now func() time.Time) *Periodic {
 	p := newPeriodic("stream trimmer", every, time.Minute, log, nil)
 	p.pass = func(ctx context.Context) error {
-		n, err := ss.TrimStreams(ctx, time.Now().Add(-storage.StreamRetention))
+		n, err := ss.TrimStreams(ctx, now().Add(-storage.StreamRetention))
 		if n > 0 {
 			m.StreamRecordsTrimmed(n)
 			p.log.Info("stream records trimmed", "records", n)
@@ -53,8 +57,12 @@ func NewStreamTrimmer(ss storage.StreamStore, every time.Duration, log *slog.Log
 // that lapsed), every every (default one minute). Dead records already
 // count as absent; sweeping only reclaims their space.
 func NewTokenSweeper(ts storage.TokenStore, every time.Duration, log *slog.Logger) *Periodic {
+	return newTokenSweeper(ts, every, log, time.Now)
+}
+
+func newTokenSweeper(ts storage.TokenStore, every time.Duration, log *slog.Logger, now func() time.Time) *Periodic {
 	return newPeriodic("token sweeper", every, time.Minute, log, func(ctx context.Context) error {
-		_, err := ts.SweepTokens(ctx, time.Now())
+		_, err := ts.SweepTokens(ctx, now())
 		return err
 	})
 }

@@ -32,6 +32,10 @@ type Config struct {
 	// Metrics counts the workers' progress (internal/metrics); nil counts
 	// nothing.
 	Metrics *metrics.Metrics
+	// Now is the clock (internal/clock) of TTL expiry, stream retention,
+	// the change history's retention and the token sweep; default
+	// time.Now.
+	Now func() time.Time
 }
 
 // Pool is the set of background workers of one server: online index
@@ -50,14 +54,17 @@ func New(store storage.Backend, cfg Config) *Pool {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
 	return &Pool{
 		Indexes: NewIndexes(store, IndexConfig{Accounts: cfg.Accounts, PageDelay: cfg.IndexPageDelay, Log: cfg.Log, Metrics: cfg.Metrics}),
 		TTL: NewTTL(store, TTLConfig{Accounts: cfg.Accounts, Interval: cfg.TTLInterval,
-			PageSize: cfg.TTLPageSize, PageDelay: cfg.TTLPageDelay, Log: cfg.Log, Metrics: cfg.Metrics}),
+			PageSize: cfg.TTLPageSize, PageDelay: cfg.TTLPageDelay, Log: cfg.Log, Metrics: cfg.Metrics, Now: cfg.Now}),
 		jobs: []*Periodic{
-			NewStreamTrimmer(store, 0, cfg.Log, cfg.Metrics),
-			NewHistoryPruner(store, cfg.Accounts, 0, cfg.Log),
-			NewTokenSweeper(store, 0, cfg.Log),
+			newStreamTrimmer(store, 0, cfg.Log, cfg.Metrics, cfg.Now),
+			newHistoryPruner(store, cfg.Accounts, 0, cfg.Log, cfg.Now),
+			newTokenSweeper(store, 0, cfg.Log, cfg.Now),
 			NewRecoverer(store, 0, cfg.Log),
 		},
 	}

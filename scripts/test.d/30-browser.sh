@@ -1,6 +1,8 @@
 # dynamodb-admin in headless Chromium for e2e/browser_test.go: Debian's
 # chromium, node and npm, and the pinned node modules of e2e/browser
 # (dynamodb-admin, playwright-core) installed from its package-lock.json.
+# The web console's tests (e2e/console_test.go) drive the same chromium
+# from Go with chromedp, and fail without it in CI.
 browser_need=()
 [[ -x /usr/bin/chromium ]] || browser_need+=(chromium)
 command -v node >/dev/null 2>&1 || browser_need+=(nodejs)

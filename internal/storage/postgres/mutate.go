@@ -49,7 +49,7 @@ func (b *Backend) Mutate(ctx context.Context, t *storage.Table, key storage.Key,
 	lock := "SELECT item, size FROM " + name + " WHERE h = $1 AND pk = $2 AND sk = $3 FOR UPDATE"
 	id := storage.UserIdentityFrom(ctx)
 	return b.withConn(ctx, func(c *pgxpool.Conn) error {
-		now := time.Now()
+		now := b.now()
 		cached, cv := b.cached(t.ID)
 		batch := &pgx.Batch{}
 		batch.Queue("BEGIN")
@@ -237,7 +237,7 @@ func (b *Backend) transactWrite(ctx context.Context, ms []storage.Mutation, tok 
 		if err := evalTx(ms, x); err != nil {
 			return err
 		}
-		writes, inserts := queueTxWrites(x.order, storage.UserIdentityFrom(ctx))
+		writes, inserts := queueTxWrites(x.order, storage.UserIdentityFrom(ctx), b.now())
 		if tok != nil {
 			return commitWithToken(ctx, c, writes, inserts, tok)
 		}
@@ -325,10 +325,9 @@ func evalTx(ms []storage.Mutation, x *txSlots) error {
 // queueTxWrites queues the writes of the changed slots with their index
 // rows, expiry rows and (last, in table-ID order) stream records; inserts
 // are the positions in writes of the creates.
-func queueTxWrites(order []*slot, id *storage.UserIdentity) (writes *pgx.Batch, inserts []int) {
+func queueTxWrites(order []*slot, id *storage.UserIdentity, now time.Time) (writes *pgx.Batch, inserts []int) {
 	writes = &pgx.Batch{}
 	var streams pgx.Batch // stream records go last, in table-ID order
-	now := time.Now()
 	for _, s := range order {
 		if (s.old == nil && s.cur == nil) || storage.SameImage(s.old, s.cur) {
 			continue

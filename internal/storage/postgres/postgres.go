@@ -45,6 +45,9 @@ import (
 // Options names the database and tunes a Backend. DSN is required; the
 // other fields have sensible defaults.
 type Options struct {
+	// Now is the clock stream records and the change history are stamped
+	// with (internal/clock); default time.Now.
+	Now func() time.Time
 	// DSN names the database: a postgres:// URL or a keyword/value string,
 	// as pgx accepts; pool_* parameters tune the pool. Required.
 	DSN string
@@ -81,6 +84,14 @@ var (
 	_ storage.Backend = (*Backend)(nil)
 	_ storage.Leaser  = (*Backend)(nil) // several servers may share a database
 )
+
+// now reads the backend's clock (Options.Now).
+func (b *Backend) now() time.Time {
+	if b.opts.Now != nil {
+		return b.opts.Now()
+	}
+	return time.Now()
+}
 
 // Open connects to the database opts.DSN names, creates opts.Schema when set and applies the schema migrations the
 // database lacks. Concurrent Opens on one database, from any number of

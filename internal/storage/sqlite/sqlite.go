@@ -74,6 +74,9 @@ type Options struct {
 	// with the number of write requests it applied and the time its COMMIT
 	// took (the WAL fsync, with Synchronous FULL). It must not block.
 	OnCommit func(writes int, commit time.Duration)
+	// Now is the clock stream records and the change history are stamped
+	// with (internal/clock); default time.Now.
+	Now func() time.Time
 }
 
 // Backend is a storage.Backend on one SQLite database. It is safe for
@@ -230,7 +233,10 @@ func (b *Backend) open(syncMode string, opts Options) error {
 
 	b.queue = make(chan *writeReq, opts.MaxBatch)
 	b.done = make(chan struct{})
-	w := &writer{b: b, conn: conn, maxBatch: opts.MaxBatch, onCommit: opts.OnCommit}
+	w := &writer{b: b, conn: conn, maxBatch: opts.MaxBatch, onCommit: opts.OnCommit, now: opts.Now}
+	if w.now == nil {
+		w.now = time.Now
+	}
 	w.reset()
 	go w.run()
 	return nil

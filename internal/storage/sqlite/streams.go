@@ -39,7 +39,7 @@ func (w *writer) writeDerived(pt *physTable, old, nw item.Item, id *storage.User
 			return err
 		}
 	}
-	now := time.Now()
+	now := w.now()
 	r, h := storage.ChangeRecords(pt.def, old, nw, id, now)
 	if r != nil {
 		if err := w.appendRecord(pt.def.ID, pt.def.LatestStreamLabel, r); err != nil {

@@ -54,6 +54,7 @@ type writer struct {
 	conn     *sql.Conn
 	maxBatch int
 	onCommit func(writes int, commit time.Duration) // Options.OnCommit
+	now      func() time.Time                       // Options.Now
 
 	stmts  map[string]*sql.Stmt   // prepared on conn, by SQL text
 	tables map[string]*physTable  // catalog view inside the current transaction, by table ID

@@ -1,0 +1,77 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+// `extenddb import FILE|DIR` copies the files into the server's export
+// directory, calls ImportTable and shows DescribeImport's progress.
+func TestImportCLI(t *testing.T) {
+	root := t.TempDir()
+	s, c := startClient(t, "--export-dir", root)
+	src := t.TempDir()
+
+	// A CSV file: format and compression from its name.
+	csv := filepath.Join(src, "people.csv")
+	var b strings.Builder
+	b.WriteString("id;name\n")
+	for i := range 500 {
+		fmt.Fprintf(&b, "%d;person %d\n", i, i)
+	}
+	os.WriteFile(csv, []byte(b.String()), 0o644)
+	out, errOut := runCLI(t, "import", csv, "--table", "people", "--key", "id:N", "--csv-delimiter", ";",
+		"--endpoint", s.Endpoint, "--export-dir", root)
+	if !strings.Contains(out, "table people: 500 items imported, 500 processed, 0 errors") || !strings.Contains(errOut, "importing people") {
+		t.Fatalf("stdout:\n%s\nstderr:\n%s", out, errOut)
+	}
+	got, err := c.GetItem(ctxT(t), &dynamodb.GetItemInput{TableName: aws.String("people"), Key: item{"id": avN("42")}})
+	if err != nil || itemText(got.Item) != `{"id":{"N":"42"},"name":{"S":"person 42"}}` {
+		t.Fatalf("GetItem: %v %s", err, itemText(got.Item))
+	}
+
+	// A directory of gzipped DYNAMODB_JSON files, keyed pk:S,sk:N; the
+	// second file writes 30 of the first one's keys again.
+	dir := filepath.Join(src, "export")
+	writeObject(t, dir, "data", "a.json.gz", "GZIP", importSource("DYNAMODB_JSON", 300))
+	writeObject(t, dir, "data", "b.json.gz", "GZIP", importSource("DYNAMODB_JSON", 30))
+	out, errOut = runCLI(t, "import", dir, "--table", "events", "--key", "pk:S,sk:N", "--endpoint", s.Endpoint, "--export-dir", root)
+	if !strings.Contains(out, "table events: 330 items imported, 336 processed, 6 errors") {
+		t.Fatalf("stdout:\n%s\nstderr:\n%s", out, errOut)
+	}
+	if n := countItems(t, c, "events"); n != 300 {
+		t.Fatalf("events holds %d items", n)
+	}
+
+	// Bad input: a clear message and a failing exit status.
+	cmd := exec.Command(binPath, "import", csv, "--table", "x3", "--key", "id:X", "--endpoint", s.Endpoint, "--export-dir", root)
+	msg, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(msg), `"id:X" is not name:S, name:N or name:B`) {
+		t.Fatalf("bad --key: %v\n%s", err, msg)
+	}
+	cmd = exec.Command(binPath, "import", csv, "--table", "people", "--key", "id:N", "--endpoint", s.Endpoint, "--export-dir", root)
+	msg, err = cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(msg), "ResourceInUseException: Table already exists: people") {
+		t.Fatalf("import into an existing table: %v\n%s", err, msg)
+	}
+}
+
+// runCLI runs the extenddb binary and returns its stdout and stderr,
+// failing the test when it fails.
+func runCLI(t testing.TB, args ...string) (string, string) {
+	t.Helper()
+	cmd := exec.Command(binPath, args...)
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("extenddb %s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, out.String(), errOut.String())
+	}
+	return out.String(), errOut.String()
+}
