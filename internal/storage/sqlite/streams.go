@@ -24,10 +24,12 @@ import (
 // number, so sequence numbers increase with commit order. History
 // sequence numbers are the writer's own, per table (historySeq).
 
-// writeDerived writes the expiry-row changes and the stream record of one
-// item write of pt (old and nw as in storage.TTLChanges), inside the
-// writer's transaction.
-func (w *writer) writeDerived(pt *physTable, old, nw item.Item, id *storage.UserIdentity) error {
+// writeDerived writes the expiry-row changes, the stream record and the
+// history record of one item write of pt (old and nw as in
+// storage.TTLChanges), inside the writer's transaction. nwBlob and oldBlob
+// are the stored forms of nw and old (nil when absent), which the records
+// reuse instead of encoding the images again.
+func (w *writer) writeDerived(pt *physTable, old, nw item.Item, id *storage.UserIdentity, nwBlob, oldBlob []byte) error {
 	del, put := storage.TTLChanges(pt.def, old, nw)
 	if del != nil {
 		if _, err := w.exec("DELETE FROM ttl_rows WHERE tid = ? AND expire_at = ? AND pk = ? AND sk = ?", pt.def.ID, del.ExpireAt, del.Key.PK, storage.StoredSK(del.Key.SK)); err != nil {
@@ -42,24 +44,25 @@ func (w *writer) writeDerived(pt *physTable, old, nw item.Item, id *storage.User
 	now := w.now()
 	r, h := storage.ChangeRecords(pt.def, old, nw, id, now)
 	if r != nil {
-		if err := w.appendRecord(pt.def.ID, pt.def.LatestStreamLabel, r); err != nil {
+		if err := w.appendRecord(pt.def.ID, pt.def.LatestStreamLabel, r, nwBlob, oldBlob); err != nil {
 			return err
 		}
 	}
 	if h != nil {
-		return w.appendHistory(pt.def.ID, h)
+		return w.appendHistory(pt.def.ID, h, oldBlob)
 	}
 	return nil
 }
 
-// appendHistory appends r to table tid's change history.
-func (w *writer) appendHistory(tid string, r *storage.StreamRecord) error {
+// appendHistory appends r to table tid's change history; oldBlob is the
+// stored form of r.OldImage (nil to encode it).
+func (w *writer) appendHistory(tid string, r *storage.StreamRecord, oldBlob []byte) error {
 	seq, err := w.historySeq(tid)
 	if err != nil {
 		return err
 	}
 	_, err = w.exec("INSERT INTO history (tid, seq, created, rec) VALUES (?, ?, ?, ?)",
-		tid, seq, r.CreatedAt.Unix(), storage.EncodeStreamRecord(r))
+		tid, seq, r.CreatedAt.Unix(), storage.EncodeStreamRecordImages(r, nil, oldBlob))
 	return err
 }
 
@@ -82,10 +85,11 @@ func (w *writer) historySeq(tid string) (int64, error) {
 	return last + 1, nil
 }
 
-// appendRecord appends r to the stream (tid, label).
-func (w *writer) appendRecord(tid, label string, r *storage.StreamRecord) error {
+// appendRecord appends r to the stream (tid, label); nwBlob and oldBlob
+// are the stored forms of its images (nil to encode them).
+func (w *writer) appendRecord(tid, label string, r *storage.StreamRecord, nwBlob, oldBlob []byte) error {
 	_, err := w.exec("INSERT INTO stream_records (tid, label, created, rec) VALUES (?, ?, ?, ?)",
-		tid, label, r.CreatedAt.Unix(), storage.EncodeStreamRecord(r))
+		tid, label, r.CreatedAt.Unix(), storage.EncodeStreamRecordImages(r, nwBlob, oldBlob))
 	return err
 }
 
