@@ -78,8 +78,8 @@ func (a *Authenticator) authorizeSimple(r *http.Request, c protocol.Caller, who 
 		return false, nil
 	}
 	table, index, ok := simpleTargets(body)
-	if !ok || table == "" || strings.HasPrefix(table, "arn:") {
-		return false, nil
+	if !ok || !plainTableName(table) {
+		return false, nil // an ARN, or a name the engine refuses
 	}
 	if a.tables.read != nil {
 		docs := a.tables.entry(r.Context(), a.cfg.Now(), c.Namespace, table).policies[""]
@@ -101,6 +101,19 @@ func (a *Authenticator) authorizeSimple(r *http.Request, c protocol.Caller, who 
 	}
 	ident := policy.Evaluate(who.policies, req)
 	return true, decide(who.arn, false, false, ident, policy.ImplicitDeny, check{action: action, resource: res, table: table, index: index})
+}
+
+// plainTableName reports whether name is made of the characters of
+// DynamoDB's table names (a-z, A-Z, 0-9, '_', '-', '.'), so that it names
+// one table of the caller's account and nothing else.
+func plainTableName(name string) bool {
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && (c < '0' || c > '9') && c != '_' && c != '-' && c != '.' {
+			return false
+		}
+	}
+	return name != ""
 }
 
 // hasDeny reports whether a statement of docs is a Deny.

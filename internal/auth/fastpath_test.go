@@ -120,7 +120,7 @@ func TestAuthorizeSimpleAgrees(t *testing.T) {
 	handledAny := map[bool]bool{}
 	for _, key := range []string{testKey, "AKIACARL000000000000", "AKIADANA000000000000", "AKIAERIN000000000000"} {
 		for _, op := range []string{"GetItem", "PutItem", "Query", "Scan", "DescribeTable", "DeleteTable"} {
-			for _, table := range []string{"A", "dana-1", "Denied", "Open", "Missing"} {
+			for _, table := range []string{"A", "dana-1", "Denied", "Open", "Missing", "Denied/index/I", "arn:aws:dynamodb:us-east-1:111122223333:table/Denied"} {
 				for _, index := range []string{"", `,"IndexName":"I"`} {
 					body := `{"TableName":"` + table + `"` + index + `,"Key":{"pk":{"S":"x"}}}`
 					handled, fast := authz(key, op, body)
