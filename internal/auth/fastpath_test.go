@@ -138,3 +138,25 @@ func TestAuthorizeSimpleAgrees(t *testing.T) {
 		t.Errorf("the shortcut decided %v", handledAny)
 	}
 }
+
+// FuzzSimpleTargets: whatever the body, the names read without decoding,
+// when read, are the ones decoding finds.
+//
+//	go test -run XXX -fuzz FuzzSimpleTargets -fuzztime 30s ./internal/auth/
+func FuzzSimpleTargets(f *testing.F) {
+	for _, s := range []string{`{"TableName":"T","Key":{"pk":{"S":"a"}}}`, `{"tablename":"a","TableName":"b","IndexName":"i"}`,
+		`{"Key":[1,{"a":"}"}],"TableName":"x"}`, `{"TableName":"T\u0041"}`, `{}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		table, index, ok := simpleTargets([]byte(body))
+		if !ok {
+			return
+		}
+		var b authzBody
+		_ = json.Unmarshal([]byte(body), &b)
+		if b.TableName != table || b.IndexName != index {
+			t.Errorf("%s: read %q %q, decoded %q %q", body, table, index, b.TableName, b.IndexName)
+		}
+	})
+}
