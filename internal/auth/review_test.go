@@ -1,0 +1,122 @@
+package auth
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/extenddb/extenddb/internal/ddberr"
+)
+
+// signOver signs r by hand with testKey and secret over the given
+// SignedHeaders (lower case, sorted), as a hand-written client might.
+func signOver(t *testing.T, r *http.Request, body, secret string, signed []string, at time.Time) []byte {
+	t.Helper()
+	amzDate := at.UTC().Format("20060102T150405Z")
+	r.Header.Set("X-Amz-Date", amzDate)
+	sum := sha256.Sum256([]byte(body))
+	var canon strings.Builder
+	canon.WriteString("POST\n/\n\n")
+	for _, h := range signed {
+		v := r.Header.Get(h)
+		if h == "host" {
+			v = r.Host
+		}
+		canon.WriteString(h + ":" + v + "\n")
+	}
+	canon.WriteString("\n" + strings.Join(signed, ";") + "\n" + hex.EncodeToString(sum[:]))
+	creq := sha256.Sum256([]byte(canon.String()))
+	scope := amzDate[:8] + "/us-east-1/dynamodb/aws4_request"
+	sts := "AWS4-HMAC-SHA256\n" + amzDate + "\n" + scope + "\n" + hex.EncodeToString(creq[:])
+	mac := func(k []byte, m string) []byte { h := hmac.New(sha256.New, k); h.Write([]byte(m)); return h.Sum(nil) }
+	k := mac([]byte("AWS4"+secret), amzDate[:8])
+	for _, m := range []string{"us-east-1", "dynamodb", "aws4_request"} {
+		k = mac(k, m)
+	}
+	r.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential="+testKey+"/"+scope+", SignedHeaders="+
+		strings.Join(signed, ";")+", Signature="+hex.EncodeToString(mac(k, sts)))
+	return sum[:]
+}
+
+// TestHostMustBeSigned: DynamoDB refuses a signature that does not cover
+// the Host header, with InvalidSignatureException "'Host' or ':authority'
+// must be a 'SignedHeader' in the AWS Authorization." (HTTP 400, quoted
+// from DynamoDB in https://github.com/aws/aws-sdk-php/issues/2469 and
+// https://github.com/kitar/laravel-dynamodb/issues/18). Otherwise a
+// signature captured for one server is good for any other.
+func TestHostMustBeSigned(t *testing.T) {
+	ctx := context.Background()
+	st, _ := openTestStore(t)
+	if err := st.Bootstrap(ctx, "111122223333", testKey, testSecret); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	a := New(Config{Store: st, HomeRegion: "us-east-1", Now: func() time.Time { return now }})
+	for _, c := range []struct {
+		signed []string
+		want   string // "" for accepted
+	}{
+		{[]string{"host", "x-amz-date", "x-amz-target"}, ""},
+		{[]string{"x-amz-date", "x-amz-target"}, "'Host' or ':authority' must be a 'SignedHeader' in the AWS Authorization."},
+		{[]string{"content-type", "x-amz-date"}, "'Host' or ':authority' must be a 'SignedHeader' in the AWS Authorization."},
+	} {
+		r, _ := signedRequest(t, `{}`, testSecret, "us-east-1", now, nil)
+		sum := signOver(t, r, `{}`, testSecret, c.signed, now)
+		_, err := a.Authenticate(r, sum)
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("SignedHeaders %v: %v", c.signed, err)
+			}
+			continue
+		}
+		e := ddberr.As(err)
+		if err == nil || e.Type != "com.amazon.coral.service#InvalidSignatureException" || e.Message != c.want || e.Status != http.StatusBadRequest {
+			t.Errorf("SignedHeaders %v: got %v, want InvalidSignatureException %q", c.signed, err, c.want)
+		}
+	}
+}
+
+// TestStoredPolicyThatNoLongerParsesDenies: an identity policy stored
+// before the parser became stricter (here with a misspelt element) must
+// not be skipped, which would drop its Deny and widen access: it denies
+// everything until replaced.
+func TestStoredPolicyThatNoLongerParsesDenies(t *testing.T) {
+	ctx := context.Background()
+	st, _ := openTestStore(t)
+	if err := st.Bootstrap(ctx, "111122223333", testKey, testSecret); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.CreateUser(ctx, "111122223333", "dave"); err != nil {
+		t.Fatal(err)
+	}
+	k, err := st.CreateAccessKey(ctx, "111122223333", "dave", "AKIADAVE000000000000", "dave-secret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.PutUserPolicy(ctx, "111122223333", "dave", "all", `{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":"dynamodb:*","Resource":"*"}}`); err != nil {
+		t.Fatal(err)
+	}
+	old := `{"Version":"2012-10-17","Statement":{"Effect":"Deny","Action":"dynamodb:GetItem","Resource":"*","Sid2":"x"}}`
+	if err := st.put(ctx, policyID("111122223333", "dave", "legacy"), UserPolicy{Account: "111122223333", User: "dave", Name: "legacy", Document: old}, false); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	a := New(Config{Store: st, HomeRegion: "us-east-1", Now: func() time.Time { return now }})
+	body := `{"TableName":"A"}`
+	r, _ := signedRequest(t, body, testSecret, "us-east-1", now, nil)
+	r, sum := resign(t, r, body, k.ID, "dave-secret", now)
+	c, err := a.Authenticate(r, sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = a.Authorize(r, c, "DynamoDB", "GetItem", []byte(body))
+	want := "User: arn:aws:iam::111122223333:user/dave is not authorized to perform: dynamodb:GetItem on resource: arn:aws:dynamodb:us-east-1:111122223333:table/A with an explicit deny in an identity-based policy"
+	if e := ddberr.As(err); err == nil || e.Message != want {
+		t.Fatalf("got %v, want AccessDeniedException %q", err, want)
+	}
+}
