@@ -72,14 +72,24 @@ func (r *Reservation) Grow(ctx context.Context, n int64) error {
 	if n <= r.held {
 		return nil
 	}
-	need := n - r.held
-	if r.b.sem.TryAcquire(need) {
+	if r.b.sem.TryAcquire(n - r.held) {
 		r.held = n
 		return nil
 	}
+	// Waiting while holding bytes would let requests that grow step by
+	// step (a gzip body inflating) hold the whole budget between them and
+	// all time out, none admitted. A request that must wait gives its bytes
+	// back and queues for all n; the semaphore serves waiters first come,
+	// first served, so the request at the head gets what it needs and
+	// finishes. What waiters still hold in buffers is then outside the
+	// budget: at worst the budget again (docs/operations.md).
+	if r.held > 0 {
+		r.b.sem.Release(r.held)
+		r.held = 0
+	}
 	wctx, cancel := context.WithTimeout(ctx, r.b.wait)
 	defer cancel()
-	if err := r.b.sem.Acquire(wctx, need); err != nil {
+	if err := r.b.sem.Acquire(wctx, n); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}

@@ -95,3 +95,42 @@ func TestChargeItems(t *testing.T) {
 		t.Fatalf("a context without a reservation is charged: %v", err)
 	}
 }
+
+// Requests that grow step by step, each holding part of the budget, do not
+// all wait on each other until every one is refused: a request that must
+// wait gives its bytes back, so the first in line is admitted
+// (TestHTTPInflatingBodiesWithinBudget's 16 gzip bodies under load).
+func TestGrowingRequestsDoNotStarveEachOther(t *testing.T) {
+	b := New(1000, 200*time.Millisecond)
+	ctx := context.Background()
+	rs := make([]*Reservation, 4)
+	for i := range rs {
+		rs[i] = b.Reserve()
+		if err := rs[i].Grow(ctx, 250); err != nil {
+			t.Fatal(err)
+		}
+	}
+	errs := make(chan error, len(rs))
+	for _, r := range rs {
+		go func() {
+			err := r.Grow(ctx, 600)
+			if err == nil {
+				time.Sleep(5 * time.Millisecond) // the request is served
+			}
+			r.Release()
+			errs <- err
+		}()
+	}
+	admitted := 0
+	for range rs {
+		if err := <-errs; err == nil {
+			admitted++
+		} else if !ddberr.Is(err, "ThrottlingException") {
+			t.Fatalf("grow: %v", err)
+		}
+	}
+	if admitted == 0 {
+		t.Fatal("four requests holding the budget between them were all refused")
+	}
+	t.Logf("%d of 4 admitted", admitted)
+}

@@ -268,6 +268,10 @@ func TestAuthorize(t *testing.T) {
 		{k.ID, "TransactWriteItems", `{"TransactItems":[{"Put":{"TableName":"A"}},{"Delete":{"TableName":"A"}}]}`, "User: " + carol + " is not authorized to perform: dynamodb:DeleteItem on resource: arn:aws:dynamodb:us-east-1:111122223333:table/A because no identity-based policy allows the dynamodb:DeleteItem action"},
 		{k.ID, "Query", `{"TableName":"A","IndexName":"I"}`, "User: " + carol + " is not authorized to perform: dynamodb:Query on resource: arn:aws:dynamodb:us-east-1:111122223333:table/A/index/I because no identity-based policy allows the dynamodb:Query action"},
 		{testKey, "DeleteTable", `{"TableName":"B"}`, ""},
+		// Backups, imports and exports on their own resources.
+		{k.ID, "DescribeBackup", `{"BackupArn":"arn:aws:dynamodb:us-east-1:111122223333:table/A/backup/01700000000000-abcdefgh"}`, "User: " + carol + " is not authorized to perform: dynamodb:DescribeBackup on resource: arn:aws:dynamodb:us-east-1:111122223333:table/A/backup/01700000000000-abcdefgh because no identity-based policy allows the dynamodb:DescribeBackup action"},
+		{k.ID, "ImportTable", `{"TableCreationParameters":{"TableName":"New"}}`, "User: " + carol + " is not authorized to perform: dynamodb:ImportTable on resource: arn:aws:dynamodb:us-east-1:111122223333:table/New because no identity-based policy allows the dynamodb:ImportTable action"},
+		{k.ID, "ListExports", `{}`, "User: " + carol + " is not authorized to perform: dynamodb:ListExports on resource: * because no identity-based policy allows the dynamodb:ListExports action"},
 		// PartiQL: the statement kind's action on its table or index
 		// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ql-iam.html).
 		{k.ID, "ExecuteStatement", `{"Statement":"SELECT * FROM \"A\".\"I\""}`, ""},

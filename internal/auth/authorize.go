@@ -158,6 +158,10 @@ type authzBody struct {
 	RequestItems           map[string]json.RawMessage
 	TransactItems          []map[string]*txItem
 	ShardIterator          string
+	// Backups, PITR restores, imports and exports name their resources so.
+	BackupArn, ImportArn, ExportArn, TableArn string
+	SourceTableArn, SourceTableName           string
+	TableCreationParameters                   struct{ TableName string }
 	// Key, Item and the key conditions name partition key values
 	// (dynamodb:LeadingKeys).
 	Key, Item                 keyItem
@@ -197,6 +201,9 @@ func checksOf(c protocol.Caller, op string, b *authzBody) []check {
 		return nil
 	case "TagResource", "UntagResource", "ListTagsOfResource", "PutResourcePolicy", "GetResourcePolicy", "DeleteResourcePolicy":
 		return []check{{action: action, resource: b.ResourceArn}}
+	case "DescribeBackup", "DeleteBackup", "RestoreTableFromBackup", "DescribeImport", "DescribeExport",
+		"ExportTableToPointInTime", "RestoreTableToPointInTime", "ImportTable", "ListImports", "ListExports":
+		return []check{{action: action, resource: jobResource(table, op, b)}}
 	case "CreateTable":
 		// A policy attached at creation needs PutResourcePolicy too
 		// (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_CreateTable.html#DDB-CreateTable-request-ResourcePolicy).

@@ -51,7 +51,8 @@ func parseResourcePolicies(m map[string]storage.ResourcePolicy) map[string][]*po
 // resourceTarget splits a DynamoDB resource ARN into the account, table
 // and stream label whose resource-based policy governs it: a table's
 // policy governs the table and its indexes, a stream's its stream. ok is
-// false for "*" and for ARNs of anything else.
+// false for "*" and for ARNs of anything else (backups, exports, imports:
+// resource-based policies do not apply to them).
 func resourceTarget(arn string) (account, table, label string, ok bool) {
 	account, rest, ok := arnParts(arn)
 	if !ok {
@@ -64,6 +65,8 @@ func resourceTarget(arn string) (account, table, label string, ok bool) {
 	table, sub, _ := strings.Cut(rest, "/")
 	if s, ok := strings.CutPrefix(sub, "stream/"); ok {
 		label = s
+	} else if sub != "" && !strings.HasPrefix(sub, "index/") {
+		return "", "", "", false
 	}
 	return account, table, label, true
 }
@@ -141,6 +144,7 @@ func deniedBy(caller string, chk check, why string) error {
 func rootTargets(body []byte) authzBody {
 	var t struct {
 		TableName, IndexName, StreamArn, ResourceArn, ShardIterator, Statement string
+		TableArn, SourceTableArn, SourceTableName                              string
 		ResourcePolicy                                                         *string
 		RequestItems                                                           map[string]json.RawMessage
 		TransactItems                                                          []map[string]struct{ TableName string }
@@ -149,7 +153,8 @@ func rootTargets(body []byte) authzBody {
 	_ = json.Unmarshal(body, &t) // a body the engine cannot read fails there
 	b := authzBody{TableName: t.TableName, IndexName: t.IndexName, StreamArn: t.StreamArn, ResourceArn: t.ResourceArn,
 		ShardIterator: t.ShardIterator, Statement: t.Statement, ResourcePolicy: t.ResourcePolicy, RequestItems: t.RequestItems,
-		Statements: t.Statements, TransactStatements: t.TransactStatements}
+		Statements: t.Statements, TransactStatements: t.TransactStatements,
+		TableArn: t.TableArn, SourceTableArn: t.SourceTableArn, SourceTableName: t.SourceTableName}
 	for _, ti := range t.TransactItems {
 		m := make(map[string]*txItem, len(ti))
 		for kind, it := range ti {

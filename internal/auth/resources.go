@@ -163,3 +163,32 @@ func resourceOwner(c protocol.Caller, checks []check) (string, error) {
 	}
 	return owner, nil
 }
+
+// jobResource is the resource of an operation on backups, imports and
+// exports, as the Service Authorization Reference lists them
+// (https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazondynamodb.html):
+// the backup ARN for DescribeBackup, DeleteBackup and
+// RestoreTableFromBackup, the import or export ARN for DescribeImport and
+// DescribeExport, the source table for ExportTableToPointInTime and
+// RestoreTableToPointInTime, the table to create for ImportTable, and "*"
+// for the lists.
+func jobResource(table func(string) string, op string, b *authzBody) string {
+	switch op {
+	case "DescribeBackup", "DeleteBackup", "RestoreTableFromBackup":
+		return b.BackupArn
+	case "DescribeImport":
+		return b.ImportArn
+	case "DescribeExport":
+		return b.ExportArn
+	case "ExportTableToPointInTime":
+		return b.TableArn
+	case "RestoreTableToPointInTime":
+		if b.SourceTableArn != "" {
+			return b.SourceTableArn
+		}
+		return table(b.SourceTableName)
+	case "ImportTable":
+		return table(b.TableCreationParameters.TableName)
+	}
+	return "*"
+}
