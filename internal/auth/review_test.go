@@ -10,8 +10,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+
 	"github.com/extenddb/extenddb/internal/ddberr"
 )
+
+// signerFor signs r with the SDK's signer for key and region.
+func signerFor(r *http.Request, key, secret string, sum []byte, region string, at time.Time) error {
+	return v4.NewSigner().SignHTTP(context.Background(), aws.Credentials{AccessKeyID: key, SecretAccessKey: secret},
+		r, hex.EncodeToString(sum), "dynamodb", region, at)
+}
 
 // signOver signs r by hand with testKey and secret over the given
 // SignedHeaders (lower case, sorted), as a hand-written client might.
@@ -118,5 +127,57 @@ func TestStoredPolicyThatNoLongerParsesDenies(t *testing.T) {
 	want := "User: arn:aws:iam::111122223333:user/dave is not authorized to perform: dynamodb:GetItem on resource: arn:aws:dynamodb:us-east-1:111122223333:table/A with an explicit deny in an identity-based policy"
 	if e := ddberr.As(err); err == nil || e.Message != want {
 		t.Fatalf("got %v, want AccessDeniedException %q", err, want)
+	}
+}
+
+// TestListTablesResource: DynamoDB authorizes ListTables on
+// arn:aws:dynamodb:REGION:ACCOUNT:table/*, so a policy granting it on the
+// account's tables allows it, and a refusal names that resource ("... is
+// not authorized to perform: dynamodb:ListTables on resource:
+// arn:aws:dynamodb:us-east-1:123456789012:table/* because no
+// identity-based policy allows the dynamodb:ListTables action", quoted
+// from AWS in https://github.com/AntonShuvaev/intellij-dynamodb/issues/20).
+func TestListTablesResource(t *testing.T) {
+	ctx := context.Background()
+	st, _ := openTestStore(t)
+	if err := st.Bootstrap(ctx, "111122223333", testKey, testSecret); err != nil {
+		t.Fatal(err)
+	}
+	keys := map[string]string{}
+	for _, u := range []string{"erin", "frank"} {
+		if _, err := st.CreateUser(ctx, "111122223333", u); err != nil {
+			t.Fatal(err)
+		}
+		k, err := st.CreateAccessKey(ctx, "111122223333", u, "AKIA"+strings.ToUpper(u)+strings.Repeat("0", 16-len(u)), u+"-secret")
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys[u] = k.ID
+	}
+	if err := st.PutUserPolicy(ctx, "111122223333", "erin", "list", `{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":"dynamodb:ListTables","Resource":"arn:aws:dynamodb:eu-west-1:111122223333:table/*"}}`); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	a := New(Config{Store: st, HomeRegion: "us-east-1", Now: func() time.Time { return now }})
+	list := func(user string) error {
+		r, _ := signedRequest(t, `{}`, testSecret, "eu-west-1", now, nil)
+		r.Header.Del("Authorization")
+		sum := sha256.Sum256([]byte(`{}`))
+		if err := signerFor(r, keys[user], user+"-secret", sum[:], "eu-west-1", now); err != nil {
+			t.Fatal(err)
+		}
+		c, err := a.Authenticate(r, sum[:])
+		if err != nil {
+			return err
+		}
+		_, err = a.Authorize(r, c, "DynamoDB", "ListTables", []byte(`{}`))
+		return err
+	}
+	if err := list("erin"); err != nil {
+		t.Errorf("erin, allowed on table/*: %v", err)
+	}
+	want := "User: arn:aws:iam::111122223333:user/frank is not authorized to perform: dynamodb:ListTables on resource: arn:aws:dynamodb:eu-west-1:111122223333:table/* because no identity-based policy allows the dynamodb:ListTables action"
+	if err := list("frank"); ddberr.As(err) == nil || ddberr.As(err).Message != want {
+		t.Errorf("frank: got %v, want %q", err, want)
 	}
 }
