@@ -196,6 +196,9 @@ func (h *Handler) assumeRole(r *http.Request, c protocol.Caller, form url.Values
 	if len(msgs) > 0 {
 		return nil, validation("%d validation error%s detected: %s", len(msgs), map[bool]string{true: "s"}[len(msgs) > 1], strings.Join(msgs, "; "))
 	}
+	if err := refuseSessionPolicies(form); err != nil {
+		return nil, err
+	}
 	ttl, err := duration(form, 900, 43200, 3600)
 	if err != nil {
 		return nil, err
@@ -289,4 +292,18 @@ func writeXML(w http.ResponseWriter, status int, v any, reqID string) {
 	w.Header().Set("Content-Length", strconv.Itoa(len(out)))
 	w.WriteHeader(status)
 	_, _ = w.Write(out)
+}
+
+// refuseSessionPolicies refuses AssumeRole's session policies (Policy,
+// PolicyArns.member.N.arn), which extenddb does not evaluate: a session
+// that ignored them would hold all of its role's permissions rather than
+// the intersection the caller asked for
+// (https://docs.aws.amazon.com/IAM/latest/UserGuide/access_policies.html#policies_session).
+func refuseSessionPolicies(form url.Values) error {
+	for name := range form {
+		if name == "Policy" || strings.HasPrefix(name, "PolicyArns.") {
+			return validation("Session policies (Policy and PolicyArns) are not supported: the session would hold all of the role's permissions. Assume the role without them, or give the role only the permissions the session needs.")
+		}
+	}
+	return nil
 }
