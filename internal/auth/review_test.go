@@ -181,3 +181,58 @@ func TestListTablesResource(t *testing.T) {
 		t.Errorf("frank: got %v, want %q", err, want)
 	}
 }
+
+// TestSessionCredentials: a temporary key works only with its session
+// token, and from its expiry on gets DynamoDB's ExpiredTokenException,
+// "The security token included in the request is expired" (HTTP 400, the
+// response DynamoDB sent for a GetSessionToken key past its expiry in
+// https://github.com/guregu/dynamo/issues/68); a wrong or missing token is
+// an unknown security token.
+func TestSessionCredentials(t *testing.T) {
+	ctx := context.Background()
+	st, _ := openTestStore(t)
+	if err := st.Bootstrap(ctx, "111122223333", testKey, testSecret); err != nil {
+		t.Fatal(err)
+	}
+	base, err := st.GetAccessKey(ctx, testKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	creds, err := st.CreateSessionKey(ctx, base, "", "", start, 15*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := start
+	a := New(Config{Store: st, HomeRegion: "us-east-1", Now: func() time.Time { return clock }})
+	call := func(token string) error {
+		r, _ := signedRequest(t, `{}`, testSecret, "us-east-1", clock, nil)
+		r.Header.Del("Authorization")
+		sum := sha256.Sum256([]byte(`{}`))
+		err := v4.NewSigner().SignHTTP(ctx, aws.Credentials{AccessKeyID: creds.AccessKeyID, SecretAccessKey: creds.SecretAccessKey, SessionToken: token},
+			r, hex.EncodeToString(sum[:]), "dynamodb", "us-east-1", clock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = a.Authenticate(r, sum[:])
+		return err
+	}
+	if err := call(creds.SessionToken); err != nil {
+		t.Fatalf("with its token: %v", err)
+	}
+	for _, tok := range []string{"", creds.SessionToken + "x", "AQoDYXdzEJr"} {
+		e := ddberr.As(call(tok))
+		if e == nil || e.Type != "com.amazon.coral.service#UnrecognizedClientException" || e.Message != "The security token included in the request is invalid." {
+			t.Errorf("token %q: got %v, want UnrecognizedClientException", tok, e)
+		}
+	}
+	clock = creds.Expiration.Add(-time.Second)
+	if err := call(creds.SessionToken); err != nil {
+		t.Fatalf("a second before expiry: %v", err)
+	}
+	clock = creds.Expiration
+	e := ddberr.As(call(creds.SessionToken))
+	if e == nil || e.Type != "com.amazon.coral.service#ExpiredTokenException" || e.Message != "The security token included in the request is expired" || e.Status != http.StatusBadRequest {
+		t.Fatalf("at expiry: got %v, want ExpiredTokenException", e)
+	}
+}
