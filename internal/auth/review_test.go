@@ -5,7 +5,9 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -234,5 +236,26 @@ func TestSessionCredentials(t *testing.T) {
 	e := ddberr.As(call(creds.SessionToken))
 	if e == nil || e.Type != "com.amazon.coral.service#ExpiredTokenException" || e.Message != "The security token included in the request is expired" || e.Status != http.StatusBadRequest {
 		t.Fatalf("at expiry: got %v, want ExpiredTokenException", e)
+	}
+}
+
+// TestLoopbackRefusalIsJSON: the local mode's refusal of a foreign Host is
+// a DynamoDB error body that SDKs can parse, whatever the Host holds
+// (quotes included), and it names the Host it refused.
+func TestLoopbackRefusalIsJSON(t *testing.T) {
+	h := LoopbackHostOnly(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { t.Fatal("reached the API") }))
+	for _, host := range []string{"rebound.example.com", `x","__type":"Injected`, "evil.example:8000"} {
+		r := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:8000/", strings.NewReader(`{}`))
+		r.Host = host
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		var body map[string]string
+		if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil {
+			t.Fatalf("Host %q: body is not JSON: %v\n%s", host, err, w.Body.String())
+		}
+		want := "Host '" + host + "' is not a loopback name or address; this server runs without authentication and answers loopback clients only (see docs/security.md)"
+		if w.Code != http.StatusForbidden || len(body) != 2 || body["__type"] != "com.amazon.coral.service#AccessDeniedException" || body["message"] != want {
+			t.Errorf("Host %q: %d %v", host, w.Code, body)
+		}
 	}
 }
