@@ -35,7 +35,7 @@ func signOver(t *testing.T, r *http.Request, body, secret string, signed []strin
 	canon.WriteString("POST\n/\n\n")
 	for _, h := range signed {
 		v := r.Header.Get(h)
-		if h == "host" {
+		if h == "host" || h == ":authority" {
 			v = r.Host
 		}
 		canon.WriteString(h + ":" + v + "\n")
@@ -73,6 +73,8 @@ func TestHostMustBeSigned(t *testing.T) {
 		want   string // "" for accepted
 	}{
 		{[]string{"host", "x-amz-date", "x-amz-target"}, ""},
+		// HTTP/2's :authority stands for Host, and is the Host's value.
+		{[]string{":authority", "x-amz-date"}, ""},
 		{[]string{"x-amz-date", "x-amz-target"}, "'Host' or ':authority' must be a 'SignedHeader' in the AWS Authorization."},
 		{[]string{"content-type", "x-amz-date"}, "'Host' or ':authority' must be a 'SignedHeader' in the AWS Authorization."},
 	} {

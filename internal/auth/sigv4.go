@@ -341,7 +341,7 @@ func hmacSHA256(key, data []byte) []byte {
 // keeps them.
 func appendHeaderValue(b []byte, r *http.Request, name string) []byte {
 	switch name {
-	case "host":
+	case "host", ":authority": // HTTP/2's name for Host
 		return append(b, r.Host...)
 	case "content-length":
 		if v := r.Header.Get("Content-Length"); v != "" {
