@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -174,5 +175,28 @@ func TestParseRefusesUnknownElements(t *testing.T) {
 	req := Request{Action: "dynamodb:GetItem", Resource: tableT, Context: map[string][]string{"aws:sourceip": {"192.0.2.1"}}}
 	if got := Evaluate([]*Document{d}, req); got != ImplicitDeny {
 		t.Errorf("Evaluate outside the range = %v, want ImplicitDeny", got)
+	}
+}
+
+// TestPrincipalWildcardsRefused: IAM does not match part of a principal's
+// ARN with a wildcard ("You cannot use a wildcard to match part of a
+// principal name or ARN",
+// https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_principal.html).
+// Read literally, a Deny naming arn:aws:iam::ACCOUNT:user/* would deny no
+// one, so such a document is refused; "*" alone stays valid.
+func TestPrincipalWildcardsRefused(t *testing.T) {
+	for _, p := range []string{`{"AWS":"arn:aws:iam::111122223333:user/*"}`, `{"AWS":["111122223333","arn:aws:iam::11112222333?:root"]}`,
+		`{"AWS":"arn:aws:sts::111122223333:assumed-role/ci/*"}`} {
+		doc := `{"Version":"2012-10-17","Statement":{"Effect":"Deny","Principal":` + p + `,"Action":"dynamodb:*","Resource":"*"}}`
+		_, err := Parse([]byte(doc))
+		if err == nil || !strings.Contains(err.Error(), "invalid principal") {
+			t.Errorf("Principal %s: %v, want invalid principal", p, err)
+		}
+	}
+	for _, p := range []string{`"*"`, `{"AWS":"*"}`, `{"AWS":"arn:aws:iam::111122223333:user/alice"}`} {
+		doc := `{"Version":"2012-10-17","Statement":{"Effect":"Deny","Principal":` + p + `,"Action":"dynamodb:*","Resource":"*"}}`
+		if _, err := Parse([]byte(doc)); err != nil {
+			t.Errorf("Principal %s: %v", p, err)
+		}
 	}
 }
