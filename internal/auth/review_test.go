@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -258,6 +259,73 @@ func TestLoopbackRefusalIsJSON(t *testing.T) {
 		want := "Host '" + host + "' is not a loopback name or address; this server runs without authentication and answers loopback clients only (see docs/security.md)"
 		if w.Code != http.StatusForbidden || len(body) != 2 || body["__type"] != "com.amazon.coral.service#AccessDeniedException" || body["message"] != want {
 			t.Errorf("Host %q: %d %v", host, w.Code, body)
+		}
+	}
+}
+
+// TestDeletingRevokesRoleSessions: deleting a role, or the account that
+// holds it, ends its sessions (within the key cache's lifetime); a role
+// created again under the same name does not revive them, as IAM ties
+// sessions to the role's unique ID.
+func TestDeletingRevokesRoleSessions(t *testing.T) {
+	ctx := context.Background()
+	st, _ := openTestStore(t)
+	if err := st.Bootstrap(ctx, "111122223333", testKey, testSecret); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.CreateAccount(ctx, "444455556666", "b"); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	clock := start
+	a := New(Config{Store: st, HomeRegion: "us-east-1", Now: func() time.Time { return clock }})
+	session := func(account string) SessionCredentials {
+		if _, err := st.CreateRole(ctx, account, "ci", nil); err != nil {
+			t.Fatal(err)
+		}
+		c, err := st.CreateSessionKey(ctx, AccessKey{Account: account}, "ci", "build", clock, time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	call := func(c SessionCredentials) error {
+		r, _ := signedRequest(t, `{}`, testSecret, "us-east-1", clock, nil)
+		r.Header.Del("Authorization")
+		sum := sha256.Sum256([]byte(`{}`))
+		if err := v4.NewSigner().SignHTTP(ctx, aws.Credentials{AccessKeyID: c.AccessKeyID, SecretAccessKey: c.SecretAccessKey, SessionToken: c.SessionToken},
+			r, hex.EncodeToString(sum[:]), "dynamodb", "us-east-1", clock); err != nil {
+			t.Fatal(err)
+		}
+		_, err := a.Authenticate(r, sum[:])
+		return err
+	}
+	byRole, byAccount := session("111122223333"), session("444455556666")
+	for _, c := range []SessionCredentials{byRole, byAccount} {
+		if err := call(c); err != nil {
+			t.Fatalf("live session: %v", err)
+		}
+	}
+	if err := st.DeleteRole(ctx, "111122223333", "ci"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.CreateRole(ctx, "111122223333", "ci", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.DeleteAccount(ctx, "444455556666"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.CreateAccount(ctx, "444455556666", "b again"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.GetRole(ctx, "444455556666", "ci"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("the role of a deleted account: %v, want ErrNotFound", err)
+	}
+	clock = start.Add(KeyCacheTTL)
+	for name, c := range map[string]SessionCredentials{"role deleted": byRole, "account deleted": byAccount} {
+		err := call(c)
+		if e := ddberr.As(err); err == nil || e.Type != "com.amazon.coral.service#UnrecognizedClientException" {
+			t.Errorf("%s: the session got %v, want UnrecognizedClientException", name, err)
 		}
 	}
 }
