@@ -239,7 +239,7 @@ func roleCmd(run runner) *cobra.Command {
 	create.Flags().StringSliceVar(&trusted, "trust", nil, "account IDs whose principals may assume the role (default: its own account)")
 	list := &cobra.Command{Use: "list", Short: "List an account's roles", Args: cobra.NoArgs,
 		RunE: run(func(ctx context.Context, st *auth.Store, _ []string) (any, error) { return st.ListRoles(ctx, account) })}
-	del := &cobra.Command{Use: "delete NAME", Short: "Delete a role and its policies", Args: cobra.ExactArgs(1),
+	del := &cobra.Command{Use: "delete NAME", Short: "Delete a role, its policies and its sessions", Args: cobra.ExactArgs(1),
 		RunE: run(func(ctx context.Context, st *auth.Store, args []string) (any, error) {
 			return nil, st.DeleteRole(ctx, account, args[0])
 		})}
