@@ -204,10 +204,10 @@ var ttlJob = map[string]string{storage.TTLEnabling: "ttl_enable", storage.TTLDis
 // ExpireTable deletes the items of t that are expired now, in batches of
 // cfg.Batch per write transaction (on a storage.ParallelWriter, as that
 // many single-item writes, several at once), and returns how many it
-// deleted. Each
-// delete is conditioned on the item still being expired (its current
-// image, read under the write's lock) and carries the TTL service
-// identity. Without the table's lease (storage.Leaser) it does nothing.
+// deleted. Each batch reads the table's entry again; the pass ends when
+// the table is another one or its TTL changed. Each delete is
+// conditioned on the item still being expired (its current image, read
+// under the write's lock) and carries the TTL service identity. Without the table's lease (storage.Leaser) it does nothing.
 func (w *TTL) ExpireTable(ctx context.Context, t *storage.Table) (int, error) {
 	if l, ok := w.store.(storage.Leaser); ok {
 		own, err := l.AcquireLease(ctx, "ttl/"+t.ID, w.cfg.Owner, 3*w.cfg.Interval)
@@ -219,7 +219,20 @@ func (w *TTL) ExpireTable(ctx context.Context, t *storage.Table) (int, error) {
 	now := w.cfg.Now()
 	from := now.Unix() - int64(storage.TTLMaxAge/time.Second)
 	total := 0
-	for ctx.Err() == nil {
+	for batch := 0; ctx.Err() == nil; batch++ {
+		if batch > 0 {
+			// Each batch works from a fresh catalog entry: a long pass
+			// follows the table's changes (and, on Cassandra, writes derive
+			// their rows from it without reading the catalog each).
+			cur, err := w.store.GetTable(ctx, t.Account, t.Name)
+			if err != nil {
+				return total, err
+			}
+			if cur.ID != t.ID || !cur.TTL.Maintained() || cur.TTL.Generation != t.TTL.Generation {
+				return total, nil
+			}
+			t = cur
+		}
 		rows, err := w.store.ExpiredRows(ctx, t, from, now.Unix(), w.cfg.Batch)
 		if err != nil || len(rows) == 0 {
 			return total, err
