@@ -80,11 +80,12 @@ func (r *pageReader) add(rows []keyedItem) {
 }
 
 // flush reads the pending partitions until none is left or the page is
-// full. A wave gives each partition an equal share of the rows still
-// needed; a partition that fills its share may hold more, so it is read to
-// its end (or the page's) on its own and the partitions after it in the
-// wave are read again in the next wave, keeping scan order and bounding a
-// wave's rows by what the page still needs.
+// full. A wave reads from each partition an equal share of the rows still
+// needed plus one; a partition that gives more than its share may hold
+// more still, so it is read to its end (or the page's) on its own and the
+// partitions after it in the wave are read again in the next wave,
+// keeping scan order and bounding a wave's rows by what the page still
+// needs plus two per partition.
 func (r *pageReader) flush(ctx context.Context) error {
 	for len(r.pending) > 0 && !r.full() {
 		need := r.limit - len(r.out)
@@ -93,7 +94,7 @@ func (r *pageReader) flush(ctx context.Context) error {
 		res := make([][]keyedItem, w)
 		err := parallel(ctx, w, func(j int) error {
 			var err error
-			res[j], err = r.b.readPartRows(ctx, r.p, r.pending[j], nil, share)
+			res[j], err = r.b.readPartRows(ctx, r.p, r.pending[j], nil, share+1)
 			return err
 		})
 		if err != nil {
@@ -102,7 +103,7 @@ func (r *pageReader) flush(ctx context.Context) error {
 		read := w
 		for j := 0; j < w && !r.full(); j++ {
 			r.add(res[j])
-			if len(res[j]) == share && !r.full() {
+			if len(res[j]) > share && !r.full() {
 				last := res[j][len(res[j])-1].key
 				rest, err := r.b.readPartRows(ctx, r.p, last.PK, storage.StoredSK(last.SK), r.limit-len(r.out))
 				if err != nil {
