@@ -26,7 +26,8 @@ func (c Config) BackupRootOrDefault() string {
 func startBackups(cfg Config, store storage.Backend, engine *api.Engine) *jobs.Runner {
 	js := jobs.NewStore(store)
 	_, shared := store.(storage.Leaser)
-	runner := jobs.NewRunner(js, jobs.Config{Log: cfg.Log, Exclusive: !shared, OnEnd: cfg.registry.JobFinished})
+	runner := jobs.NewRunner(js, jobs.Config{Log: cfg.Log, Exclusive: !shared, OnEnd: cfg.registry.JobFinished,
+		OnProgress: cfg.registry.JobProgress})
 	svc := backup.New(store, js, cfg.BackupRootOrDefault(), cfg.Log)
 	svc.Register(runner)
 	engine.SetBackups(svc)
