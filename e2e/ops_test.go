@@ -387,8 +387,8 @@ func TestMetricsBackgroundWork(t *testing.T) {
 	for {
 		m := scrape(t, s.Endpoint)
 		if m[`extenddb_ttl_expired_items_total`] >= 3 {
-			if m[`extenddb_jobs_total{kind="index",state="ACTIVE"}`] != 1 || m[`extenddb_backfill_pages_total{job="index"}`] < 1 {
-				t.Errorf("index build not counted: jobs %v, pages %v", m[`extenddb_jobs_total{kind="index",state="ACTIVE"}`], m[`extenddb_backfill_pages_total{job="index"}`])
+			if m[`extenddb_jobs_total{kind="index",state="ACTIVE"}`] != 1 || m[`extenddb_backfill_pages_total{kind="index"}`] < 1 {
+				t.Errorf("index build not counted: jobs %v, pages %v", m[`extenddb_jobs_total{kind="index",state="ACTIVE"}`], m[`extenddb_backfill_pages_total{kind="index"}`])
 			}
 			if m[`extenddb_jobs_total{kind="backup",state="SUCCEEDED"}`] != 1 {
 				t.Errorf("backup job not counted: %v", m[`extenddb_jobs_total{kind="backup",state="SUCCEEDED"}`])

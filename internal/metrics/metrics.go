@@ -47,7 +47,7 @@ type Metrics struct {
 
 	ttlDeleted     prometheus.Counter     // items deleted by TTL expiry
 	ttlLag         prometheus.Gauge       // seconds between expiry time and deletion of the latest item
-	backfillPages  *prometheus.CounterVec // job (index|ttl): pages processed by background backfills
+	backfillPages  *prometheus.CounterVec // kind (index, ttl_enable, ttl_disable): pages processed by background backfills
 	jobs           *prometheus.CounterVec // kind, state: long-running jobs (backup, import, export, index)
 	jobUnits       *prometheus.CounterVec // kind: units processed by jobs
 	jobBytes       *prometheus.CounterVec // kind: bytes processed by jobs
@@ -99,8 +99,8 @@ func New() *Metrics {
 	})
 	m.backfillPages = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "extenddb_backfill_pages_total",
-		Help: "Pages (of up to the worker's page size, 256 items by default) processed by background backfills, by job (index, ttl_enable, ttl_disable).",
-	}, []string{"job"})
+		Help: "Pages (of up to the worker's page size, 256 items by default) processed by background backfills, by kind (index, ttl_enable, ttl_disable).",
+	}, []string{"kind"})
 	m.jobs = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "extenddb_jobs_total",
 		Help: "Long-running jobs (index, backup, restore, import, export) by kind and final state.",
