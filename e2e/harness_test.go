@@ -23,8 +23,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -32,6 +30,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -40,6 +39,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go"
@@ -276,6 +277,9 @@ func startServerOn(t testing.TB, backend string, args ...string) *server {
 		}
 	default:
 		t.Fatalf("unknown storage backend %q (want sqlite, postgres or cassandra)", backend)
+	}
+	if backend != backendSQLite {
+		full = append(full, fileRoots(t, dataDir, rest)...)
 	}
 	full = append(full, rest...)
 
@@ -698,4 +702,24 @@ func sqliteOnly(t testing.TB, why string) {
 	if e2eBackend != backendSQLite {
 		t.Skipf("SQLite only (%s); this run's backend is %s", why, e2eBackend)
 	}
+}
+
+// fileRoots gives a server on PostgreSQL or Cassandra directories of its
+// own for backups and exports (--backup-root, --export-dir) unless args
+// name them: under the test's --data-dir, so that servers of one test share
+// them, or else under a fresh temporary directory. Without them the server
+// would default to ./extenddb-data in the test's working directory.
+func fileRoots(t testing.TB, dataDir string, args []string) []string {
+	t.Helper()
+	if dataDir == "" {
+		dataDir = t.TempDir()
+	}
+	var out []string
+	for flag, sub := range map[string]string{"--backup-root": "backups", "--export-dir": "exports"} {
+		named := slices.ContainsFunc(args, func(a string) bool { return a == flag || strings.HasPrefix(a, flag+"=") })
+		if !named {
+			out = append(out, flag, filepath.Join(dataDir, sub))
+		}
+	}
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -74,4 +75,41 @@ func runCLI(t testing.TB, args ...string) (string, string) {
 		t.Fatalf("extenddb %s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, out.String(), errOut.String())
 	}
 	return out.String(), errOut.String()
+}
+
+// `extenddb export` exports a table into the server's export directory
+// and `extenddb import` of the export's data files gives the table back.
+func TestExportImportCLI(t *testing.T) {
+	root := t.TempDir()
+	s, c := startClient(t, "--export-dir", root)
+	src := tableName("cli_exp")
+	createIndexedTable(t, c, src)
+	enablePITR(t, c, src)
+	for i := range 40 {
+		putItem(t, c, src, backupItem(i))
+	}
+	out, errOut := runCLI(t, "export", "--table", src, "--s3-bucket", "cli", "--s3-prefix", "nightly", "--format", "ion", "--endpoint", s.Endpoint)
+	m := regexp.MustCompile(`table \S+: 40 items exported, manifest cli/(\S+)manifest-summary.json`).FindStringSubmatch(out)
+	if m == nil || !strings.Contains(errOut, "exporting "+src) {
+		t.Fatalf("stdout:\n%s\nstderr:\n%s", out, errOut)
+	}
+	data := filepath.Join(root, "cli", filepath.FromSlash(m[1]), "data")
+	dst := tableName("cli_imp")
+	out, errOut = runCLI(t, "import", data, "--table", dst, "--key", "pk:S,sk:N", "--format", "ion", "--endpoint", s.Endpoint, "--export-dir", root)
+	if !strings.Contains(out, "40 items imported, 40 processed, 0 errors") {
+		t.Fatalf("stdout:\n%s\nstderr:\n%s", out, errOut)
+	}
+	if got, want := tableStateOf(t, c, dst), tableStateOf(t, c, src); got != want {
+		t.Fatalf("imported table differs from the exported one:\n%s\nwant\n%s", got, want)
+	}
+
+	// Bad input: a clear message and a failing exit status.
+	msg, err := exec.Command(binPath, "export", "--table", src, "--s3-bucket", "cli", "--export-time", "yesterday", "--endpoint", s.Endpoint).CombinedOutput()
+	if err == nil || !strings.Contains(string(msg), `--export-time "yesterday" is not an RFC 3339 time`) {
+		t.Fatalf("bad --export-time: %v\n%s", err, msg)
+	}
+	msg, err = exec.Command(binPath, "export", "--table", "no-such-table", "--s3-bucket", "cli", "--endpoint", s.Endpoint).CombinedOutput()
+	if err == nil || !strings.Contains(string(msg), "ResourceNotFoundException") {
+		t.Fatalf("export of a missing table: %v\n%s", err, msg)
+	}
 }

@@ -187,7 +187,8 @@ func TestImportFormatsAndCompressions(t *testing.T) {
 }
 
 // importLogLines counts the lines of the import log files under root that
-// name an object whose key starts with prefix.
+// name an object whose key starts with prefix; each must give the line of
+// the record it refuses.
 func importLogLines(t testing.TB, root, prefix string) int {
 	t.Helper()
 	n := 0
@@ -199,6 +200,9 @@ func importLogLines(t testing.TB, root, prefix string) int {
 		for _, l := range strings.Split(string(b), "\n") {
 			if strings.Contains(l, `"s3ObjectKey":"`+prefix) {
 				n++
+				if strings.Contains(l, `"line":0,`) {
+					t.Errorf("log line without the record's line: %s", l)
+				}
 			}
 		}
 		return nil

@@ -388,3 +388,75 @@ func TestRealismIndexThrottling(t *testing.T) {
 		t.Fatalf("Scan of the table: %v", err)
 	}
 }
+
+// TestRealismConflictRetriedByApplication: the AWS SDK for Go does not
+// retry TransactionConflictException by default; a client that adds it to
+// its retryable codes gets every write through at a conflict rate of one
+// half.
+func TestRealismConflictRetriedByApplication(t *testing.T) {
+	s, c := startClient(t, "--realism", "transaction-conflict-rate=0.5,seed=5")
+	name := tableName("conflictretry")
+	createHashTable(t, c, name, "S")
+	rc := dynamodb.New(dynamodb.Options{
+		BaseEndpoint: aws.String(s.Endpoint),
+		Region:       testRegion,
+		Credentials:  credentials.NewStaticCredentialsProvider(testAccessKey, testSecretKey, ""),
+		Retryer: retry.AddWithErrorCodes(retry.NewStandard(func(o *retry.StandardOptions) {
+			o.MaxAttempts = 20
+			o.MaxBackoff = 100 * time.Millisecond
+			o.RateLimiter = ratelimit.None
+		}), "TransactionConflictException"),
+	})
+	for i := range 10 {
+		if _, err := rc.PutItem(ctxT(t), &dynamodb.PutItemInput{TableName: aws.String(name), Item: item{"pk": avS(strconv.Itoa(i))}}); err != nil {
+			t.Fatalf("PutItem %d with conflicts retried: %v", i, err)
+		}
+	}
+	out, err := c.Scan(ctxT(t), &dynamodb.ScanInput{TableName: aws.String(name), ConsistentRead: aws.Bool(true)})
+	if err != nil || out.Count != 10 {
+		t.Fatalf("Scan: %v items, %v", out, err)
+	}
+}
+
+// TestRealismFollowsManualClock: under --clock manual the index lag ends
+// and a throttled table's bucket refills only when the clock is moved,
+// so a test needs no sleep.
+func TestRealismFollowsManualClock(t *testing.T) {
+	s, c := startClient(t, "--admin-api", "--clock", "manual", "--realism", "capacity=on,burst=1s,gsi-lag=1h")
+	a := adminAPI(s, testAccessKey, testSecretKey)
+	name := tableName("clocked")
+	_, err := c.CreateTable(ctxT(t), &dynamodb.CreateTableInput{
+		TableName: aws.String(name), AttributeDefinitions: attrDefs("pk", "S", "g", "S"), KeySchema: keySchema("pk"),
+		ProvisionedThroughput: &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(100), WriteCapacityUnits: aws.Int64(1)},
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{IndexName: aws.String("byG"), KeySchema: keySchema("g"),
+			Projection:            &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly},
+			ProvisionedThroughput: &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(100), WriteCapacityUnits: aws.Int64(100)}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	putItem(t, c, name, item{"pk": avS("a"), "g": avS("x"), "v": avS(strings.Repeat("x", 3000))})
+	_, err = c.PutItem(ctxT(t), &dynamodb.PutItemInput{TableName: aws.String(name), Item: item{"pk": avS("b")}})
+	wantAPIError(t, err, "ProvisionedThroughputExceededException", "")
+	count := func() int32 {
+		out, err := c.Query(ctxT(t), &dynamodb.QueryInput{TableName: aws.String(name), IndexName: aws.String("byG"),
+			KeyConditionExpression: aws.String("g = :g"), ExpressionAttributeValues: item{":g": avS("x")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Count
+	}
+	time.Sleep(1500 * time.Millisecond) // the wall clock moves; the server's does not
+	if n := count(); n != 0 {
+		t.Fatalf("index shows %d items before the clock moved", n)
+	}
+	_, err = c.PutItem(ctxT(t), &dynamodb.PutItemInput{TableName: aws.String(name), Item: item{"pk": avS("b")}})
+	wantAPIError(t, err, "ProvisionedThroughputExceededException", "")
+	if _, err := a.AdvanceClock(ctxT(t), "2h"); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n != 1 {
+		t.Fatalf("index shows %d items after the lag, want 1", n)
+	}
+	putItem(t, c, name, item{"pk": avS("b")})
+}

@@ -60,6 +60,7 @@ func rootCmd() *cobra.Command {
 	root.AddCommand(snapshotCmd(), truncateCmd(), clockCmd(), ttlCmd())
 	root.AddCommand(backupCmd())
 	root.AddCommand(importCmd())
+	root.AddCommand(exportCmd())
 	return root
 }
 

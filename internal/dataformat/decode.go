@@ -51,6 +51,9 @@ type Decoder interface {
 	// reports a record that is not an item (the next call goes on after
 	// it); any other error is fatal for the file.
 	Next() (item.Item, error)
+	// Line is the 1-based line, in the decompressed file, of the record
+	// Next returned last.
+	Line() int64
 }
 
 // CSVOptions are ImportTable's InputFormatOptions.Csv.

@@ -21,7 +21,10 @@ type csvDecoder struct {
 	header []string
 	types  map[string]string
 	read   bool // the header line of the file was read
+	line   int64
 }
+
+func (d *csvDecoder) Line() int64 { return d.line }
 
 func newCSVDecoder(r io.Reader, o CSVOptions) (*csvDecoder, error) {
 	cr := csv.NewReader(r)
@@ -41,7 +44,6 @@ func newCSVDecoder(r io.Reader, o CSVOptions) (*csvDecoder, error) {
 func (d *csvDecoder) Next() (item.Item, error) {
 	for {
 		rec, err := d.r.Read()
-		line, _ := d.r.FieldPos(0)
 		if err != nil {
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
@@ -53,6 +55,8 @@ func (d *csvDecoder) Next() (item.Item, error) {
 			d.header, d.read = append([]string(nil), rec...), true
 			continue
 		}
+		line, _ := d.r.FieldPos(0)
+		d.line = int64(line)
 		if len(rec) == 1 && rec[0] == "" {
 			continue // a blank line
 		}

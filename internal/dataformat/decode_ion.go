@@ -29,6 +29,8 @@ type ionDecoder struct {
 
 func newIonDecoder(r io.Reader) *ionDecoder { return &ionDecoder{lines: newLineReader(r)} }
 
+func (d *ionDecoder) Line() int64 { return d.lines.line }
+
 func (d *ionDecoder) Next() (item.Item, error) {
 	for {
 		b, err := d.lines.next()

@@ -18,6 +18,8 @@ type jsonDecoder struct {
 
 func newJSONDecoder(r io.Reader) *jsonDecoder { return &jsonDecoder{lines: newLineReader(r)} }
 
+func (d *jsonDecoder) Line() int64 { return d.lines.line }
+
 type jsonLine struct {
 	Item item.Item `json:"Item"`
 }
@@ -36,6 +38,13 @@ func (d *jsonDecoder) Next() (item.Item, error) {
 		if len(bytes.TrimSpace(b)) == 0 {
 			continue
 		}
+		if inner, ok := exportLine(b); ok {
+			var it item.Item
+			if err := it.UnmarshalJSON(inner); err != nil || it == nil {
+				return nil, &RecordError{Line: d.lines.line, Err: orNoItem(err)}
+			}
+			return it, nil
+		}
 		var l jsonLine
 		if err := json.Unmarshal(b, &l); err != nil {
 			return nil, &RecordError{Line: d.lines.line, Err: err}
@@ -45,4 +54,22 @@ func (d *jsonDecoder) Next() (item.Item, error) {
 		}
 		return l.Item, nil
 	}
+}
+
+// exportLine returns the item of a line written as DynamoDB's export
+// writes it, {"Item":...} without spaces, so that the item's own parser
+// reads it in one pass; ok is false for any other line.
+func exportLine(b []byte) ([]byte, bool) {
+	const head = `{"Item":`
+	if len(b) < len(head)+1 || string(b[:len(head)]) != head || b[len(b)-1] != '}' {
+		return nil, false
+	}
+	return b[len(head) : len(b)-1], true
+}
+
+func orNoItem(err error) error {
+	if err == nil {
+		return errNoItem
+	}
+	return err
 }

@@ -43,13 +43,16 @@ func TestDecodeDynamoDBJSON(t *testing.T) {
 	src := `{"Item":{"pk":{"S":"a"},"n":{"N":"1.50"}}}` + "\n\n" +
 		`{"Item":{"pk":{"S":"b"}}` + "\n" + // truncated
 		`{"Other":{}}` + "\r\n" +
-		`{"Item":{"pk":{"S":"c"},"l":{"L":[{"NULL":true}]}}}`
+		`{"Item":{"pk":{"S":"c"},"l":{"L":[{"NULL":true}]}}}` + "\n" +
+		`{ "Item" : {"pk":{"S":"d"}} }` + "\n" + // spaced: read by encoding/json
+		`{"Item":null}`
 	d, err := NewDecoder(DynamoDBJSON, strings.NewReader(src), CSVOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := strings.Join(readAll(t, d), "\n")
-	want := `{"n":{"N":"1.5"},"pk":{"S":"a"}}` + "\nline 3: error\nline 4: error\n" + `{"l":{"L":[{"NULL":true}]},"pk":{"S":"c"}}`
+	want := `{"n":{"N":"1.5"},"pk":{"S":"a"}}` + "\nline 3: error\nline 4: error\n" + `{"l":{"L":[{"NULL":true}]},"pk":{"S":"c"}}` +
+		"\n" + `{"pk":{"S":"d"}}` + "\nline 7: error"
 	if got != want {
 		t.Fatalf("got\n%s\nwant\n%s", got, want)
 	}

@@ -63,7 +63,7 @@ type Params struct {
 	// FormatOptions and Creation are the request's InputFormatOptions and
 	// TableCreationParameters as given, reported back by DescribeImport.
 	FormatOptions json.RawMessage `json:",omitempty"`
-	Creation      json.RawMessage
+	Creation      json.RawMessage `json:",omitempty"`
 	// Table is the table to create.
 	Table       storage.Table
 	LogGroupArn string
@@ -162,15 +162,16 @@ func (s *Service) Start(ctx context.Context, account, id string, p Params) (*Imp
 	return importOf(j)
 }
 
-// byToken returns the import of the last eight hours with p's client token,
-// or ErrConflict if its parameters differ.
+// byToken returns the import started in the eight hours before p's
+// StartTime with p's client token, or ErrConflict if its parameters
+// differ.
 func (s *Service) byToken(ctx context.Context, account string, p *Params) (*Import, error) {
 	all, err := s.List(ctx, account)
 	if err != nil {
 		return nil, err
 	}
 	for _, im := range all {
-		if im.Params.ClientToken != p.ClientToken || time.Since(im.Params.StartTime) > tokenWindow {
+		if im.Params.ClientToken != p.ClientToken || p.StartTime.Sub(im.Params.StartTime) > tokenWindow {
 			continue
 		}
 		if !sameRequest(&im.Params, p) {

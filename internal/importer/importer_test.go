@@ -156,3 +156,36 @@ func cpuTime() time.Duration {
 
 // benchLines is the size of BenchmarkImportGzipJSON's file.
 var benchLines = 1_000_000
+
+// A ClientToken names its import for eight hours: the same parameters
+// again return it, others are ErrConflict, and after eight hours the
+// token starts a new import.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ImportTable.html#DDB-ImportTable-request-ClientToken
+func TestClientTokenWindow(t *testing.T) {
+	f := newFixture(t)
+	f.gzipLines(t, "b", "data.json.gz", 3)
+	ctx := context.Background()
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	params := func(name, prefix string, start time.Time) Params {
+		return Params{ClientToken: "tok", ImportArn: "arn:" + name, Source: Source{S3Bucket: "b", S3KeyPrefix: prefix},
+			InputFormat: "DYNAMODB_JSON", Compression: "GZIP", StartTime: start,
+			Table: storage.Table{Name: name, ID: uuid.NewString(), BillingMode: "PAY_PER_REQUEST", CreatedAt: start,
+				KeySchema:            []storage.KeyElement{{AttributeName: "pk", KeyType: "HASH"}},
+				AttributeDefinitions: []storage.AttributeDefinition{{AttributeName: "pk", AttributeType: "S"}}}}
+	}
+	first, err := f.svc.Start(ctx, storage.DefaultAccount, "01", params("t1", "", at))
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := f.svc.Start(ctx, storage.DefaultAccount, "02", params("t1", "", at.Add(time.Hour)))
+	if err != nil || again.ID != first.ID {
+		t.Fatalf("same token, same parameters: %v, %v", err, again)
+	}
+	if _, err := f.svc.Start(ctx, storage.DefaultAccount, "03", params("t1", "data", at.Add(time.Hour))); err != ErrConflict {
+		t.Fatalf("same token, other parameters: %v, want ErrConflict", err)
+	}
+	later, err := f.svc.Start(ctx, storage.DefaultAccount, "04", params("t2", "data", at.Add(9*time.Hour)))
+	if err != nil || later.ID != "04" {
+		t.Fatalf("the token nine hours later: %v, %v", err, later)
+	}
+}

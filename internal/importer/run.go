@@ -237,7 +237,7 @@ func (s *Service) loadFile(ctx context.Context, run *jobs.Run, w *writer, p *Par
 		if rerr != nil {
 			w.refuse(key, rerr.Line, rerr.Err)
 		} else {
-			w.add(key, it)
+			w.add(key, dec.Line(), it)
 		}
 		if w.full() {
 			if err := w.flush(ctx); err != nil {

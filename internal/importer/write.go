@@ -86,10 +86,10 @@ func (w *writer) refuse(file string, line int64, why error) {
 }
 
 // add checks an item and queues its write, or refuses it.
-func (w *writer) add(file string, it item.Item) {
+func (w *writer) add(file string, line int64, it item.Item) {
 	key, err := w.check(it)
 	if err != nil {
-		w.refuse(file, 0, err)
+		w.refuse(file, line, err)
 		return
 	}
 	w.size += item.Size(it)

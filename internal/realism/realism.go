@@ -9,9 +9,13 @@ import (
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
-// maxRecent bounds the writes remembered for stale reads and index lag;
-// past it, the oldest are forgotten first (they are the first to expire).
-const maxRecent = 1 << 18
+// maxRecent and maxRecentBytes bound the writes remembered for stale
+// reads and index lag, in writes and in bytes of replaced images; past
+// either, the oldest are forgotten first (they are the first to expire).
+const (
+	maxRecent      = 1 << 18
+	maxRecentBytes = 64 << 20
+)
 
 // Realism holds the state of the realism effects of one server. It is safe
 // for concurrent use.
@@ -24,6 +28,7 @@ type Realism struct {
 	buckets map[string]*bucket
 	recent  map[string]write
 	order   []stamp // the writes of recent, oldest first, with rewritten ones
+	bytes   int     // the sizes of the images in recent
 }
 
 // stamp names one write in Realism.order.
@@ -35,8 +40,9 @@ type stamp struct {
 // write is one remembered item write: when, and the image it replaced
 // (nil when the item did not exist).
 type write struct {
-	at  time.Time
-	old item.Item
+	at   time.Time
+	old  item.Item
+	size int // item.Size(old)
 }
 
 // New returns the realism state for opts; now is the clock (time.Now when
@@ -81,22 +87,35 @@ func (r *Realism) Roll(p float64) bool {
 // Wrote remembers that the item key (an opaque string naming table and
 // key) was written now, replacing old.
 func (r *Realism) Wrote(key string, old item.Item) {
+	size := 0
+	if old != nil {
+		size = item.Size(old)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if len(r.order) >= maxRecent {
-		r.forgetOldest(len(r.order) / 4)
-	}
 	now := r.now()
-	r.recent[key] = write{at: now, old: old}
+	if w, ok := r.recent[key]; ok {
+		r.bytes -= w.size
+	}
+	r.recent[key] = write{at: now, old: old, size: size}
+	r.bytes += size
 	r.order = append(r.order, stamp{key, now})
+	if len(r.order) > maxRecent || r.bytes > maxRecentBytes {
+		r.forgetOldest()
+	}
 }
 
-// forgetOldest drops the n oldest remembered writes.
-func (r *Realism) forgetOldest(n int) {
-	for _, st := range r.order[:n] {
+// forgetOldest drops the oldest remembered writes, a quarter of them at
+// least, until the rest are within both bounds.
+func (r *Realism) forgetOldest() {
+	n := 0
+	for n < len(r.order) && (n < len(r.order)/4 || r.bytes > maxRecentBytes/2) {
+		st := r.order[n]
 		if w, ok := r.recent[st.key]; ok && w.at.Equal(st.at) {
 			delete(r.recent, st.key)
+			r.bytes -= w.size
 		}
+		n++
 	}
 	r.order = append(r.order[:0:0], r.order[n:]...)
 }

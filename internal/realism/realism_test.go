@@ -1,6 +1,7 @@
 package realism
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -132,5 +133,30 @@ func TestRollSeeded(t *testing.T) {
 	}
 	if a.Roll(0) || !a.Roll(1) {
 		t.Fatal("rates 0 and 1 are not never and always")
+	}
+}
+
+// TestRecentBounded: the remembered writes stay within their bounds in
+// count and in bytes, forgetting the oldest first.
+func TestRecentBounded(t *testing.T) {
+	r := New(Options{Enabled: true}, nil)
+	big := item.Item{"v": item.S(strings.Repeat("x", 300<<10))}
+	for i := range 1000 { // 300 MB of images
+		r.Wrote("k"+strconv.Itoa(i), big)
+	}
+	if r.bytes > maxRecentBytes || len(r.recent) > 1000 {
+		t.Fatalf("%d bytes in %d writes remembered", r.bytes, len(r.recent))
+	}
+	if _, ok := r.Recent("k999", time.Hour); !ok {
+		t.Fatal("the newest write was forgotten")
+	}
+	if _, ok := r.Recent("k0", time.Hour); ok {
+		t.Fatal("the oldest write was kept past the bound")
+	}
+	for i := range maxRecent + 10 {
+		r.Wrote("n"+strconv.Itoa(i), nil)
+	}
+	if len(r.order) > maxRecent || len(r.recent) > maxRecent {
+		t.Fatalf("%d writes remembered, bound %d", len(r.recent), maxRecent)
 	}
 }

@@ -130,12 +130,9 @@ func (a *applier) load(ctx context.Context, f ItemsFile) (int, error) {
 		n++
 		return a.call(ctx, "PutItem", map[string]any{"TableName": f.Table, "Item": it}, nil)
 	}
-	if f.Format == "csv" {
-		types := map[string]string{}
-		for _, ad := range d.Table.AttributeDefinitions {
-			types[ad.AttributeName] = ad.AttributeType
-		}
-		return n, readCSV(f.Path, types, put)
+	types := map[string]string{}
+	for _, ad := range d.Table.AttributeDefinitions {
+		types[ad.AttributeName] = ad.AttributeType
 	}
-	return n, readJSONLines(f.Path, put)
+	return n, readItems(f.Path, f.Format, types, put)
 }

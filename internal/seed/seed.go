@@ -7,12 +7,12 @@
 //     Terraform plan in JSON (it has "planned_values");
 //   - *.yaml, *.yml: a CloudFormation or SAM template;
 //   - TABLE.jsonl (or .ndjson): items of table TABLE in DynamoDB JSON, one
-//     a line, bare or as {"Item": {...}} (the shape of DynamoDB's S3
-//     exports);
+//     {"Item": {...}} a line (the shape of DynamoDB's S3 exports);
 //   - TABLE.csv: items of table TABLE, a header line of attribute names
 //     and one item a line; key attributes take their type from the table's
-//     AttributeDefinitions and the others are strings, as ImportTable reads
-//     CSV.
+//     AttributeDefinitions and the others are strings.
+//
+// Items files are read by ImportTable's readers (internal/dataformat).
 //
 // Seeding is idempotent: a table that exists already is left as it is, and
 // items are put (a second seeding rewrites the same items by key).

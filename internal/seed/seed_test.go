@@ -92,11 +92,21 @@ func TestLoadRefusesUnsupportedIntrinsics(t *testing.T) {
 	}
 }
 
+// TestReadJSONLinesNeedsTheExportShape: a line that is not {"Item": ...}
+// is refused with its file and line, as ImportTable refuses it.
+func TestReadJSONLinesNeedsTheExportShape(t *testing.T) {
+	n := 0
+	err := readItems("testdata/bare.jsonl", "jsonl", nil, func(json.RawMessage) error { n++; return nil })
+	if err == nil || !strings.Contains(err.Error(), "testdata/bare.jsonl:2: ") || n != 1 {
+		t.Fatalf("read %d items, then %v", n, err)
+	}
+}
+
 // TestReadCSVTypes: key attributes take their table's type, others are
 // strings, empty cells are absent.
 func TestReadCSVTypes(t *testing.T) {
 	var got []string
-	err := readCSV("testdata/full/test-users.csv", map[string]string{"id": "N"}, func(it json.RawMessage) error {
+	err := readItems("testdata/full/test-users.csv", "csv", map[string]string{"id": "N"}, func(it json.RawMessage) error {
 		got = append(got, jsonOf(t, it))
 		return nil
 	})

@@ -164,7 +164,7 @@ func Start(cfg Config) (*Server, error) {
 		acfg.OnTableDeleted = cfg.registry.ForgetTable
 	}
 	if cfg.Realism.Enabled {
-		acfg.Realism = realism.New(cfg.Realism, nil)
+		acfg.Realism = realism.New(cfg.Realism, clk.Now)
 	}
 	engine := api.New(store, acfg)
 	pool := workers.New(store, cfg.workersConfig())

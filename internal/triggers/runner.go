@@ -51,6 +51,8 @@ type worker struct {
 	path  string
 	cp    checkpoint
 	shard string // the shard being read
+	// pending are records read but left for the next batch (cut).
+	pending []Record
 }
 
 // errNoStream: the table does not exist or has no stream (yet).
@@ -123,12 +125,22 @@ func (w *worker) readShard(ctx context.Context, arn, shard string, fresh bool) e
 		req["ShardIteratorType"] = w.t.StartingPosition
 	}
 	w.shard = shard
+	w.pending = nil // read again after the checkpoint
 	var it struct{ ShardIterator string }
-	if err := w.invoke(ctx, "DynamoDBStreams", "GetShardIterator", req, &it); err != nil {
+	err := w.invoke(ctx, "DynamoDBStreams", "GetShardIterator", req, &it)
+	if ddberr.Is(err, "TrimmedDataAccessException") {
+		// The stream no longer keeps the records after the checkpoint
+		// (older than its retention): go on from the oldest it keeps.
+		w.r.log.Warn("trigger: records after the checkpoint were trimmed from the stream; resuming at the oldest kept",
+			"table", w.t.Table, "sequence_number", w.cp.SequenceNumber)
+		req = map[string]any{"StreamArn": arn, "ShardId": shard, "ShardIteratorType": "TRIM_HORIZON"}
+		err = w.invoke(ctx, "DynamoDBStreams", "GetShardIterator", req, &it)
+	}
+	if err != nil {
 		return err
 	}
 	next := it.ShardIterator
-	for next != "" {
+	for next != "" || len(w.pending) > 0 {
 		batch, after, err := w.collect(ctx, next)
 		if err != nil {
 			return err
@@ -150,18 +162,31 @@ func (w *worker) readShard(ctx context.Context, arn, shard string, fresh bool) e
 	return nil
 }
 
+// A batch holds records of at most about maxBatchBytes (Lambda's 6 MB
+// payload limit; one more record at most), read maxRecordsPerRead at a
+// time, so that batches of large items stay within memory.
+const (
+	maxBatchBytes     = 6 << 20
+	maxRecordsPerRead = 100
+)
+
 // collect reads records from the iterator until it has BatchSize of them
-// or the batching window since the first has passed, and returns them
-// with the iterator after them ("" when the shard is closed and read).
+// (or maxBatchBytes) or the batching window since the first has passed,
+// and returns them with the iterator after them ("" when the shard is
+// closed and read).
 func (w *worker) collect(ctx context.Context, iterator string) ([]Record, string, error) {
-	var batch []Record
-	var since time.Time
+	batch := w.pending
+	w.pending = nil
+	since := time.Now()
 	for {
+		if w.cut(&batch) || iterator == "" {
+			return batch, iterator, nil
+		}
 		var out struct {
 			Records           []Record
 			NextShardIterator string
 		}
-		req := map[string]any{"ShardIterator": iterator, "Limit": min(w.t.BatchSize-len(batch), 1000)}
+		req := map[string]any{"ShardIterator": iterator, "Limit": min(w.t.BatchSize-len(batch), maxRecordsPerRead)}
 		if err := w.invoke(ctx, "DynamoDBStreams", "GetRecords", req, &out); err != nil {
 			return nil, "", err
 		}
@@ -175,7 +200,7 @@ func (w *worker) collect(ctx context.Context, iterator string) ([]Record, string
 		}
 		batch = append(batch, out.Records...)
 		iterator = out.NextShardIterator
-		if iterator == "" || len(batch) >= w.t.BatchSize {
+		if w.cut(&batch) || iterator == "" {
 			return batch, iterator, nil
 		}
 		wait := w.r.cfg.PollInterval
@@ -190,6 +215,22 @@ func (w *worker) collect(ctx context.Context, iterator string) ([]Record, string
 			return nil, "", ctx.Err()
 		}
 	}
+}
+
+// cut keeps in *batch what fits one batch (BatchSize records and about
+// maxBatchBytes, at least one record), sets the rest aside for the next
+// batch, and reports whether the batch is full.
+func (w *worker) cut(batch *[]Record) bool {
+	size := 0
+	for i, r := range *batch {
+		size += len(r.Dynamodb)
+		if i+1 >= w.t.BatchSize || size >= maxBatchBytes {
+			w.pending = append((*batch)[i+1:len(*batch):len(*batch)], w.pending...)
+			*batch = (*batch)[:i+1]
+			return true
+		}
+	}
+	return false
 }
 
 // invoke calls an operation with a request encoded as JSON and decodes
