@@ -126,3 +126,24 @@ func TestExportImportCLI(t *testing.T) {
 		t.Fatalf("export of a missing table: %v\n%s", err, msg)
 	}
 }
+
+// `extenddb import` against a server that reads another export directory
+// than the command's --export-dir (an --in-memory server keeps its exports
+// in the system's temporary directory) fails with ImportTable's
+// S3NoSuchBucket and says which flag to set.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ImportTableDescription.html (FailureCode)
+func TestImportCLIWrongExportDir(t *testing.T) {
+	sqliteOnly(t, "--in-memory is SQLite's")
+	s, _ := startClient(t, "--in-memory", "--export-dir", t.TempDir())
+	work := t.TempDir()
+	if err := os.WriteFile(filepath.Join(work, "people.csv"), []byte("id\n1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binPath, "import", "people.csv", "--table", "people", "--key", "id:N", "--endpoint", s.Endpoint)
+	cmd.Dir = work
+	msg, err := cmd.CombinedOutput()
+	want := "S3NoSuchBucket The specified bucket does not exist: extenddb-import (the files were copied under --export-dir ./extenddb-data/exports, which is not the server's export directory"
+	if err == nil || !strings.Contains(string(msg), want) {
+		t.Fatalf("import into another export directory: %v\n%s", err, msg)
+	}
+}

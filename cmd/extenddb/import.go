@@ -106,7 +106,7 @@ func (c *apiClient) runImport(src string, o *importFlags) error {
 			return true, bar.Finish()
 		}
 		fmt.Fprintln(c.progressOut)
-		return true, fmt.Errorf("import %s: %s %s", last.ImportStatus, aws.ToString(last.FailureCode), aws.ToString(last.FailureMessage))
+		return true, importFailure(last, o.exportDir)
 	})
 	if err != nil {
 		return err
@@ -137,6 +137,19 @@ func parseKeySpec(spec string) ([]types.AttributeDefinition, []types.KeySchemaEl
 		schema = append(schema, types.KeySchemaElement{AttributeName: aws.String(name), KeyType: kt})
 	}
 	return defs, schema, nil
+}
+
+// importFailure is the error of an import that ended unsuccessfully. A
+// missing bucket means that the server reads another export directory than
+// exportDir, where the files were copied.
+func importFailure(d *types.ImportTableDescription, exportDir string) error {
+	err := fmt.Errorf("import %s: %s %s", d.ImportStatus, aws.ToString(d.FailureCode), aws.ToString(d.FailureMessage))
+	if aws.ToString(d.FailureCode) == "S3NoSuchBucket" {
+		err = fmt.Errorf("%w (the files were copied under --export-dir %s, which is not the server's export directory: "+
+			"pass the server's --export-dir; an --in-memory server's default is %s)", err, exportDir,
+			filepath.Join(os.TempDir(), "extenddb-exports"))
+	}
+	return err
 }
 
 // guessFormat returns the input format and compression: the flags', or
