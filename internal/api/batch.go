@@ -384,10 +384,26 @@ func (e *Engine) batchWriteItem(ctx context.Context, account string, in *batchWr
 	if err != nil {
 		return nil, err
 	}
+	// The writes are independent single-item writes: on a backend that
+	// gains from it (storage.ParallelWriter) several run at once; the
+	// response adds up their results in request order either way.
+	res := make([]batchWriteResult, len(writes))
+	err = storage.EachWrite(ctx, len(writes), storage.WriteParallelism(e.store), func(i int) error {
+		var err error
+		res[i], err = e.applyBatchWrite(ctx, in, writes[i])
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
 	out := &batchWriteOutput{capacity: newBatchCapacity(capacityMode(in.ReturnConsumedCapacity))}
-	for _, w := range writes {
-		if err := e.applyBatchWrite(ctx, in, w, out); err != nil {
-			return nil, err
+	for i, w := range writes {
+		out.capacity.of(w.t.Name).chargeWrite(w.t, res[i].old, w.put)
+		if m := res[i].metrics; m != nil {
+			if out.metrics == nil {
+				out.metrics = map[string][]*itemCollectionMetrics{}
+			}
+			out.metrics[w.t.Name] = append(out.metrics[w.t.Name], m)
 		}
 	}
 	return out, nil
@@ -482,32 +498,36 @@ func batchItemKey(t *storage.Table, ks keySchema, it item.Item) (storage.Key, er
 	return itemKey(t, ks, it)
 }
 
-// applyBatchWrite performs one write of a BatchWriteItem call and adds its
-// capacity and item collection metrics to out.
-func (e *Engine) applyBatchWrite(ctx context.Context, in *batchWriteItemInput, w batchWrite, out *batchWriteOutput) error {
-	var old item.Item
+// batchWriteResult is what one write of a BatchWriteItem call adds to the
+// response: the image it replaced (for its capacity) and its item
+// collection metrics (nil when not asked for).
+type batchWriteResult struct {
+	old     item.Item
+	metrics *itemCollectionMetrics
+}
+
+// applyBatchWrite performs one write of a BatchWriteItem call and returns
+// what it adds to the response.
+func (e *Engine) applyBatchWrite(ctx context.Context, in *batchWriteItemInput, w batchWrite) (batchWriteResult, error) {
+	var r batchWriteResult
 	put := w.put
 	err := e.mutate(ctx, w.t, w.key, func(cur item.Item) (item.Item, error) {
-		old = cur
+		r.old = cur
 		if put == nil {
 			return nil, nil
 		}
 		return put, nil
 	})
 	if err != nil {
-		return err
+		return r, err
 	}
-	out.capacity.of(w.t.Name).chargeWrite(w.t, old, put)
 	if m := collectionMetrics(w.t, w.ks, in.ReturnItemCollectionMetrics, w.keyV); m != nil {
 		if err := e.sizeCollection(ctx, w.t, m); err != nil {
-			return err
+			return r, err
 		}
-		if out.metrics == nil {
-			out.metrics = map[string][]*itemCollectionMetrics{}
-		}
-		out.metrics[w.t.Name] = append(out.metrics[w.t.Name], m)
+		r.metrics = m
 	}
-	return nil
+	return r, nil
 }
 
 type batchWriteOutput struct {

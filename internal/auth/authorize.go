@@ -35,6 +35,9 @@ func (a *Authenticator) Authorize(r *http.Request, c protocol.Caller, service, o
 	if who.root && a.tables.read == nil {
 		return c, nil
 	}
+	if handled, err := a.authorizeSimple(r, c, who, op, body); handled {
+		return c, err
+	}
 	var b authzBody
 	if who.root {
 		// The root user is subject to resource-based policies only: the
@@ -188,7 +191,14 @@ func checksOf(c protocol.Caller, op string, b *authzBody) []check {
 	}
 	action := "dynamodb:" + op
 	switch op {
-	case "ListTables", "DescribeLimits", "DescribeEndpoints", "ListStreams", "ListBackups", "ListGlobalTables":
+	case "ListTables":
+		// DynamoDB authorizes and refuses it on every table of the
+		// caller's account and region: "... dynamodb:ListTables on
+		// resource: arn:aws:dynamodb:us-east-1:123456789012:table/* because
+		// no identity-based policy allows ..." (as AWS answers it, quoted in
+		// https://github.com/AntonShuvaev/intellij-dynamodb/issues/20).
+		return []check{{action: action, resource: "arn:aws:dynamodb:" + c.Region + ":" + c.Account + ":table/*"}}
+	case "DescribeLimits", "DescribeEndpoints", "ListStreams", "ListBackups", "ListGlobalTables":
 		return []check{{action: action, resource: "*"}}
 	case "ExecuteStatement", "BatchExecuteStatement", "ExecuteTransaction":
 		return partiQLChecks(table, b.statementTexts())

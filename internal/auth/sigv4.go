@@ -57,14 +57,41 @@ func (a *Authorization) CheckCredential() error {
 	return nil
 }
 
+// CheckHostSigned reports DynamoDB's InvalidSignatureException unless
+// SignedHeaders names the Host header (or HTTP/2's :authority): a
+// signature that does not cover the host could be replayed to another
+// server. The message is AWS's, quoted in
+// https://github.com/aws/aws-sdk-php/issues/2469.
+func (a *Authorization) CheckHostSigned() error {
+	rest := a.signedList
+	for rest != "" {
+		var name string
+		name, rest, _ = strings.Cut(rest, ";")
+		if name == "host" || name == ":authority" {
+			return nil
+		}
+	}
+	return ddberr.InvalidSignature("'Host' or ':authority' must be a 'SignedHeader' in the AWS Authorization.")
+}
+
 // ParseAuthorization parses an Authorization header. hasDate says whether
 // the request carries X-Amz-Date or Date. Errors, as DynamoDB reports them:
 // MissingAuthenticationTokenException for no SigV4 header at all, and
 // IncompleteSignatureException naming every missing part.
 func ParseAuthorization(h string, hasDate bool) (*Authorization, error) {
+	a := new(Authorization)
+	if err := a.parse(h, hasDate); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// parse is ParseAuthorization into a, which the request path keeps on
+// its stack.
+func (a *Authorization) parse(h string, hasDate bool) error {
 	h = strings.TrimSpace(h)
 	if !strings.HasPrefix(h, "AWS4-") {
-		return nil, ddberr.MissingAuthenticationToken("Request is missing Authentication Token")
+		return ddberr.MissingAuthenticationToken("Request is missing Authentication Token")
 	}
 	var cred, signed, sig string
 	if i := strings.IndexByte(h, ' '); i >= 0 {
@@ -93,11 +120,11 @@ func ParseAuthorization(h string, hasDate bool) (*Authorization, error) {
 		if !hasDate {
 			msg.WriteString("Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header. ")
 		}
-		return nil, ddberr.IncompleteSignature(msg.String() + "Authorization=" + h)
+		return ddberr.IncompleteSignature(msg.String() + "Authorization=" + h)
 	}
-	a := &Authorization{Raw: h, Signature: sig}
+	*a = Authorization{Raw: h, Signature: sig}
 	if alg, _, _ := strings.Cut(h, " "); alg != algorithm {
-		return nil, ddberr.IncompleteSignature(fmt.Sprintf("Unsupported AWS 'algorithm': '%s'", alg))
+		return ddberr.IncompleteSignature(fmt.Sprintf("Unsupported AWS 'algorithm': '%s'", alg))
 	}
 	a.credential = cred
 	rest := cred
@@ -105,7 +132,7 @@ func ParseAuthorization(h string, hasDate bool) (*Authorization, error) {
 		*dst, rest, _ = strings.Cut(rest, "/")
 	}
 	a.signedList = signed
-	return a, nil
+	return nil
 }
 
 // RequestTime returns the request's signing time from X-Amz-Date, or else
@@ -324,7 +351,7 @@ func hmacSHA256(key, data []byte) []byte {
 // keeps them.
 func appendHeaderValue(b []byte, r *http.Request, name string) []byte {
 	switch name {
-	case "host":
+	case "host", ":authority": // HTTP/2's name for Host
 		return append(b, r.Host...)
 	case "content-length":
 		if v := r.Header.Get("Content-Length"); v != "" {
