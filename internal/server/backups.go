@@ -17,6 +17,8 @@ func (c Config) BackupRootOrDefault() string {
 		return c.BackupRoot
 	case c.DataDir != "" && !c.InMemory:
 		return filepath.Join(c.DataDir, "backups")
+	case c.memoryDir != "":
+		return filepath.Join(c.memoryDir, "backups")
 	}
 	return filepath.Join(os.TempDir(), "extenddb-backups")
 }
