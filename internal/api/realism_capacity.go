@@ -185,3 +185,21 @@ func (e *Engine) chargeIndexWrite(t *storage.Table, old, nw item.Item) {
 		e.realism.Charge(bucketKey(t, name, realism.Write), units)
 	}
 }
+
+// admitBatchMember refuses one member of a BatchGetItem (kind Read) or
+// BatchWriteItem (kind Write) on t while the capacity it needs is used up,
+// with the error admit gives a single-item request. The batch returns the
+// member in UnprocessedKeys or UnprocessedItems, and fails with the error
+// only when every member is refused: "If none of the items can be
+// processed due to insufficient provisioned throughput on all of the
+// tables in the request, then BatchGetItem returns a
+// ProvisionedThroughputExceededException."
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchGetItem.html
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchWriteItem.html
+func (e *Engine) admitBatchMember(ctx context.Context, t *storage.Table, kind string) error {
+	s := e.realism.Settings(t.Tags)
+	if !s.Capacity {
+		return nil
+	}
+	return e.admit(ctx, t, access{kind: kind}, s)
+}
