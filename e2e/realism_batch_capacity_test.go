@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -66,4 +67,51 @@ func TestRealismBatchCapacity(t *testing.T) {
 	_, err = c.BatchGetItem(ctxT(t), gets)
 	wantAPIError(t, err, "ProvisionedThroughputExceededException",
 		"The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API.")
+}
+
+// TestRealismTransactionCapacity: a transaction is throttled as a whole:
+// when an action's table has no capacity left, TransactWriteItems and
+// TransactGetItems fail with TransactionCanceledException whose reason for
+// that action is ProvisionedThroughputExceeded (None for the others), and
+// nothing is written. A transactional write costs 2 WCU per KB and a
+// transactional read 2 RCU per 4 KB, so one of each drains a bucket of 1
+// unit.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html#API_TransactWriteItems_Errors
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html#transaction-capacity-handling
+func TestRealismTransactionCapacity(t *testing.T) {
+	_, c := startClient(t, "--admin-api", "--clock", "manual", "--realism", "capacity=on,burst=1s")
+	tight, free := tableName("txcap"), tableName("txfree")
+	if _, err := c.CreateTable(ctxT(t), &dynamodb.CreateTableInput{
+		TableName: aws.String(tight), AttributeDefinitions: attrDefs("pk", "S"), KeySchema: keySchema("pk"),
+		ProvisionedThroughput: &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(1), WriteCapacityUnits: aws.Int64(1)},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	createHashTable(t, c, free, "S")
+	put := func(table, pk string) types.TransactWriteItem {
+		return types.TransactWriteItem{Put: &types.Put{TableName: aws.String(table), Item: item{"pk": avS(pk)}}}
+	}
+	if _, err := c.TransactWriteItems(ctxT(t), &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{put(tight, "a")}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.TransactWriteItems(ctxT(t), &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{put(free, "x"), put(tight, "b")}})
+	wantAPIError(t, err, "TransactionCanceledException",
+		"Transaction cancelled, please refer cancellation reasons for specific reasons [None, ProvisionedThroughputExceeded]")
+	var tc *types.TransactionCanceledException
+	if !errors.As(err, &tc) || len(tc.CancellationReasons) != 2 ||
+		aws.ToString(tc.CancellationReasons[1].Message) != "The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API." {
+		t.Fatalf("CancellationReasons: %+v", tc)
+	}
+	got, err := c.GetItem(ctxT(t), &dynamodb.GetItemInput{TableName: aws.String(free), Key: item{"pk": avS("x")}, ConsistentRead: aws.Bool(true)})
+	if err != nil || got.Item != nil {
+		t.Fatalf("the canceled transaction wrote to %s: %v %v", free, got.Item, err)
+	}
+	get := &dynamodb.TransactGetItemsInput{TransactItems: []types.TransactGetItem{
+		{Get: &types.Get{TableName: aws.String(tight), Key: item{"pk": avS("a")}}}}}
+	if _, err := c.TransactGetItems(ctxT(t), get); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.TransactGetItems(ctxT(t), get)
+	wantAPIError(t, err, "TransactionCanceledException",
+		"Transaction cancelled, please refer cancellation reasons for specific reasons [ProvisionedThroughputExceeded]")
 }

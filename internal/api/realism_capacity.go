@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/extenddb/extenddb/internal/ddberr"
@@ -202,4 +203,44 @@ func (e *Engine) admitBatchMember(ctx context.Context, t *storage.Table, kind st
 		return nil
 	}
 	return e.admit(ctx, t, access{kind: kind}, s)
+}
+
+// admitTransaction refuses a transaction as a whole while the capacity
+// one of its actions needs is used up (the action's table, kind Read for
+// TransactGetItems, Write for TransactWriteItems): DynamoDB cancels it
+// "when there is insufficient provisioned capacity for the transaction to
+// be completed", with TransactionCanceledException whose reasons are
+// ProvisionedThroughputExceeded (ThrottlingError past an on-demand
+// maximum) for the throttled actions and None for the others.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html#API_TransactWriteItems_Errors
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactGetItems.html#API_TransactGetItems_Errors
+func (e *Engine) admitTransaction(ctx context.Context, tables []*storage.Table, kind string) error {
+	if e.realism == nil {
+		return nil
+	}
+	var reasons []cancellationReason
+	for i, t := range tables {
+		err := e.admitBatchMember(ctx, t, kind)
+		if err == nil {
+			continue
+		}
+		if reasons == nil {
+			reasons = make([]cancellationReason, len(tables))
+			for j := range reasons {
+				reasons[j].Code = "None"
+			}
+		}
+		reasons[i].Code = "ProvisionedThroughputExceeded"
+		var de *ddberr.Error
+		if errors.As(err, &de) {
+			if de.Name() == "ThrottlingException" {
+				reasons[i].Code = "ThrottlingError"
+			}
+			reasons[i].Message = de.Message
+		}
+	}
+	if reasons == nil {
+		return nil
+	}
+	return transactionCanceled(reasons)
 }
