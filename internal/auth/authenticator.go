@@ -102,8 +102,9 @@ func (a *Authenticator) Authenticate(r *http.Request, payloadSHA256 []byte) (pro
 // ("dynamodb", or "sts" for the STS endpoint).
 func (a *Authenticator) AuthenticateService(r *http.Request, payloadSHA256 []byte, service string) (protocol.Caller, error) {
 	h := r.Header
-	az, err := ParseAuthorization(h.Get("Authorization"), h.Get("X-Amz-Date") != "" || h.Get("Date") != "")
-	if err != nil {
+	var authz Authorization
+	az := &authz
+	if err := az.parse(h.Get("Authorization"), h.Get("X-Amz-Date") != "" || h.Get("Date") != ""); err != nil {
 		return protocol.Caller{}, err
 	}
 	if a.cfg.Store == nil {

@@ -32,7 +32,7 @@ type TableReader func(ctx context.Context, namespace, name string) (*storage.Tab
 // access keys are cached (KeyCacheTTL).
 type keySchemas struct {
 	read TableReader
-	mu   sync.Mutex
+	mu   sync.RWMutex
 	m    map[[2]string]schemaEntry
 }
 
@@ -58,9 +58,9 @@ func (k *keySchemas) schema(ctx context.Context, now time.Time, ns, table, index
 // (the table may be created at once).
 func (k *keySchemas) entry(ctx context.Context, now time.Time, ns, table string) schemaEntry {
 	key := [2]string{ns, table}
-	k.mu.Lock()
+	k.mu.RLock()
 	e, ok := k.m[key]
-	k.mu.Unlock()
+	k.mu.RUnlock()
 	if ok && now.Sub(e.fetched) < KeyCacheTTL {
 		return e
 	}

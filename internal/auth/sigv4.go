@@ -62,9 +62,19 @@ func (a *Authorization) CheckCredential() error {
 // MissingAuthenticationTokenException for no SigV4 header at all, and
 // IncompleteSignatureException naming every missing part.
 func ParseAuthorization(h string, hasDate bool) (*Authorization, error) {
+	a := new(Authorization)
+	if err := a.parse(h, hasDate); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// parse is ParseAuthorization into a, which the request path keeps on
+// its stack.
+func (a *Authorization) parse(h string, hasDate bool) error {
 	h = strings.TrimSpace(h)
 	if !strings.HasPrefix(h, "AWS4-") {
-		return nil, ddberr.MissingAuthenticationToken("Request is missing Authentication Token")
+		return ddberr.MissingAuthenticationToken("Request is missing Authentication Token")
 	}
 	var cred, signed, sig string
 	if i := strings.IndexByte(h, ' '); i >= 0 {
@@ -93,11 +103,11 @@ func ParseAuthorization(h string, hasDate bool) (*Authorization, error) {
 		if !hasDate {
 			msg.WriteString("Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header. ")
 		}
-		return nil, ddberr.IncompleteSignature(msg.String() + "Authorization=" + h)
+		return ddberr.IncompleteSignature(msg.String() + "Authorization=" + h)
 	}
-	a := &Authorization{Raw: h, Signature: sig}
+	*a = Authorization{Raw: h, Signature: sig}
 	if alg, _, _ := strings.Cut(h, " "); alg != algorithm {
-		return nil, ddberr.IncompleteSignature(fmt.Sprintf("Unsupported AWS 'algorithm': '%s'", alg))
+		return ddberr.IncompleteSignature(fmt.Sprintf("Unsupported AWS 'algorithm': '%s'", alg))
 	}
 	a.credential = cred
 	rest := cred
@@ -105,7 +115,7 @@ func ParseAuthorization(h string, hasDate bool) (*Authorization, error) {
 		*dst, rest, _ = strings.Cut(rest, "/")
 	}
 	a.signedList = signed
-	return a, nil
+	return nil
 }
 
 // RequestTime returns the request's signing time from X-Amz-Date, or else

@@ -82,6 +82,7 @@ type principal struct {
 	arn      string
 	root     bool
 	policies []*policy.Document
+	profile  policyProfile // of policies (fastpath.go)
 }
 
 // loadPrincipal reads the user of a key and its parsed policies.
@@ -115,5 +116,6 @@ func (s *Store) loadPrincipal(ctx context.Context, k AccessKey) (principal, erro
 		}
 		p.policies = append(p.policies, d)
 	}
+	p.profile = profileOf(p.policies)
 	return p, nil
 }

@@ -289,29 +289,46 @@ func hasKey(ctx map[string][]string, k string) bool {
 }
 
 func anyMatch(patterns []string, v string, foldCase bool) bool {
-	if foldCase {
-		v = strings.ToLower(v)
-	}
+	asciiV := isASCII(v)
 	for _, p := range patterns {
-		if foldCase {
-			p = strings.ToLower(p)
-		}
-		if Match(p, v) {
+		switch {
+		case !foldCase:
+			if Match(p, v) {
+				return true
+			}
+		case asciiV && isASCII(p):
+			// Action names: compared without lower-casing copies.
+			if match(p, v, true) {
+				return true
+			}
+		case Match(strings.ToLower(p), strings.ToLower(v)):
 			return true
 		}
 	}
 	return false
 }
 
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
 // Match reports whether v matches pattern, where '*' matches any run of
 // characters (none included) and '?' any one character.
-func Match(pattern, v string) bool {
+func Match(pattern, v string) bool { return match(pattern, v, false) }
+
+// match is Match, ignoring ASCII case when fold is set.
+func match(pattern, v string, fold bool) bool {
 	// Iterative wildcard matching with backtracking to the last '*'.
 	p, s := 0, 0
 	star, mark := -1, 0
 	for s < len(v) {
 		switch {
-		case p < len(pattern) && (pattern[p] == '?' || pattern[p] == v[s]):
+		case p < len(pattern) && (pattern[p] == '?' || pattern[p] == v[s] || fold && lowerASCII(pattern[p]) == lowerASCII(v[s])):
 			p++
 			s++
 		case p < len(pattern) && pattern[p] == '*':
@@ -329,4 +346,11 @@ func Match(pattern, v string) bool {
 		p++
 	}
 	return p == len(pattern)
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }

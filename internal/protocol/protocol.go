@@ -182,7 +182,9 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var bodyHash hash.Hash
-	if s.Auth != nil && s.Auth.Verifies() {
+	if s.Auth != nil && r.Header.Get("Content-Encoding") != "" && s.Auth.Verifies() {
+		// A compressed body is hashed as it is read (SigV4 signs the
+		// bytes on the wire); any other once read (authenticate).
 		bodyHash = sha256.New()
 		r.Body = hashingBody{r.Body, bodyHash}
 	}
@@ -243,7 +245,7 @@ func (s *Server) decodeRequest(r *http.Request, body []byte, bodyHash hash.Hash)
 		}
 		return nil, ddberr.UnknownOperation()
 	}
-	caller, authErr := s.authenticate(r, bodyHash)
+	caller, authErr := s.authenticate(r, body, bodyHash)
 	if authErr != nil {
 		return nil, authErr
 	}
@@ -264,13 +266,17 @@ func (s *Server) decodeRequest(r *http.Request, body []byte, bodyHash hash.Hash)
 
 // authenticate names the caller of r, verifying its signature when the
 // server has an Authenticator.
-func (s *Server) authenticate(r *http.Request, bodyHash hash.Hash) (Caller, error) {
+func (s *Server) authenticate(r *http.Request, body []byte, bodyHash hash.Hash) (Caller, error) {
 	if s.Auth == nil {
 		return parseAuthorization(r.Header.Get("Authorization"), r.Header.Get("X-Amz-Date") != "" || r.Header.Get("Date") != "")
 	}
 	var sum []byte
-	if bodyHash != nil {
+	switch {
+	case bodyHash != nil:
 		sum = bodyHash.Sum(nil)
+	case s.Auth.Verifies():
+		h := sha256.Sum256(body)
+		sum = h[:]
 	}
 	return s.Auth.Authenticate(r, sum)
 }
