@@ -409,7 +409,9 @@ func TestAccessDenied(t *testing.T) {
 		a: {Keys: []map[string]types.AttributeValue{{"pk": avS("1")}}}, b: {Keys: []map[string]types.AttributeValue{{"pk": avS("1")}}}}})
 	wantAPIError(t, err, "AccessDeniedException", "User: "+user+" is not authorized to perform: dynamodb:BatchGetItem on resource: "+arn(b)+" because no identity-based policy allows the dynamodb:BatchGetItem action")
 	_, err = carol.ListTables(ctx, &dynamodb.ListTablesInput{})
-	wantAPIError(t, err, "AccessDeniedException", "User: "+user+" is not authorized to perform: dynamodb:ListTables on resource: * because no identity-based policy allows the dynamodb:ListTables action")
+	// ListTables is refused on every table of the account and region, as
+	// DynamoDB words it (https://github.com/AntonShuvaev/intellij-dynamodb/issues/20).
+	wantAPIError(t, err, "AccessDeniedException", "User: "+user+" is not authorized to perform: dynamodb:ListTables on resource: "+arn("*")+" because no identity-based policy allows the dynamodb:ListTables action")
 	// The root key is not subject to policies.
 	if _, err := admin.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(b)}); err != nil {
 		t.Fatal(err)

@@ -126,7 +126,7 @@ func accountCmd(run runner) *cobra.Command {
 	create.Flags().StringVar(&name, "name", "", "a name for people")
 	list := &cobra.Command{Use: "list", Short: "List accounts", Args: cobra.NoArgs,
 		RunE: run(func(ctx context.Context, st *auth.Store, _ []string) (any, error) { return st.ListAccounts(ctx) })}
-	del := &cobra.Command{Use: "delete ACCOUNT_ID", Short: "Delete an account with its users and keys", Args: cobra.ExactArgs(1),
+	del := &cobra.Command{Use: "delete ACCOUNT_ID", Short: "Delete an account with its users, roles and keys", Args: cobra.ExactArgs(1),
 		RunE: run(func(ctx context.Context, st *auth.Store, args []string) (any, error) {
 			return nil, st.DeleteAccount(ctx, args[0])
 		})}
@@ -239,7 +239,7 @@ func roleCmd(run runner) *cobra.Command {
 	create.Flags().StringSliceVar(&trusted, "trust", nil, "account IDs whose principals may assume the role (default: its own account)")
 	list := &cobra.Command{Use: "list", Short: "List an account's roles", Args: cobra.NoArgs,
 		RunE: run(func(ctx context.Context, st *auth.Store, _ []string) (any, error) { return st.ListRoles(ctx, account) })}
-	del := &cobra.Command{Use: "delete NAME", Short: "Delete a role and its policies", Args: cobra.ExactArgs(1),
+	del := &cobra.Command{Use: "delete NAME", Short: "Delete a role, its policies and its sessions", Args: cobra.ExactArgs(1),
 		RunE: run(func(ctx context.Context, st *auth.Store, args []string) (any, error) {
 			return nil, st.DeleteRole(ctx, account, args[0])
 		})}

@@ -153,6 +153,9 @@ func TestResourcePolicyValidation(t *testing.T) {
 		`{"Statement":[{"Effect":"Allow","Principal":{"AWS":"111122223333"},"Action":["dynamodb:CreateTable","dynamodb:RestoreTableFromBackup"],"Resource":"*"}]}`: `The following action names are invalid: "dynamodb:CreateTable", "dynamodb:RestoreTableFromBackup"`,
 		`{"Statement":[{"Effect":"Allow","Principal":{"AWS":"alice"},"Action":"dynamodb:GetItem","Resource":"*"}]}`:                                                "policy Statement 1: invalid principal: alice",
 		`{"Statement":`: "policy document is not valid JSON",
+		// A misspelt element is refused, not ignored: read as absent, a
+		// misspelt Condition would make the Allow unconditional.
+		`{"Statement":[{"Effect":"Allow","Principal":{"AWS":"111122223333"},"Action":"dynamodb:GetItem","Resource":"*","Conditon":{"IpAddress":{"aws:SourceIp":"10.0.0.0/8"}}}]}`: `policy Statement 1: unknown element "Conditon"`,
 		// Block Public Access: everyone, without a restricting condition.
 		`{"Statement":[{"Effect":"Allow","Principal":"*","Action":"dynamodb:GetItem","Resource":"*"}]}`:                 "Statement 1 grants public access",
 		`{"Statement":[{"Effect":"Allow","Principal":{"AWS":"*"},"Action":"dynamodb:GetItem","Resource":"*"}]}`:         "Statement 1 grants public access",

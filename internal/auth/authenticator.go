@@ -113,6 +113,9 @@ func (a *Authenticator) AuthenticateService(r *http.Request, payloadSHA256 []byt
 	if err := az.CheckCredential(); err != nil {
 		return protocol.Caller{}, err
 	}
+	if err := az.CheckHostSigned(); err != nil {
+		return protocol.Caller{}, err
+	}
 	t, amzDate, err := RequestTime(h)
 	if err != nil {
 		return protocol.Caller{}, err

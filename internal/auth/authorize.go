@@ -191,7 +191,14 @@ func checksOf(c protocol.Caller, op string, b *authzBody) []check {
 	}
 	action := "dynamodb:" + op
 	switch op {
-	case "ListTables", "DescribeLimits", "DescribeEndpoints", "ListStreams", "ListBackups", "ListGlobalTables":
+	case "ListTables":
+		// DynamoDB authorizes and refuses it on every table of the
+		// caller's account and region: "... dynamodb:ListTables on
+		// resource: arn:aws:dynamodb:us-east-1:123456789012:table/* because
+		// no identity-based policy allows ..." (as AWS answers it, quoted in
+		// https://github.com/AntonShuvaev/intellij-dynamodb/issues/20).
+		return []check{{action: action, resource: "arn:aws:dynamodb:" + c.Region + ":" + c.Account + ":table/*"}}
+	case "DescribeLimits", "DescribeEndpoints", "ListStreams", "ListBackups", "ListGlobalTables":
 		return []check{{action: action, resource: "*"}}
 	case "ExecuteStatement", "BatchExecuteStatement", "ExecuteTransaction":
 		return partiQLChecks(table, b.statementTexts())

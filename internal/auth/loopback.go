@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"encoding/json"
 	"net"
 	"net/http"
 	"strconv"
@@ -15,12 +16,17 @@ import (
 func LoopbackHostOnly(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !IsLoopbackHost(r.Host) {
-			body := `{"__type":"com.amazon.coral.service#AccessDeniedException","message":"Host ` +
-				strconv.Quote(r.Host) + ` is not a loopback name or address; this server runs without authentication and answers loopback clients only (see docs/security.md)"}`
+			// Marshalled, not concatenated: the Host header is the
+			// client's and must not break (or add to) the JSON.
+			body, _ := json.Marshal(struct {
+				Type    string `json:"__type"`
+				Message string `json:"message"`
+			}{"com.amazon.coral.service#AccessDeniedException", "Host '" + r.Host + "' is not a loopback name or address; " +
+				"this server runs without authentication and answers loopback clients only (see docs/security.md)"})
 			w.Header().Set("Content-Type", "application/x-amz-json-1.0")
 			w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 			w.WriteHeader(http.StatusForbidden)
-			_, _ = w.Write([]byte(body))
+			_, _ = w.Write(body)
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -63,6 +63,9 @@ func resourceTarget(arn string) (account, table, label string, ok bool) {
 		return "", "", "", false
 	}
 	table, sub, _ := strings.Cut(rest, "/")
+	if table == "*" {
+		return "", "", "", false // every table (ListTables): no one table's policy
+	}
 	if s, ok := strings.CutPrefix(sub, "stream/"); ok {
 		label = s
 	} else if sub != "" && !strings.HasPrefix(sub, "index/") {

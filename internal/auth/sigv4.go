@@ -57,6 +57,23 @@ func (a *Authorization) CheckCredential() error {
 	return nil
 }
 
+// CheckHostSigned reports DynamoDB's InvalidSignatureException unless
+// SignedHeaders names the Host header (or HTTP/2's :authority): a
+// signature that does not cover the host could be replayed to another
+// server. The message is AWS's, quoted in
+// https://github.com/aws/aws-sdk-php/issues/2469.
+func (a *Authorization) CheckHostSigned() error {
+	rest := a.signedList
+	for rest != "" {
+		var name string
+		name, rest, _ = strings.Cut(rest, ";")
+		if name == "host" || name == ":authority" {
+			return nil
+		}
+	}
+	return ddberr.InvalidSignature("'Host' or ':authority' must be a 'SignedHeader' in the AWS Authorization.")
+}
+
 // ParseAuthorization parses an Authorization header. hasDate says whether
 // the request carries X-Amz-Date or Date. Errors, as DynamoDB reports them:
 // MissingAuthenticationTokenException for no SigV4 header at all, and
@@ -334,7 +351,7 @@ func hmacSHA256(key, data []byte) []byte {
 // keeps them.
 func appendHeaderValue(b []byte, r *http.Request, name string) []byte {
 	switch name {
-	case "host":
+	case "host", ":authority": // HTTP/2's name for Host
 		return append(b, r.Host...)
 	case "content-length":
 		if v := r.Header.Get("Content-Length"); v != "" {

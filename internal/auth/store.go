@@ -208,7 +208,7 @@ func (s *Store) ListAccounts(ctx context.Context) ([]Account, error) {
 	return out, err
 }
 
-// DeleteAccount deletes an account with its users and their keys. Its
+// DeleteAccount deletes an account with its users, roles and their keys. Its
 // tables stay in storage, unreachable until an account of that ID exists
 // again.
 func (s *Store) DeleteAccount(ctx context.Context, id string) error {
@@ -218,6 +218,15 @@ func (s *Store) DeleteAccount(ctx context.Context, id string) error {
 	}
 	for _, u := range users {
 		if err := s.DeleteUser(ctx, id, u.Name); err != nil {
+			return err
+		}
+	}
+	roles, err := s.ListRoles(ctx, id)
+	if err != nil {
+		return err
+	}
+	for _, r := range roles {
+		if err := s.DeleteRole(ctx, id, r.Name); err != nil {
 			return err
 		}
 	}

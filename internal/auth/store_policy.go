@@ -112,10 +112,18 @@ func (s *Store) loadPrincipal(ctx context.Context, k AccessKey) (principal, erro
 	for _, up := range ps {
 		d, err := policy.Parse([]byte(up.Document))
 		if err != nil {
-			continue // stored documents parsed when put; a newer parser may refuse: fail closed
+			// Stored documents parsed when put, but a newer parser may
+			// refuse one. Skipping it could drop a Deny and widen access:
+			// it denies everything until it is replaced.
+			d = denyAll()
 		}
 		p.policies = append(p.policies, d)
 	}
 	p.profile = profileOf(p.policies)
 	return p, nil
+}
+
+// denyAll stands for a stored policy that no longer parses.
+func denyAll() *policy.Document {
+	return &policy.Document{Statement: []policy.Statement{{Effect: "Deny", Action: []string{"*"}, Resource: []string{"*"}}}}
 }

@@ -74,7 +74,7 @@ func (s *Store) ListRoles(ctx context.Context, account string) ([]Role, error) {
 	return out, err
 }
 
-// DeleteRole deletes a role and its policies. Sessions of the role stop
+// DeleteRole deletes a role, its policies and its sessions, which stop
 // working when their key is next read (KeyCacheTTL).
 func (s *Store) DeleteRole(ctx context.Context, account, name string) error {
 	pols, err := s.ListUserPolicies(ctx, account, rolePolicyOwner(name))
@@ -83,6 +83,20 @@ func (s *Store) DeleteRole(ctx context.Context, account, name string) error {
 	}
 	for _, p := range pols {
 		if err := s.DeleteUserPolicy(ctx, account, rolePolicyOwner(name), p.Name); err != nil && !errors.Is(err, ErrNotFound) {
+			return err
+		}
+	}
+	// Its sessions go with it: a role created again under the same name
+	// must not revive them (IAM ties sessions to the role's unique ID).
+	keys, err := s.ListAccessKeys(ctx, account, "")
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if k.Role != name {
+			continue
+		}
+		if err := s.DeleteAccessKey(ctx, k.ID); err != nil && !errors.Is(err, ErrNotFound) {
 			return err
 		}
 	}

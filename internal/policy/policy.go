@@ -115,36 +115,78 @@ func Parse(doc []byte) (*Document, error) {
 	if err := json.Unmarshal(doc, &raw); err != nil {
 		return nil, fmt.Errorf("policy document is not valid JSON: %w", err)
 	}
+	if err := checkElements(doc, documentElements); err != nil {
+		return nil, fmt.Errorf("policy document: %w", err)
+	}
 	switch raw.Version {
 	case "", "2012-10-17", "2008-10-17":
 	default:
 		return nil, fmt.Errorf("policy Version %q is not 2012-10-17 or 2008-10-17", raw.Version)
 	}
-	var stmts []rawStatement
+	var elems []json.RawMessage
 	st := bytes.TrimSpace(raw.Statement)
 	switch {
 	case len(st) == 0:
 		return nil, errors.New("policy has no Statement")
 	case st[0] == '[':
-		if err := json.Unmarshal(st, &stmts); err != nil {
+		if err := json.Unmarshal(st, &elems); err != nil {
 			return nil, fmt.Errorf("policy Statement: %w", err)
 		}
 	default:
-		var one rawStatement
-		if err := json.Unmarshal(st, &one); err != nil {
-			return nil, fmt.Errorf("policy Statement: %w", err)
-		}
-		stmts = []rawStatement{one}
+		elems = []json.RawMessage{st}
 	}
 	d := &Document{Version: raw.Version}
-	for i, r := range stmts {
-		s, err := r.statement()
+	for i, e := range elems {
+		s, err := parseStatement(e)
 		if err != nil {
 			return nil, fmt.Errorf("policy Statement %d: %w", i+1, err)
 		}
 		d.Statement = append(d.Statement, s)
 	}
 	return d, nil
+}
+
+// The elements IAM's policy grammar allows, spelled as it spells them
+// (https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_grammar.html).
+var (
+	documentElements  = []string{"Version", "Id", "Statement"}
+	statementElements = []string{"Sid", "Effect", "Principal", "NotPrincipal", "Action", "NotAction",
+		"Resource", "NotResource", "Condition"}
+)
+
+// checkElements refuses a JSON object with a member not named in allowed,
+// compared case-sensitively as IAM does: a misspelt "Condition" must not
+// turn a conditional Allow into an unconditional one.
+func checkElements(obj []byte, allowed []string) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(obj, &m); err != nil {
+		return errors.New("expected a JSON object")
+	}
+	for name := range m {
+		known := false
+		for _, a := range allowed {
+			if name == a {
+				known = true
+				break
+			}
+		}
+		if !known {
+			return fmt.Errorf("unknown element %q (elements are %s)", name, strings.Join(allowed, ", "))
+		}
+	}
+	return nil
+}
+
+// parseStatement reads one statement object.
+func parseStatement(e json.RawMessage) (Statement, error) {
+	if err := checkElements(e, statementElements); err != nil {
+		return Statement{}, err
+	}
+	var r rawStatement
+	if err := json.Unmarshal(e, &r); err != nil {
+		return Statement{}, err
+	}
+	return r.statement()
 }
 
 func (r rawStatement) statement() (Statement, error) {

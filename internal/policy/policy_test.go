@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -144,4 +145,58 @@ func FuzzParse(f *testing.F) {
 		}
 		Evaluate([]*Document{d}, Request{Action: "dynamodb:GetItem", Resource: tableT, Context: map[string][]string{"aws:sourceip": {"10.1.2.3"}, "dynamodb:attributes": {"a", "b"}}})
 	})
+}
+
+// TestParseRefusesUnknownElements: IAM's grammar names every element of a
+// document and of a statement, case-sensitively, and refuses others
+// ("Syntax errors in policy", MalformedPolicyDocument; see
+// https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_grammar.html).
+// A misspelt Condition read as absent would turn a conditional Allow into
+// an unconditional one.
+func TestParseRefusesUnknownElements(t *testing.T) {
+	for _, doc := range []string{
+		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"dynamodb:*","Resource":"*","Conditon":{"IpAddress":{"aws:SourceIp":"10.0.0.0/8"}}}]}`,
+		`{"Version":"2012-10-17","Statement":{"Effect":"Allow","Action":"dynamodb:*","Resource":"*","condition":{"IpAddress":{"aws:SourceIp":"10.0.0.0/8"}}}}`,
+		`{"Version":"2012-10-17","Statement":[{"effect":"Deny","Action":"dynamodb:*","Resource":"*"}]}`,
+		`{"Version":"2012-10-17","Statements":[{"Effect":"Allow","Action":"dynamodb:*","Resource":"*"}]}`,
+		`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"dynamodb:*","Resource":"*"}],"Extra":1}`,
+		`{"Version":"2012-10-17","Statement":["Allow"]}`,
+	} {
+		if _, err := Parse([]byte(doc)); err == nil {
+			t.Errorf("Parse(%s) = nil error, want a refusal", doc)
+		}
+	}
+	ok := `{"Version":"2012-10-17","Id":"p1","Statement":[{"Sid":"s","Effect":"Allow","Action":"dynamodb:GetItem","Resource":"*",` +
+		`"Condition":{"IpAddress":{"aws:SourceIp":"10.0.0.0/8"}}}]}`
+	d, err := Parse([]byte(ok))
+	if err != nil {
+		t.Fatalf("Parse(%s): %v", ok, err)
+	}
+	req := Request{Action: "dynamodb:GetItem", Resource: tableT, Context: map[string][]string{"aws:sourceip": {"192.0.2.1"}}}
+	if got := Evaluate([]*Document{d}, req); got != ImplicitDeny {
+		t.Errorf("Evaluate outside the range = %v, want ImplicitDeny", got)
+	}
+}
+
+// TestPrincipalWildcardsRefused: IAM does not match part of a principal's
+// ARN with a wildcard ("You cannot use a wildcard to match part of a
+// principal name or ARN",
+// https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_elements_principal.html).
+// Read literally, a Deny naming arn:aws:iam::ACCOUNT:user/* would deny no
+// one, so such a document is refused; "*" alone stays valid.
+func TestPrincipalWildcardsRefused(t *testing.T) {
+	for _, p := range []string{`{"AWS":"arn:aws:iam::111122223333:user/*"}`, `{"AWS":["111122223333","arn:aws:iam::11112222333?:root"]}`,
+		`{"AWS":"arn:aws:sts::111122223333:assumed-role/ci/*"}`} {
+		doc := `{"Version":"2012-10-17","Statement":{"Effect":"Deny","Principal":` + p + `,"Action":"dynamodb:*","Resource":"*"}}`
+		_, err := Parse([]byte(doc))
+		if err == nil || !strings.Contains(err.Error(), "invalid principal") {
+			t.Errorf("Principal %s: %v, want invalid principal", p, err)
+		}
+	}
+	for _, p := range []string{`"*"`, `{"AWS":"*"}`, `{"AWS":"arn:aws:iam::111122223333:user/alice"}`} {
+		doc := `{"Version":"2012-10-17","Statement":{"Effect":"Deny","Principal":` + p + `,"Action":"dynamodb:*","Resource":"*"}}`
+		if _, err := Parse([]byte(doc)); err != nil {
+			t.Errorf("Principal %s: %v", p, err)
+		}
+	}
 }

@@ -77,6 +77,10 @@ func awsPrincipal(v string) (string, error) {
 		return v, nil
 	case isAccountID(v):
 		return "arn:aws:iam::" + v + ":root", nil
+	case strings.ContainsAny(v, "*?"):
+		// IAM matches principals exactly: a wildcard inside an ARN would
+		// match no one, and a Deny naming it would silently deny nothing.
+		return "", errors.New("invalid principal: " + v + " (a wildcard may only stand alone, as \"*\"; use a condition on aws:PrincipalArn)")
 	case strings.HasPrefix(v, "arn:aws:iam::") || strings.HasPrefix(v, "arn:aws:sts::"):
 		parts := strings.SplitN(v, ":", 6)
 		if len(parts) == 6 && isAccountID(parts[4]) && parts[5] != "" {

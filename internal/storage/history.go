@@ -57,9 +57,13 @@ func ChangeRecords(t *Table, old, new item.Item, id *UserIdentity, now time.Time
 		stream = withImages(&r, t.Stream.StreamViewType, old, new, id)
 	}
 	if historyOn {
-		h := *base
+		h := base // the last use of base: no copy needed
+		if streamOn {
+			c := *base
+			h = &c
+		}
 		h.ViewType, h.OldImage = ViewOldImage, old
-		history = &h
+		history = h
 	}
 	return stream, history
 }

@@ -174,19 +174,34 @@ const streamRecordVersion = 1
 // EncodeStreamRecord returns the stored form of r (without Seq, which the
 // backend keeps in its own column).
 func EncodeStreamRecord(r *StreamRecord) []byte {
-	b := []byte{streamRecordVersion}
+	return EncodeStreamRecordImages(r, nil, nil)
+}
+
+// EncodeStreamRecordImages is EncodeStreamRecord for a writer that already
+// holds the stored form (item.MarshalItem) of r's NewImage as newBlob and of
+// its OldImage as oldBlob, typically the item row it wrote and the one it
+// read: it copies those bytes instead of encoding the images again. A nil
+// blob is encoded from r's image as EncodeStreamRecord does; a blob whose
+// image r does not keep (by its view type) is ignored. The result is the
+// same as EncodeStreamRecord(r) whenever each blob is the image's
+// encoding.
+func EncodeStreamRecordImages(r *StreamRecord, newBlob, oldBlob []byte) []byte {
+	b := make([]byte, 0, 48+len(r.EventName)+len(r.ViewType)+len(newBlob)+len(oldBlob))
+	b = append(b, streamRecordVersion)
 	str := func(s string) {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)
 	}
-	img := func(it item.Item) {
+	img := func(it item.Item, blob []byte) {
 		if it == nil {
 			b = binary.AppendUvarint(b, 0)
 			return
 		}
-		m := item.MarshalItem(it)
-		b = binary.AppendUvarint(b, uint64(len(m))+1)
-		b = append(b, m...)
+		if blob == nil {
+			blob = item.MarshalItem(it)
+		}
+		b = binary.AppendUvarint(b, uint64(len(blob))+1)
+		b = append(b, blob...)
 	}
 	str(r.EventName)
 	str(r.ViewType)
@@ -199,9 +214,9 @@ func EncodeStreamRecord(r *StreamRecord) []byte {
 		str("")
 		str("")
 	}
-	img(r.Keys)
-	img(r.NewImage)
-	img(r.OldImage)
+	img(r.Keys, nil)
+	img(r.NewImage, newBlob)
+	img(r.OldImage, oldBlob)
 	return b
 }
 

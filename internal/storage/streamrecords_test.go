@@ -89,3 +89,34 @@ func TestTTLRows(t *testing.T) {
 		t.Error("ExpiredAt")
 	}
 }
+
+// TestEncodeStreamRecordImages: a record encoded from the stored forms of
+// its images is byte for byte the record encoded from the images, for
+// every view type and for the history record, and a blob of an image the
+// record does not keep is not stored.
+func TestEncodeStreamRecordImages(t *testing.T) {
+	now := time.Unix(1700000000, 0)
+	old := item.Item{"pk": item.S("a"), "v": item.N("1"), "l": item.L(item.S("x"))}
+	nw := item.Item{"pk": item.S("a"), "v": item.N("2")}
+	ob, nb := item.MarshalItem(old), item.MarshalItem(nw)
+	for _, view := range []string{ViewKeysOnly, ViewNewImage, ViewOldImage, ViewNewAndOldImage} {
+		tb := streamTestTable(view)
+		tb.PointInTimeRecovery = &PointInTimeRecovery{RecoveryPeriodInDays: 35}
+		for _, w := range []struct{ old, new item.Item }{{old, nw}, {nil, nw}, {old, nil}} {
+			var o, n []byte
+			if w.old != nil {
+				o = ob
+			}
+			if w.new != nil {
+				n = nb
+			}
+			s, h := ChangeRecords(tb, w.old, w.new, nil, now)
+			for _, r := range []*StreamRecord{s, h} {
+				want, got := EncodeStreamRecord(r), EncodeStreamRecordImages(r, n, o)
+				if string(got) != string(want) {
+					t.Errorf("%s %s: %x, want %x", view, r.EventName, got, want)
+				}
+			}
+		}
+	}
+}

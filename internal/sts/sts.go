@@ -1,5 +1,6 @@
 // Package sts serves the part of AWS Security Token Service that hands out
-// temporary DynamoDB credentials: GetSessionToken and AssumeRole, in STS's
+// temporary DynamoDB credentials: GetSessionToken and AssumeRole (and
+// GetCallerIdentity, to check which credentials are in use), in STS's
 // query protocol (form-encoded POST, XML responses), on the same port as
 // the DynamoDB API. See
 // https://docs.aws.amazon.com/STS/latest/APIReference/API_GetSessionToken.html
@@ -76,6 +77,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		resp, err = h.getSessionToken(r, caller, form)
 	case "AssumeRole":
 		resp, err = h.assumeRole(r, caller, form)
+	case "GetCallerIdentity":
+		resp = callerIdentity(caller)
 	default:
 		writeError(w, reqID, http.StatusBadRequest, "InvalidAction", fmt.Sprintf("Could not find operation %s for version %s", form.Get("Action"), form.Get("Version")))
 		return
@@ -196,6 +199,9 @@ func (h *Handler) assumeRole(r *http.Request, c protocol.Caller, form url.Values
 	if len(msgs) > 0 {
 		return nil, validation("%d validation error%s detected: %s", len(msgs), map[bool]string{true: "s"}[len(msgs) > 1], strings.Join(msgs, "; "))
 	}
+	if err := refuseSessionPolicies(form); err != nil {
+		return nil, err
+	}
 	ttl, err := duration(form, 900, 43200, 3600)
 	if err != nil {
 		return nil, err
@@ -232,7 +238,7 @@ func (h *Handler) assumeRole(r *http.Request, c protocol.Caller, form url.Values
 	}
 	return &assumeRoleResponse{
 		Xmlns:         xmlns,
-		AssumedRoleId: "AROA" + strings.ToUpper(strings.ReplaceAll(uuid.NewSHA1(uuid.NameSpaceURL, []byte(arn)).String(), "-", ""))[:17] + ":" + session,
+		AssumedRoleId: uniqueID("AROA", arn) + ":" + session,
 		Arn:           "arn:aws:sts::" + role.Account + ":assumed-role/" + role.Name + "/" + session,
 		Credentials:   credentialsOf(creds),
 	}, nil
@@ -279,6 +285,8 @@ func writeXML(w http.ResponseWriter, status int, v any, reqID string) {
 		r.RequestID = reqID
 	case *assumeRoleResponse:
 		r.RequestID = reqID
+	case *getCallerIdentityResponse:
+		r.RequestID = reqID
 	}
 	out, err := xml.Marshal(v)
 	if err != nil {
@@ -289,4 +297,48 @@ func writeXML(w http.ResponseWriter, status int, v any, reqID string) {
 	w.Header().Set("Content-Length", strconv.Itoa(len(out)))
 	w.WriteHeader(status)
 	_, _ = w.Write(out)
+}
+
+// refuseSessionPolicies refuses AssumeRole's session policies (Policy,
+// PolicyArns.member.N.arn), which extenddb does not evaluate: a session
+// that ignored them would hold all of its role's permissions rather than
+// the intersection the caller asked for
+// (https://docs.aws.amazon.com/IAM/latest/UserGuide/access_policies.html#policies_session).
+func refuseSessionPolicies(form url.Values) error {
+	for name := range form {
+		if name == "Policy" || strings.HasPrefix(name, "PolicyArns.") {
+			return validation("Session policies (Policy and PolicyArns) are not supported: the session would hold all of the role's permissions. Assume the role without them, or give the role only the permissions the session needs.")
+		}
+	}
+	return nil
+}
+
+// uniqueID is the stable unique ID of the user or role arn, in IAM's form:
+// a prefix (AIDA for users, AROA for roles) and 17 characters.
+func uniqueID(prefix, arn string) string {
+	return prefix + strings.ToUpper(strings.ReplaceAll(uuid.NewSHA1(uuid.NameSpaceURL, []byte(arn)).String(), "-", ""))[:17]
+}
+
+type getCallerIdentityResponse struct {
+	XMLName   xml.Name `xml:"GetCallerIdentityResponse"`
+	Xmlns     string   `xml:"xmlns,attr"`
+	Arn       string   `xml:"GetCallerIdentityResult>Arn"`
+	UserID    string   `xml:"GetCallerIdentityResult>UserId"`
+	Account   string   `xml:"GetCallerIdentityResult>Account"`
+	RequestID string   `xml:"ResponseMetadata>RequestId"`
+}
+
+// callerIdentity answers GetCallerIdentity, which needs no permission
+// (https://docs.aws.amazon.com/STS/latest/APIReference/API_GetCallerIdentity.html):
+// the caller's ARN, account and unique ID (a user's AIDA... ID, or for a
+// role session the role's AROA... ID and the session name).
+func callerIdentity(c protocol.Caller) *getCallerIdentityResponse {
+	out := &getCallerIdentityResponse{Xmlns: xmlns, Arn: c.Principal, Account: c.Account}
+	if rest, ok := strings.CutPrefix(c.Principal, "arn:aws:sts::"+c.Account+":assumed-role/"); ok {
+		role, session, _ := strings.Cut(rest, "/")
+		out.UserID = uniqueID("AROA", "arn:aws:iam::"+c.Account+":role/"+role) + ":" + session
+	} else {
+		out.UserID = uniqueID("AIDA", c.Principal)
+	}
+	return out
 }

@@ -101,7 +101,7 @@ func (w *writer) mutate(tableID string, key storage.Key, fn storage.MutateFunc, 
 		if err := w.writeIndexes(pt, old, nil, nil, 0); err != nil {
 			return nil, err
 		}
-		return nil, w.writeDerived(pt, old, nil, id)
+		return nil, w.writeDerived(pt, old, nil, id, nil, oldBlob)
 	}
 	nk, err := storage.ItemKey(pt.def, nw)
 	if err != nil {
@@ -123,7 +123,7 @@ func (w *writer) mutate(tableID string, key storage.Key, fn storage.MutateFunc, 
 	if err := w.writeIndexes(pt, old, nw, blob, size); err != nil {
 		return nil, err
 	}
-	return nil, w.writeDerived(pt, old, nw, id)
+	return nil, w.writeDerived(pt, old, nw, id, blob, oldBlob)
 }
 
 // writeIndexes persists storage.IndexChanges(old, nw) and the changes to

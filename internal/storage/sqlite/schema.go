@@ -91,6 +91,28 @@ INSERT OR IGNORE INTO history (tid, seq, created, rec)
 	SELECT tid, seq, created, rec FROM stream_records WHERE label = 'pitr';
 DELETE FROM stream_records WHERE label = 'pitr';
 `,
+	// The change history moves into a rowid table keyed by the table's
+	// history number (history_tables) times 2^40 plus the sequence number:
+	// a table's records are one rowid range in commit order, and an append
+	// at the end of the b-tree splits no page in two (SQLite's quick
+	// balance of rowid tables), where the clustered WITHOUT ROWID table
+	// wrote some 1.5 pages more per commit than the item alone.
+	6: `
+CREATE TABLE IF NOT EXISTS history_tables (
+	tid TEXT    NOT NULL PRIMARY KEY,
+	n   INTEGER NOT NULL UNIQUE
+);
+CREATE TABLE IF NOT EXISTS history_rows (
+	id      INTEGER PRIMARY KEY,
+	created INTEGER NOT NULL,
+	rec     BLOB    NOT NULL
+);
+INSERT OR IGNORE INTO history_tables (tid, n)
+	SELECT tid, row_number() OVER (ORDER BY tid) FROM (SELECT DISTINCT tid FROM history);
+INSERT OR IGNORE INTO history_rows (id, created, rec)
+	SELECT (t.n << 40) + h.seq, h.created, h.rec FROM history h JOIN history_tables t ON t.tid = h.tid;
+DROP TABLE IF EXISTS history;
+`,
 }
 
 // migrate applies the migrations the database lacks.

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/extenddb/extenddb/internal/item"
@@ -24,10 +23,12 @@ import (
 // number, so sequence numbers increase with commit order. History
 // sequence numbers are the writer's own, per table (historySeq).
 
-// writeDerived writes the expiry-row changes and the stream record of one
-// item write of pt (old and nw as in storage.TTLChanges), inside the
-// writer's transaction.
-func (w *writer) writeDerived(pt *physTable, old, nw item.Item, id *storage.UserIdentity) error {
+// writeDerived writes the expiry-row changes, the stream record and the
+// history record of one item write of pt (old and nw as in
+// storage.TTLChanges), inside the writer's transaction. nwBlob and oldBlob
+// are the stored forms of nw and old (nil when absent), which the records
+// reuse instead of encoding the images again.
+func (w *writer) writeDerived(pt *physTable, old, nw item.Item, id *storage.UserIdentity, nwBlob, oldBlob []byte) error {
 	del, put := storage.TTLChanges(pt.def, old, nw)
 	if del != nil {
 		if _, err := w.exec("DELETE FROM ttl_rows WHERE tid = ? AND expire_at = ? AND pk = ? AND sk = ?", pt.def.ID, del.ExpireAt, del.Key.PK, storage.StoredSK(del.Key.SK)); err != nil {
@@ -42,50 +43,102 @@ func (w *writer) writeDerived(pt *physTable, old, nw item.Item, id *storage.User
 	now := w.now()
 	r, h := storage.ChangeRecords(pt.def, old, nw, id, now)
 	if r != nil {
-		if err := w.appendRecord(pt.def.ID, pt.def.LatestStreamLabel, r); err != nil {
+		if err := w.appendRecord(pt.def.ID, pt.def.LatestStreamLabel, r, nwBlob, oldBlob); err != nil {
 			return err
 		}
 	}
 	if h != nil {
-		return w.appendHistory(pt.def.ID, h)
+		return w.appendHistory(pt.def.ID, h, oldBlob)
 	}
 	return nil
 }
 
-// appendHistory appends r to table tid's change history.
-func (w *writer) appendHistory(tid string, r *storage.StreamRecord) error {
-	seq, err := w.historySeq(tid)
+// appendHistory appends r to table tid's change history; oldBlob is the
+// stored form of r.OldImage (nil to encode it).
+func (w *writer) appendHistory(tid string, r *storage.StreamRecord, oldBlob []byte) error {
+	n, err := w.historyNum(tid, true)
 	if err != nil {
 		return err
 	}
-	_, err = w.exec("INSERT INTO history (tid, seq, created, rec) VALUES (?, ?, ?, ?)",
-		tid, seq, r.CreatedAt.Unix(), storage.EncodeStreamRecord(r))
+	seq, err := w.historySeq(tid, n)
+	if err != nil {
+		return err
+	}
+	_, err = w.exec("INSERT INTO history_rows (id, created, rec) VALUES (?, ?, ?)",
+		historyID(n, seq), r.CreatedAt.Unix(), storage.EncodeStreamRecordImages(r, nil, oldBlob))
 	return err
 }
 
-// historySeq gives out the next sequence number of table tid's history:
-// above every one stored or trimmed, and above every one given out since
-// the last reset (a rolled-back write leaves a gap, never a reuse).
-func (w *writer) historySeq(tid string) (int64, error) {
+// historySeqBits is the width of a history sequence number inside a
+// history_rows ID: a table's history numbers its records up to 2^40-1.
+const historySeqBits = 40
+
+// historyID is the history_rows ID of record seq of the table numbered n.
+func historyID(n, seq int64) int64 { return n<<historySeqBits | seq }
+
+// historyNum returns table tid's number in history_tables, giving it the
+// next free one when it has none and create is set (0 when it has none and
+// create is not set). Numbers are cached until a rollback (forgetHistory).
+func (w *writer) historyNum(tid string, create bool) (int64, error) {
+	if n, ok := w.hnum[tid]; ok {
+		return n, nil
+	}
+	s, err := w.stmt("SELECT n FROM history_tables WHERE tid = ?")
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	switch err := s.QueryRow(tid).Scan(&n); {
+	case errors.Is(err, sql.ErrNoRows):
+		if !create {
+			return 0, nil
+		}
+		s, err := w.stmt("INSERT INTO history_tables (tid, n) SELECT ?, coalesce(max(n), 0) + 1 FROM history_tables RETURNING n")
+		if err != nil {
+			return 0, err
+		}
+		if err := s.QueryRow(tid).Scan(&n); err != nil {
+			return 0, mapErr(err)
+		}
+	case err != nil:
+		return 0, mapErr(err)
+	}
+	w.hnum[tid] = n
+	return n, nil
+}
+
+// forgetHistory drops the writer's cached history numbers: after a
+// rollback, one given out by the rolled-back work may not exist.
+func (w *writer) forgetHistory() { clear(w.hnum) }
+
+// historySeq gives out the next sequence number of table tid's history
+// (number n): above every one stored or trimmed, and above every one given
+// out since the last reset (a rolled-back write leaves a gap, never a
+// reuse).
+func (w *writer) historySeq(tid string, n int64) (int64, error) {
 	last, ok := w.hseq[tid]
 	if !ok {
-		s, err := w.stmt(`SELECT max(coalesce((SELECT max(seq) FROM history WHERE tid = ?1), 0),
+		s, err := w.stmt(`SELECT max(coalesce((SELECT max(id) FROM history_rows WHERE id > ?3 AND id < ?4), ?3) - ?3,
 	coalesce((SELECT upto FROM stream_trims WHERE tid = ?1 AND label = ?2), 0))`)
 		if err != nil {
 			return 0, err
 		}
-		if err := s.QueryRow(tid, storage.HistoryLabel).Scan(&last); err != nil {
+		if err := s.QueryRow(tid, storage.HistoryLabel, historyID(n, 0), historyID(n+1, 0)).Scan(&last); err != nil {
 			return 0, mapErr(err)
 		}
+	}
+	if last+1 >= 1<<historySeqBits {
+		return 0, fmt.Errorf("sqlite: the change history of table %s has run out of sequence numbers", tid)
 	}
 	w.hseq[tid] = last + 1
 	return last + 1, nil
 }
 
-// appendRecord appends r to the stream (tid, label).
-func (w *writer) appendRecord(tid, label string, r *storage.StreamRecord) error {
+// appendRecord appends r to the stream (tid, label); nwBlob and oldBlob
+// are the stored forms of its images (nil to encode them).
+func (w *writer) appendRecord(tid, label string, r *storage.StreamRecord, nwBlob, oldBlob []byte) error {
 	_, err := w.exec("INSERT INTO stream_records (tid, label, created, rec) VALUES (?, ?, ?, ?)",
-		tid, label, r.CreatedAt.Unix(), storage.EncodeStreamRecord(r))
+		tid, label, r.CreatedAt.Unix(), storage.EncodeStreamRecordImages(r, nwBlob, oldBlob))
 	return err
 }
 
@@ -101,12 +154,23 @@ func (w *writer) dropDerived(tid string) error {
 		"DELETE FROM ttl_rows WHERE tid = ?",
 		"DELETE FROM stream_records WHERE tid = ?",
 		"DELETE FROM stream_trims WHERE tid = ?",
-		"DELETE FROM history WHERE tid = ?",
 	} {
 		if _, err := w.exec(q, tid); err != nil {
 			return err
 		}
 	}
+	n, err := w.historyNum(tid, false)
+	if err != nil || n == 0 {
+		return err
+	}
+	if _, err := w.exec("DELETE FROM history_rows WHERE id > ? AND id < ?", historyID(n, 0), historyID(n+1, 0)); err != nil {
+		return err
+	}
+	if _, err := w.exec("DELETE FROM history_tables WHERE tid = ?", tid); err != nil {
+		return err
+	}
+	delete(w.hnum, tid)
+	delete(w.hseq, tid)
 	return nil
 }
 
@@ -118,7 +182,7 @@ func (b *Backend) ReadStream(ctx context.Context, tableID, label string, after u
 	}
 	q, args := "SELECT seq, rec FROM stream_records WHERE tid = ? AND label = ? AND seq > ? ORDER BY seq LIMIT ?", []any{tableID, label, int64(after), max(limit, 1)}
 	if label == storage.HistoryLabel {
-		q, args = "SELECT seq, rec FROM history WHERE tid = ? AND seq > ? ORDER BY seq LIMIT ?", []any{tableID, int64(after), max(limit, 1)}
+		q, args = historyRead, []any{tableID, int64(after), max(limit, 1)}
 	}
 	s, err := b.readStmt(ctx, q)
 	if err != nil {
@@ -145,17 +209,25 @@ func (b *Backend) ReadStream(ctx context.Context, tableID, label string, after u
 	return out, mapErr(rows.Err())
 }
 
+// historyFrom is the FROM clause of table ?1's history records (h), each
+// of sequence number h.id - (t.n << 40) (historySeqBits).
+const historyFrom = "history_tables t JOIN history_rows h ON h.id > (t.n << 40) AND h.id < ((t.n + 1) << 40) WHERE t.tid = ?1"
+
+// historyRead reads up to ?3 records of table ?1's history after sequence
+// number ?2, in order.
+const historyRead = "SELECT h.id - (t.n << 40), h.rec FROM " + historyFrom + " AND h.id > (t.n << 40) + ?2 ORDER BY h.id LIMIT ?3"
+
 // StreamBounds reports the kept records of stream (tableID, label).
 func (b *Backend) StreamBounds(ctx context.Context, tableID, label string) (storage.StreamBounds, error) {
 	var out storage.StreamBounds
 	if b.isClosed() {
 		return out, storage.ErrClosed
 	}
-	from := "stream_records WHERE tid = ?1 AND label = ?2"
+	seq, from := "seq", "stream_records WHERE tid = ?1 AND label = ?2"
 	if label == storage.HistoryLabel {
-		from = "history WHERE tid = ?1"
+		seq, from = "h.id - (t.n << 40)", historyFrom
 	}
-	s, err := b.readStmt(ctx, "SELECT coalesce(min(seq), 0), coalesce(max(seq), 0), (SELECT coalesce(max(upto), 0) FROM stream_trims WHERE tid = ?1 AND label = ?2) FROM "+from)
+	s, err := b.readStmt(ctx, "SELECT coalesce(min("+seq+"), 0), coalesce(max("+seq+"), 0), (SELECT coalesce(max(upto), 0) FROM stream_trims WHERE tid = ?1 AND label = ?2) FROM "+from)
 	if err != nil {
 		return out, err
 	}
@@ -179,25 +251,30 @@ func (b *Backend) TrimHistory(ctx context.Context, tableID string, cutoff time.T
 	var n int64
 	err := b.submit(ctx, false, func(w *writer) error {
 		n = 0
+		num, err := w.historyNum(tableID, false)
+		if err != nil || num == 0 {
+			return err
+		}
+		lo, hi := historyID(num, 0), historyID(num+1, 0)
 		// The history is clustered by sequence number, not time: the
 		// records removed are those before the first one kept, found by
 		// walking from the oldest, so a pass reads what it removes and one
 		// record more (creation times follow sequence numbers, but for a
 		// clock stepping back, which keeps a record a little longer).
-		s, err := w.stmt("SELECT seq FROM history WHERE tid = ? AND created >= ? ORDER BY seq LIMIT 1")
+		s, err := w.stmt("SELECT id FROM history_rows WHERE id > ? AND id < ? AND created >= ? ORDER BY id LIMIT 1")
 		if err != nil {
 			return err
 		}
-		bound := int64(math.MaxInt64)
-		if err := s.QueryRow(tableID, cutoff.Unix()).Scan(&bound); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		bound := hi
+		if err := s.QueryRow(lo, hi, cutoff.Unix()).Scan(&bound); err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return mapErr(err)
 		}
 		if _, err := w.exec(`INSERT INTO stream_trims (tid, label, upto)
-SELECT ?1, ?2, max(seq) FROM history WHERE tid = ?1 AND seq < ?3 HAVING count(*) > 0
-ON CONFLICT (tid, label) DO UPDATE SET upto = max(upto, excluded.upto)`, tableID, storage.HistoryLabel, bound); err != nil {
+SELECT ?1, ?2, max(id) - ?3 FROM history_rows WHERE id > ?3 AND id < ?4 HAVING count(*) > 0
+ON CONFLICT (tid, label) DO UPDATE SET upto = max(upto, excluded.upto)`, tableID, storage.HistoryLabel, lo, bound); err != nil {
 			return err
 		}
-		res, err := w.exec("DELETE FROM history WHERE tid = ? AND seq < ?", tableID, bound)
+		res, err := w.exec("DELETE FROM history_rows WHERE id > ? AND id < ?", lo, bound)
 		if err != nil {
 			return err
 		}

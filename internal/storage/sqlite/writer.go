@@ -63,6 +63,9 @@ type writer struct {
 	// hseq is the last history sequence number given out, by table ID
 	// (loaded from the database at first use after a reset).
 	hseq map[string]int64
+	// hnum is each table's number in history_tables, by table ID
+	// (forgotten at every rollback: see historyNum).
+	hnum map[string]int64
 }
 
 type statsDelta struct{ count, size int64 }
@@ -73,6 +76,7 @@ func (w *writer) reset() {
 	w.stats = map[string]*statsDelta{}
 	w.req = map[string]*statsDelta{}
 	w.hseq = map[string]int64{}
+	w.hnum = map[string]int64{}
 }
 
 func (w *writer) run() {
@@ -127,6 +131,7 @@ func (w *writer) runBatch(batch []*writeReq) {
 		// transaction is rolled back, which saves two statements.
 		r := live[0]
 		if !w.apply(r) {
+			w.forgetHistory()
 			if err := w.execRaw("ROLLBACK"); err != nil {
 				w.abort(live, err)
 				return
@@ -207,6 +212,7 @@ func (w *writer) applySavepoint(r *writeReq) error {
 		return err
 	}
 	if !w.apply(r) {
+		w.forgetHistory()
 		if err := w.execRaw("ROLLBACK TO w"); err != nil {
 			return err
 		}
