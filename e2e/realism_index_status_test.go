@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,9 +57,13 @@ func TestRealismIndexStatusDelay(t *testing.T) {
 					KeyConditionExpression: aws.String("g = :g"), ExpressionAttributeValues: item{":g": avS("x")}})
 				return err
 			}
-			// The build of one item is done at once; the index stays
+			// Once the build is done (the server logs it), the index stays
 			// CREATING for the delay nonetheless.
-			time.Sleep(1500 * time.Millisecond)
+			for deadline := time.Now().Add(60 * time.Second); !strings.Contains(s.log.String(), `msg="index built"`); time.Sleep(100 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("the index was not built within 60s")
+				}
+			}
 			if st, bf := indexStatus(t, c, name, "byG"); st != types.IndexStatusCreating || bf == nil || !*bf {
 				t.Fatalf("index before its delay: %s backfilling %v, want CREATING backfilling", st, bf)
 			}
