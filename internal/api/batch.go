@@ -409,18 +409,45 @@ func (e *Engine) batchWriteItem(ctx context.Context, account string, in *batchWr
 	if err != nil {
 		return nil, err
 	}
-	out := &batchWriteOutput{capacity: newBatchCapacity(capacityMode(in.ReturnConsumedCapacity))}
+	// The writes are independent single-item writes: on a backend that
+	// gains from it (storage.ParallelWriter) several run at once; the
+	// response adds up their results in request order either way. With
+	// realism, members are admitted one after the other, each seeing the
+	// capacity the ones before it used, and the refused ones are left
+	// unprocessed.
+	res := make([]batchWriteResult, len(writes))
+	parallel := storage.WriteParallelism(e.store)
+	var left []bool
 	var throttled error
-	for _, w := range writes {
-		if e.realism != nil {
-			if err := e.admitBatchMember(ctx, w.t, realism.Write); err != nil {
-				throttled = cmp.Or(throttled, err)
-				out.leave(w)
-				continue
+	if e.realism != nil {
+		parallel, left = 1, make([]bool, len(writes))
+	}
+	err = storage.EachWrite(ctx, len(writes), parallel, func(i int) error {
+		if left != nil {
+			if err := e.admitBatchMember(ctx, writes[i].t, realism.Write); err != nil {
+				throttled, left[i] = cmp.Or(throttled, err), true
+				return nil
 			}
 		}
-		if err := e.applyBatchWrite(ctx, in, w, out); err != nil {
-			return nil, err
+		var err error
+		res[i], err = e.applyBatchWrite(ctx, in, writes[i])
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := &batchWriteOutput{capacity: newBatchCapacity(capacityMode(in.ReturnConsumedCapacity))}
+	for i, w := range writes {
+		if left != nil && left[i] {
+			out.leave(w)
+			continue
+		}
+		out.capacity.of(w.t.Name).chargeWrite(w.t, res[i].old, w.put)
+		if m := res[i].metrics; m != nil {
+			if out.metrics == nil {
+				out.metrics = map[string][]*itemCollectionMetrics{}
+			}
+			out.metrics[w.t.Name] = append(out.metrics[w.t.Name], m)
 		}
 	}
 	if throttled != nil && out.left == len(writes) {
@@ -519,32 +546,36 @@ func batchItemKey(t *storage.Table, ks keySchema, it item.Item) (storage.Key, er
 	return itemKey(t, ks, it)
 }
 
-// applyBatchWrite performs one write of a BatchWriteItem call and adds its
-// capacity and item collection metrics to out.
-func (e *Engine) applyBatchWrite(ctx context.Context, in *batchWriteItemInput, w batchWrite, out *batchWriteOutput) error {
-	var old item.Item
+// batchWriteResult is what one write of a BatchWriteItem call adds to the
+// response: the image it replaced (for its capacity) and its item
+// collection metrics (nil when not asked for).
+type batchWriteResult struct {
+	old     item.Item
+	metrics *itemCollectionMetrics
+}
+
+// applyBatchWrite performs one write of a BatchWriteItem call and returns
+// what it adds to the response.
+func (e *Engine) applyBatchWrite(ctx context.Context, in *batchWriteItemInput, w batchWrite) (batchWriteResult, error) {
+	var r batchWriteResult
 	put := w.put
 	err := e.mutate(ctx, w.t, w.key, func(cur item.Item) (item.Item, error) {
-		old = cur
+		r.old = cur
 		if put == nil {
 			return nil, nil
 		}
 		return put, nil
 	})
 	if err != nil {
-		return err
+		return r, err
 	}
-	out.capacity.of(w.t.Name).chargeWrite(w.t, old, put)
 	if m := collectionMetrics(w.t, w.ks, in.ReturnItemCollectionMetrics, w.keyV); m != nil {
 		if err := e.sizeCollection(ctx, w.t, m); err != nil {
-			return err
+			return r, err
 		}
-		if out.metrics == nil {
-			out.metrics = map[string][]*itemCollectionMetrics{}
-		}
-		out.metrics[w.t.Name] = append(out.metrics[w.t.Name], m)
+		r.metrics = m
 	}
-	return nil
+	return r, nil
 }
 
 type batchWriteOutput struct {

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/protocol"
 	"github.com/extenddb/extenddb/internal/storage"
@@ -55,7 +57,7 @@ type Authenticator struct {
 	mu       sync.RWMutex
 	keys     map[string]cachedKey
 	signing  map[signingScope]signingKey
-	inflight sync.Mutex // serialises store reads of missing keys
+	inflight singleflight.Group // one store read at a time per missing key
 	tables   keySchemas
 }
 
@@ -208,37 +210,62 @@ func (a *Authenticator) cachedKey(id string, now time.Time) (cachedKey, bool) {
 	return c, ok && now.Sub(c.fetched) < KeyCacheTTL && !now.Before(c.fetched)
 }
 
-// loadKey reads key id from the store into the cache. Reads are serialised,
-// and a request that waited for another's read of the same key takes its
-// result instead of reading again.
+// loadKey reads key id from the store into the cache. Requests waiting
+// for the same key share one read; reads of different keys do not wait on
+// each other, so a flood of unknown key ids does not hold up known ones.
 func (a *Authenticator) loadKey(ctx context.Context, id string, now time.Time) (cachedKey, error) {
-	a.inflight.Lock()
-	defer a.inflight.Unlock()
-	if c, ok := a.cachedKey(id, now); ok {
+	v, err, _ := a.inflight.Do(id, func() (any, error) {
+		if c, ok := a.cachedKey(id, now); ok {
+			return c, nil
+		}
+		c, err := a.readKey(ctx, id, now)
+		if err != nil {
+			return cachedKey{}, err
+		}
+		a.remember(id, c)
 		return c, nil
+	})
+	if err != nil {
+		return cachedKey{}, err
 	}
+	return v.(cachedKey), nil
+}
+
+// readKey reads key id and its principal from the store; an unknown key
+// is an entry with found false, cached like a known one.
+func (a *Authenticator) readKey(ctx context.Context, id string, now time.Time) (cachedKey, error) {
 	k, err := a.cfg.Store.GetAccessKey(ctx, id)
 	var who principal
 	if err == nil {
 		who, err = a.cfg.Store.loadPrincipal(ctx, k)
 	}
-	var c cachedKey
 	switch {
 	case errors.Is(err, ErrNotFound):
-		c = cachedKey{fetched: now}
+		return cachedKey{fetched: now}, nil
 	case err != nil:
 		return cachedKey{}, ddberr.Internal("Internal server error")
-	default:
-		k.principal = who.arn
-		c = cachedKey{key: k, who: &who, found: true, fetched: now}
 	}
+	k.principal = who.arn
+	return cachedKey{key: k, who: &who, found: true, fetched: now}, nil
+}
+
+// remember caches c as id's entry. A full cache first forgets its unknown
+// keys, so that requests with made-up key ids cannot push the real ones
+// out; only a cache full of real keys starts over.
+func (a *Authenticator) remember(id string, c cachedKey) {
 	a.mu.Lock()
+	defer a.mu.Unlock()
 	if len(a.keys) >= maxCached {
-		a.keys = map[string]cachedKey{}
+		for k, e := range a.keys {
+			if !e.found {
+				delete(a.keys, k)
+			}
+		}
+		if len(a.keys) >= maxCached {
+			a.keys = map[string]cachedKey{}
+		}
 	}
 	a.keys[id] = c
-	a.mu.Unlock()
-	return c, nil
 }
 
 // signingKey returns the derived key of the scope, from the cache when

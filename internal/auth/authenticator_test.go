@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"path/filepath"
 	"sync"
@@ -378,5 +379,85 @@ func TestConcurrentRequestsReadKeyOnce(t *testing.T) {
 	}
 	if counting.reads != 1 {
 		t.Fatalf("%d store reads of the key, want 1", counting.reads)
+	}
+}
+
+// blockingKeyReads holds every store read of one key until released.
+type blockingKeyReads struct {
+	storage.Backend
+	block   []byte
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (b *blockingKeyReads) GetItem(ctx context.Context, t *storage.Table, key storage.Key, consistent bool) (item.Item, error) {
+	if bytes.Equal(key.PK, b.block) {
+		b.entered <- struct{}{}
+		<-b.release
+	}
+	return b.Backend.GetItem(ctx, t, key, consistent)
+}
+
+// TestUnknownKeyReadDoesNotHoldUpOthers: a slow store read of a made-up
+// key id (one of a flood) does not make a request with a real key wait.
+func TestUnknownKeyReadDoesNotHoldUpOthers(t *testing.T) {
+	ctx := context.Background()
+	_, b := openTestStore(t)
+	const unknown = "AKIAUNKNOWNKEY000000"
+	blocking := &blockingKeyReads{Backend: b, block: recordKey("key#" + unknown).PK,
+		entered: make(chan struct{}, 1), release: make(chan struct{})}
+	s, err := NewSealer(make([]byte, ServerKeySize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := OpenStore(ctx, blocking, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Bootstrap(ctx, "111122223333", testKey, testSecret); err != nil {
+		t.Fatal(err)
+	}
+	a := New(Config{Store: st, HomeRegion: "us-east-1"})
+	unknownDone := make(chan error, 1)
+	go func() {
+		_, err := a.accessKey(ctx, unknown)
+		unknownDone <- err
+	}()
+	<-blocking.entered
+	known := make(chan error, 1)
+	go func() {
+		_, err := a.accessKey(ctx, testKey)
+		known <- err
+	}()
+	select {
+	case err := <-known:
+		if err != nil {
+			t.Fatalf("real key: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		close(blocking.release)
+		t.Fatal("a real key waited for the store read of an unknown one")
+	}
+	close(blocking.release)
+	if err := <-unknownDone; !ddberr.Is(err, "UnrecognizedClientException") {
+		t.Fatalf("unknown key: %v", err)
+	}
+}
+
+// TestFullKeyCacheForgetsUnknownKeysFirst: made-up key ids filling the
+// cache do not push out the real keys.
+func TestFullKeyCacheForgetsUnknownKeysFirst(t *testing.T) {
+	a := New(Config{HomeRegion: "us-east-1"})
+	now := time.Now()
+	a.remember(testKey, cachedKey{found: true, fetched: now})
+	for i := 0; len(a.keys) < maxCached; i++ {
+		a.remember(fmt.Sprintf("AKIAMADEUP%010d", i), cachedKey{fetched: now})
+	}
+	a.remember("AKIAONEMORE000000000", cachedKey{fetched: now})
+	if c, ok := a.cachedKey(testKey, now); !ok || !c.found {
+		t.Fatal("the real key was pushed out of the cache by unknown ones")
+	}
+	if len(a.keys) != 2 {
+		t.Fatalf("cache holds %d entries after forgetting the unknown ones, want 2", len(a.keys))
 	}
 }

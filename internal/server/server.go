@@ -127,6 +127,8 @@ type Server struct {
 	workersDone chan struct{}
 
 	testkit testkit
+
+	ownBackupRoot string // the --in-memory backup root, removed at Shutdown
 }
 
 // Start opens storage and begins serving. The returned server is listening.
@@ -179,11 +181,18 @@ func Start(cfg Config) (*Server, error) {
 	engine.SetIndexWorker(pool.Indexes.Kick)
 	engine.SetTTLWorker(pool.TTL.Kick)
 	engine.SetTTLSettler(pool.TTL.Settle)
+	ownRoot, err := ownBackupRoot(&cfg)
+	if err != nil {
+		ln.Close()
+		store.Close()
+		return nil, err
+	}
 	runner := startBackups(cfg, store, engine)
 	hooks, err := startTriggers(cfg, engine)
 	if err != nil {
 		ln.Close()
 		store.Close()
+		removeOwnBackupRoot(ownRoot)
 		return nil, err
 	}
 	wctx, stopWorkers := context.WithCancel(context.Background())
@@ -215,6 +224,8 @@ func Start(cfg Config) (*Server, error) {
 		workersDone: workersDone,
 		metrics:     cfg.registry,
 		testkit:     testkit{clock: clk},
+
+		ownBackupRoot: ownRoot,
 	}
 	if err := s.startTestkit(engine, pool, authn); err != nil {
 		s.abort()
@@ -263,6 +274,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if cerr := s.store.Close(); err == nil {
 		err = cerr
 	}
+	removeOwnBackupRoot(s.ownBackupRoot)
 	s.stopTestkit()
 	return err
 }
