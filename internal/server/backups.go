@@ -18,6 +18,8 @@ func (c Config) BackupRootOrDefault() string {
 		return c.BackupRoot
 	case c.DataDir != "" && !c.InMemory:
 		return filepath.Join(c.DataDir, "backups")
+	case c.memoryDir != "":
+		return filepath.Join(c.memoryDir, "backups")
 	}
 	return filepath.Join(os.TempDir(), "extenddb-backups")
 }
@@ -29,7 +31,10 @@ func (c Config) BackupRootOrDefault() string {
 // server's ListBackups. It returns that directory, or "" when cfg names
 // its own root or keeps data on disk.
 func ownBackupRoot(cfg *Config) (string, error) {
-	if !cfg.InMemory || cfg.BackupRoot != "" {
+	if !cfg.InMemory || cfg.BackupRoot != "" || cfg.memoryDir != "" {
+		// A SQLite in-memory database's directory is already the
+		// server's own and guarded: BackupRootOrDefault puts the backups
+		// in it.
 		return "", nil
 	}
 	dir, err := os.MkdirTemp("", "extenddb-backups-")

@@ -101,6 +101,11 @@ type Config struct {
 
 	registry *metrics.Metrics // set by Start when Metrics is on, for the backends' hooks
 	now      func() time.Time // set by Start: the clock (Testkit.Clock), for the backends
+	// memoryDir is set by Start to the directory of an --in-memory
+	// database, removed with it however the server ends: the default home
+	// of its backups, exports, snapshots and trigger checkpoints, so that
+	// nothing outlives the server and no two servers share them.
+	memoryDir string
 }
 
 // Server is a running extenddb.
@@ -145,6 +150,9 @@ func Start(cfg Config) (*Server, error) {
 	store, err := openStorage(cfg)
 	if err != nil {
 		return nil, err
+	}
+	if m, ok := store.(interface{ MemoryDir() string }); ok && cfg.InMemory {
+		cfg.memoryDir = m.MemoryDir()
 	}
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
