@@ -102,6 +102,19 @@ func TestExportImportCLI(t *testing.T) {
 	if got, want := tableStateOf(t, c, dst), tableStateOf(t, c, src); got != want {
 		t.Fatalf("imported table differs from the exported one:\n%s\nwant\n%s", got, want)
 	}
+	// The whole export directory, as docs/backups.md shows it: the
+	// manifests and _started hold no items and are skipped, as an
+	// ImportTable of the export's S3 prefix skips them; the format and
+	// compression come from the data files' names.
+	// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/S3DataExport.Output.html
+	whole := tableName("cli_imp_whole")
+	out, errOut = runCLI(t, "import", filepath.Dir(data), "--table", whole, "--key", "pk:S,sk:N", "--endpoint", s.Endpoint, "--export-dir", root)
+	if !strings.Contains(out, "40 items imported, 40 processed, 0 errors") {
+		t.Fatalf("import of the whole export directory: stdout:\n%s\nstderr:\n%s", out, errOut)
+	}
+	if got, want := tableStateOf(t, c, whole), tableStateOf(t, c, src); got != want {
+		t.Fatalf("table imported from the whole export differs from the exported one:\n%s\nwant\n%s", got, want)
+	}
 
 	// Bad input: a clear message and a failing exit status.
 	msg, err := exec.Command(binPath, "export", "--table", src, "--s3-bucket", "cli", "--export-time", "yesterday", "--endpoint", s.Endpoint).CombinedOutput()
@@ -111,5 +124,26 @@ func TestExportImportCLI(t *testing.T) {
 	msg, err = exec.Command(binPath, "export", "--table", "no-such-table", "--s3-bucket", "cli", "--endpoint", s.Endpoint).CombinedOutput()
 	if err == nil || !strings.Contains(string(msg), "ResourceNotFoundException") {
 		t.Fatalf("export of a missing table: %v\n%s", err, msg)
+	}
+}
+
+// `extenddb import` against a server that reads another export directory
+// than the command's --export-dir (an --in-memory server keeps its exports
+// in the system's temporary directory) fails with ImportTable's
+// S3NoSuchBucket and says which flag to set.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ImportTableDescription.html (FailureCode)
+func TestImportCLIWrongExportDir(t *testing.T) {
+	sqliteOnly(t, "--in-memory is SQLite's")
+	s, _ := startClient(t, "--in-memory", "--export-dir", t.TempDir())
+	work := t.TempDir()
+	if err := os.WriteFile(filepath.Join(work, "people.csv"), []byte("id\n1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binPath, "import", "people.csv", "--table", "people", "--key", "id:N", "--endpoint", s.Endpoint)
+	cmd.Dir = work
+	msg, err := cmd.CombinedOutput()
+	want := "S3NoSuchBucket The specified bucket does not exist: extenddb-import (the files were copied under --export-dir ./extenddb-data/exports, which is not the server's export directory"
+	if err == nil || !strings.Contains(string(msg), want) {
+		t.Fatalf("import into another export directory: %v\n%s", err, msg)
 	}
 }

@@ -535,7 +535,7 @@ func TestIndexOnlineProvisioned(t *testing.T) {
 // the restarted server finishes it from the durable cursor: its job does
 // fewer pages than a whole build (2,000 items, 256 a page: 8).
 func TestIndexBackfillSurvivesKill(t *testing.T) {
-	t.Setenv("EXTENDDB_INDEX_PAGE_DELAY", "150ms")
+	t.Setenv("EXTENDDB_INDEX_PAGE_DELAY", "300ms")
 	dir := t.TempDir()
 	s, c := startClient(t, "--data-dir", dir)
 	name := seedTable(t, c, 2000)
@@ -543,18 +543,20 @@ func TestIndexBackfillSurvivesKill(t *testing.T) {
 		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{createGSIUpdate("byG", "g")}}); err != nil {
 		t.Fatal(err)
 	}
-	// Kill once the first pages are copied (on Cassandra a build starts
-	// after a grace of a few seconds, ADR 0003 §12).
+	// Kill once more than one page (256 items) is copied, so that the
+	// first page's cursor is surely stored: a kill between a page's rows
+	// and its cursor rightly redoes that page (on Cassandra a build
+	// starts after a grace of a few seconds, ADR 0003 §12).
 	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		d := describeIndex(t, c, name, "byG")
 		if d.IndexStatus != types.IndexStatusCreating {
 			t.Fatalf("before the kill: status %s, want CREATING", d.IndexStatus)
 		}
-		if aws.ToInt64(d.ItemCount) > 0 {
+		if aws.ToInt64(d.ItemCount) > 256 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("before the kill: no item copied after 15 s")
+			t.Fatalf("before the kill: %d items copied after 15 s", aws.ToInt64(d.ItemCount))
 		}
 	}
 	s.kill()

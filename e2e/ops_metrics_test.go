@@ -190,3 +190,58 @@ func TestMetricsDeletedTableForgotten(t *testing.T) {
 		t.Errorf("series of a deleted table: %v", got)
 	}
 }
+
+// Exports and imports report their progress on /metrics as they go: the
+// items an export writes and their billed size, the records an import reads
+// and the bytes of its source files, the figures DescribeExport
+// (ItemCount, BilledSizeBytes) and DescribeImport (ProcessedItemCount,
+// ProcessedSizeBytes) give.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ExportDescription.html
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ImportTableDescription.html
+func TestMetricsExportImportProgress(t *testing.T) {
+	root := t.TempDir()
+	s, c := startClient(t, "--export-dir", root)
+	ctx := ctxT(t)
+	src := tableName("metrics_exp")
+	createHashTable(t, c, src, "S")
+	enablePITR(t, c, src)
+	const n = 25
+	for i := range n {
+		putItem(t, c, src, smallItem(fmt.Sprintf("k%02d", i), "x"))
+	}
+	before := scrape(t, s.Endpoint)
+	out, err := c.ExportTableToPointInTime(ctx, &dynamodb.ExportTableToPointInTimeInput{TableArn: aws.String(tableArn(src)),
+		S3Bucket: aws.String("metrics"), ExportFormat: types.ExportFormatDynamodbJson})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := waitExport(t, c, aws.ToString(out.ExportDescription.ExportArn))
+	if d.ExportStatus != types.ExportStatusCompleted || aws.ToInt64(d.ItemCount) != n {
+		t.Fatalf("export: %+v", d)
+	}
+	dst := tableName("metrics_imp")
+	imp, err := c.ImportTable(ctx, &dynamodb.ImportTableInput{
+		S3BucketSource: &types.S3BucketSource{S3Bucket: aws.String("metrics"),
+			S3KeyPrefix: aws.String(strings.TrimSuffix(aws.ToString(d.ExportManifest), "manifest-summary.json") + "data/")},
+		InputFormat: types.InputFormatDynamodbJson, InputCompressionType: types.InputCompressionTypeGzip,
+		TableCreationParameters: &types.TableCreationParameters{TableName: aws.String(dst), KeySchema: keySchema("pk"),
+			AttributeDefinitions: attrDefs("pk", "S"), BillingMode: types.BillingModePayPerRequest}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := waitImport(t, c, aws.ToString(imp.ImportTableDescription.ImportArn), 60*time.Second)
+	if id.ImportStatus != types.ImportStatusCompleted || id.ProcessedItemCount != n {
+		t.Fatalf("import: %+v", id)
+	}
+	after := scrape(t, s.Endpoint)
+	for name, want := range map[string]float64{
+		`extenddb_job_progress_units_total{kind="export"}`: n,
+		`extenddb_job_progress_bytes_total{kind="export"}`: float64(aws.ToInt64(d.BilledSizeBytes)),
+		`extenddb_job_progress_units_total{kind="import"}`: n,
+		`extenddb_job_progress_bytes_total{kind="import"}`: float64(aws.ToInt64(id.ProcessedSizeBytes)),
+	} {
+		if got := after[name] - before[name]; got != want || want == 0 {
+			t.Errorf("%s moved by %v, want %v", name, got, want)
+		}
+	}
+}

@@ -387,8 +387,8 @@ func TestMetricsBackgroundWork(t *testing.T) {
 	for {
 		m := scrape(t, s.Endpoint)
 		if m[`extenddb_ttl_expired_items_total`] >= 3 {
-			if m[`extenddb_jobs_total{kind="index",state="ACTIVE"}`] != 1 || m[`extenddb_backfill_pages_total{job="index"}`] < 1 {
-				t.Errorf("index build not counted: jobs %v, pages %v", m[`extenddb_jobs_total{kind="index",state="ACTIVE"}`], m[`extenddb_backfill_pages_total{job="index"}`])
+			if m[`extenddb_jobs_total{kind="index",state="ACTIVE"}`] != 1 || m[`extenddb_backfill_pages_total{kind="index"}`] < 1 {
+				t.Errorf("index build not counted: jobs %v, pages %v", m[`extenddb_jobs_total{kind="index",state="ACTIVE"}`], m[`extenddb_backfill_pages_total{kind="index"}`])
 			}
 			if m[`extenddb_jobs_total{kind="backup",state="SUCCEEDED"}`] != 1 {
 				t.Errorf("backup job not counted: %v", m[`extenddb_jobs_total{kind="backup",state="SUCCEEDED"}`])
@@ -429,5 +429,34 @@ func TestLocalCORSAllowList(t *testing.T) {
 	pre.Method = http.MethodOptions
 	if r := doRaw(t, pre); r.Status == 200 || r.Header.Get("Access-Control-Allow-Origin") != "" {
 		t.Errorf("preflight of an unlisted origin granted: %d %v", r.Status, r.Header)
+	}
+}
+
+// An --in-memory server keeps its backups in a directory of its own that
+// goes when it stops: like its tables, they neither outlive it nor show in
+// the ListBackups of the next --in-memory server, as with DynamoDB Local's
+// -inMemory, where nothing is written to disk.
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/DynamoDBLocal.UsageNotes.html
+func TestInMemoryBackupsGoWithTheServer(t *testing.T) {
+	sqliteOnly(t, "--in-memory is SQLite's")
+	first, c := startClient(t, "--in-memory")
+	ctx := ctxT(t)
+	name := tableName("mem_backup")
+	createHashTable(t, c, name, "S")
+	out, err := c.CreateBackup(ctx, &dynamodb.CreateBackupInput{TableName: aws.String(name), BackupName: aws.String("nightly")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitBackup(t, c, aws.ToString(out.BackupDetails.BackupArn))
+	first.stop()
+
+	_, c = startClient(t, "--in-memory")
+	lb, err := c.ListBackups(ctx, &dynamodb.ListBackupsInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lb.BackupSummaries) != 0 {
+		t.Fatalf("a fresh --in-memory server lists %d backups, want none: first %s",
+			len(lb.BackupSummaries), aws.ToString(lb.BackupSummaries[0].BackupArn))
 	}
 }

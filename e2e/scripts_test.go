@@ -149,3 +149,44 @@ func TestStartScriptExecsServer(t *testing.T) {
 		t.Errorf("%s still answers after SIGTERM", url)
 	}
 }
+
+// The test command's service hooks never leave the tests pointed at a
+// server the run did not start: when scripts/postgres.sh or
+// scripts/cassandra.sh cannot start this run's own server, the DSN or
+// contact points inherited from the environment are dropped, so the
+// backend's tests fail (EXTENDDB_REQUIRE_BACKENDS=1) instead of running
+// against someone else's database.
+func TestServiceHooksDropInheritedServers(t *testing.T) {
+	sqliteOnly(t, "the scripts do not depend on the storage backend")
+	for hook, variable := range map[string]string{
+		"10-postgres.sh":  "EXTENDDB_POSTGRES_DSN",
+		"20-cassandra.sh": "EXTENDDB_CASSANDRA_HOSTS",
+	} {
+		dir := t.TempDir()
+		if err := os.MkdirAll(filepath.Join(dir, "scripts"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range []string{"postgres.sh", "cassandra.sh"} {
+			if err := os.WriteFile(filepath.Join(dir, "scripts", s), []byte("#!/bin/sh\necho cannot start >&2\nexit 1\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		src, err := filepath.Abs(filepath.Join("..", "scripts", "test.d", hook))
+		if err != nil {
+			t.Fatal(err)
+		}
+		script := `free_port() { echo 40000; }; free_loopback_prefix() { echo 127.0.77; }
+failures=0; note_failure() { failures=$((failures+1)); }; on_exit() { :; }
+source "$1"; echo "failures=$failures ${` + variable + `-unset}"`
+		cmd := exec.Command("bash", "-c", script, "hook", src)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "TEST_RUN_DIR="+dir, variable+"=inherited")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", hook, err, out)
+		}
+		if !strings.Contains(string(out), "failures=1 unset") {
+			t.Errorf("%s with its server not started: %s, want one failure and %s unset", hook, out, variable)
+		}
+	}
+}

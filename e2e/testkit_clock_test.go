@@ -164,3 +164,25 @@ func TestSystemClockRefusesMoves(t *testing.T) {
 func streamKey(r stypes.Record) types.AttributeValue {
 	return avS(r.Dynamodb.Keys["pk"].(*stypes.AttributeValueMemberS).Value)
 }
+
+// TestManualClockStaysInRange: the manual clock refuses to move before
+// 1970 or past 9999 with a ValidationException and stays where it was, so
+// every later response (whose dates are epoch seconds and four-digit ISO
+// 8601 years) can still be written.
+func TestManualClockStaysInRange(t *testing.T) {
+	s, _ := startClient(t, "--admin-api", "--clock", "manual")
+	a := adminAPI(s, testAccessKey, testSecretKey)
+	end := time.Date(9999, 12, 31, 23, 0, 0, 0, time.UTC)
+	if _, err := a.SetClock(ctxT(t), end); err != nil {
+		t.Fatal(err)
+	}
+	_, err := a.AdvanceClock(ctxT(t), "2h")
+	wantAdminError(t, err, http.StatusBadRequest, "com.amazon.coral.validate#ValidationException")
+	_, err = a.SetClock(ctxT(t), time.Date(1969, 1, 1, 0, 0, 0, 0, time.UTC))
+	wantAdminError(t, err, http.StatusBadRequest, "com.amazon.coral.validate#ValidationException")
+	_, err = a.AdvanceClock(ctxT(t), "1e300d")
+	wantAdminError(t, err, http.StatusBadRequest, "com.amazon.coral.validate#ValidationException")
+	if st, err := a.Clock(ctxT(t)); err != nil || !st.Now.Equal(end) {
+		t.Fatalf("Clock = %+v, %v; want %v", st, err, end)
+	}
+}

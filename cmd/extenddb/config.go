@@ -283,6 +283,7 @@ func checkConfigFile(path string, flags *pflag.FlagSet) error {
 // storageOf names the storage a setting belongs to ("" = every storage).
 var storageOf = map[string]string{
 	"data-dir":                     "sqlite",
+	"db-path":                      "sqlite",
 	"in-memory":                    "sqlite",
 	"optimize-db-before-startup":   "sqlite",
 	"postgres-dsn":                 "postgres",

@@ -244,6 +244,15 @@ func TestUnusedSettingsWarn(t *testing.T) {
 	if !strings.Contains(got, "in-memory is set") || !strings.Contains(got, "data-dir is set") || strings.Contains(got, "postgres-") {
 		t.Errorf("warnings on postgres:\n%s", got)
 	}
+	// DynamoDB Local's -dbPath names a SQLite directory too.
+	_, v, f, err = load(t, "--storage", "postgres", "--postgres-dsn", "postgres://x", "-dbPath", "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = strings.Join(unusedSettings(v, f, "postgres"), "\n")
+	if !strings.Contains(got, "db-path is set but storage is postgres") {
+		t.Errorf("warnings on postgres:\n%s", got)
+	}
 }
 
 func TestLogSettingsRefused(t *testing.T) {

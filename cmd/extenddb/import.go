@@ -15,6 +15,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+
+	"github.com/extenddb/extenddb/internal/dataformat"
 )
 
 // importFlags are `extenddb import`'s settings.
@@ -104,7 +106,7 @@ func (c *apiClient) runImport(src string, o *importFlags) error {
 			return true, bar.Finish()
 		}
 		fmt.Fprintln(c.progressOut)
-		return true, fmt.Errorf("import %s: %s %s", last.ImportStatus, aws.ToString(last.FailureCode), aws.ToString(last.FailureMessage))
+		return true, importFailure(last, o.exportDir)
 	})
 	if err != nil {
 		return err
@@ -137,6 +139,19 @@ func parseKeySpec(spec string) ([]types.AttributeDefinition, []types.KeySchemaEl
 	return defs, schema, nil
 }
 
+// importFailure is the error of an import that ended unsuccessfully. A
+// missing bucket means that the server reads another export directory than
+// exportDir, where the files were copied.
+func importFailure(d *types.ImportTableDescription, exportDir string) error {
+	err := fmt.Errorf("import %s: %s %s", d.ImportStatus, aws.ToString(d.FailureCode), aws.ToString(d.FailureMessage))
+	if aws.ToString(d.FailureCode) == "S3NoSuchBucket" {
+		err = fmt.Errorf("%w (the files were copied under --export-dir %s, which is not the server's export directory: "+
+			"pass the server's --export-dir; an --in-memory server's default is %s)", err, exportDir,
+			filepath.Join(os.TempDir(), "extenddb-exports"))
+	}
+	return err
+}
+
 // guessFormat returns the input format and compression: the flags', or
 // those the file name tells.
 func guessFormat(name, format, compression string) (string, string) {
@@ -162,39 +177,60 @@ func guessFormat(name, format, compression string) (string, string) {
 	return strings.ToUpper(format), strings.ToUpper(compression)
 }
 
-// copyIntoBucket copies src (a file, or every file under a directory) into
-// dir and returns the bytes copied and the first file's name.
+// copyIntoBucket copies src (a file, or every file under a directory, at
+// the same relative paths, so that the server skips an export's manifests
+// and _started as it does in S3) into dir, and returns the bytes copied
+// and the first data file's name (a file not of an export's layout).
 func copyIntoBucket(src, dir string) (int64, string, error) {
 	st, err := os.Stat(src)
 	if err != nil {
 		return 0, "", err
 	}
-	var files []string
-	if !st.IsDir() {
-		files = []string{src}
-	} else if err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
-			files = append(files, p)
+	root, files := filepath.Dir(src), []string{src}
+	if st.IsDir() {
+		root, files = src, nil
+		if err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() {
+				files = append(files, p)
+			}
+			return err
+		}); err != nil {
+			return 0, "", err
 		}
-		return err
-	}); err != nil {
-		return 0, "", err
 	}
 	if len(files) == 0 {
 		return 0, "", fmt.Errorf("%s holds no files", src)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return 0, "", err
-	}
 	var total int64
-	for i, f := range files {
-		n, err := copyFile(f, filepath.Join(dir, fmt.Sprintf("%05d-%s", i, filepath.Base(f))))
+	first := ""
+	for _, f := range files {
+		rel, err := filepath.Rel(root, f)
+		if err != nil {
+			return 0, "", err
+		}
+		to := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			return 0, "", err
+		}
+		n, err := copyFile(f, to)
 		if err != nil {
 			return 0, "", err
 		}
 		total += n
+		if first == "" && !exportLayoutFile[filepath.Base(f)] {
+			first = f
+		}
 	}
-	return total, files[0], nil
+	if first == "" {
+		return 0, "", fmt.Errorf("%s holds only an export's manifests, no data files", src)
+	}
+	return total, first, nil
+}
+
+// exportLayoutFile are the files of an export's layout that hold no items.
+var exportLayoutFile = map[string]bool{
+	dataformat.StartedFile: true, dataformat.ManifestSummaryFile: true, dataformat.ManifestSummaryChecksumFile: true,
+	dataformat.ManifestFilesFile: true, dataformat.ManifestFilesChecksumFile: true,
 }
 
 func copyFile(from, to string) (int64, error) {

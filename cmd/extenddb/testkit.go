@@ -20,7 +20,7 @@ import (
 func testkitFlags(f *pflag.FlagSet) {
 	f.Bool("admin-api", false, "serve the admin API under /admin/v1/ (snapshots, truncate, clock, expire-now)")
 	f.String("clock", "system", "clock: system, or manual (time moves only through the admin API)")
-	f.String("snapshot-dir", "", "directory of snapshots (default: <data-dir>/snapshots; a temporary one with --in-memory)")
+	f.String("snapshot-dir", "", "directory of snapshots (default: <data-dir>/snapshots; inside the in-memory database's directory with --in-memory)")
 	f.String("seed", "", "directory of table definitions and items to create before serving")
 }
 

@@ -226,7 +226,9 @@ func (h *Handler) setClock(ctx context.Context, c *call, _ *http.Request) (any, 
 		if err != nil {
 			return nil, ddberr.Validation("Set: %q is not an RFC 3339 time such as 2026-01-02T03:04:05Z", in.Set)
 		}
-		m.Set(t)
+		if _, err := m.Set(t); err != nil {
+			return nil, ddberr.Validation("Set: %v", err)
+		}
 	}
 	if h.ClockMoved != nil {
 		h.ClockMoved(ctx)

@@ -133,10 +133,16 @@ func TestDamagedSnapshotChangesNothing(t *testing.T) {
 
 // BenchmarkSnapshotRestore restores a snapshot of one table of 1,000
 // items on SQLite (an ephemeral file in a temporary directory).
-func BenchmarkSnapshotRestore(b *testing.B) {
+func BenchmarkSnapshotRestore(b *testing.B) { benchmarkRestore(b, 1000) }
+
+// BenchmarkSnapshotRestore10k restores a table of 10,000 items on SQLite,
+// the size a test suite's seed data reaches.
+func BenchmarkSnapshotRestore10k(b *testing.B) { benchmarkRestore(b, 10000) }
+
+func benchmarkRestore(b *testing.B, items int) {
 	store, root := newStore(b)
 	ctx := context.Background()
-	fill(b, store, "a", 1000)
+	fill(b, store, "a", items)
 	s := NewSnapshots(store, root, time.Now)
 	if _, err := s.Save(ctx, storage.DefaultAccount, "base", nil); err != nil {
 		b.Fatal(err)

@@ -251,6 +251,9 @@ func (e *Engine) deleteBackup(ctx context.Context, r *protocol.Request) (any, er
 	arn := b.Params.BackupArn // the requested one (see backupByArn)
 	b, err = svc.Delete(ctx, e.account(r), b.ID)
 	switch {
+	case errors.Is(err, backup.ErrRestoring):
+		// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DeleteBackup.html#API_DeleteBackup_Errors
+		return nil, ddberr.BackupInUse("Backup is being restored to a table: %s", arn)
 	case errors.Is(err, backup.ErrInUse):
 		// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DeleteBackup.html#API_DeleteBackup_Errors
 		return nil, ddberr.BackupInUse("Backup is being created: %s", arn)

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/expr"
 	"github.com/extenddb/extenddb/internal/item"
+	"github.com/extenddb/extenddb/internal/realism"
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
@@ -194,6 +196,8 @@ func (e *Engine) checkBatchGet(in *batchGetItemInput, tables []string) (map[stri
 func (e *Engine) readBatch(ctx context.Context, in *batchGetItemInput, tables []string, resolved map[string]*storage.Table, keys map[string][]storage.Key, projs map[string]*expr.Projection) (any, error) {
 	out := &batchGetOutput{responses: map[string][]item.Item{}, unprocessed: map[string]*keysAndAttributes{}, capacity: newBatchCapacity(capacityMode(in.ReturnConsumedCapacity))}
 	bytes, full := 0, false
+	var throttled error // the first member refused for capacity
+	left, all := 0, 0   // members refused for capacity, members
 	leave := func(name string, ka *keysAndAttributes, i int) {
 		u := out.unprocessed[name]
 		if u == nil {
@@ -213,6 +217,14 @@ func (e *Engine) readBatch(ctx context.Context, in *batchGetItemInput, tables []
 			if full || bytes > maxBatchGetRespBytes {
 				leave(name, ka, i)
 				continue
+			}
+			if e.realism != nil {
+				if err := e.admitBatchMember(ctx, t, realism.Read); err != nil {
+					throttled = cmp.Or(throttled, err)
+					left++
+					leave(name, ka, i)
+					continue
+				}
 			}
 			it, err := e.store.GetItem(ctx, t, k, consistent)
 			if err != nil {
@@ -237,14 +249,26 @@ func (e *Engine) readBatch(ctx context.Context, in *batchGetItemInput, tables []
 				got = append(got, projectItem(projs[name], it))
 				use.items++
 			}
+			units := readUnits(size, consistent)
+			if e.realism != nil {
+				// Charged member by member, so that the next members see
+				// the capacity this one used.
+				e.meterRead(t, 0, 0, units)
+				units = 0
+			}
 			use.bytes += size
-			use.units += readUnits(size, consistent)
+			use.units += units
 			if cc := out.capacity.of(t.Name); cc != nil {
 				cc.units += readUnits(size, consistent)
 			}
 		}
 		e.meterRead(t, use.items, use.bytes, use.units)
 		out.responses[name] = got
+		all += len(keys[name])
+	}
+	if throttled != nil && left == all {
+		// None could be read: the batch fails as a whole.
+		return nil, throttled
 	}
 	return out, nil
 }
@@ -362,6 +386,7 @@ type batchWrite struct {
 	key  storage.Key
 	put  item.Item // nil for a DeleteRequest
 	keyV item.Item
+	req  writeRequest // as sent, for UnprocessedItems
 }
 
 // batchWriteItem serves a decoded BatchWriteItem request for an account.
@@ -384,11 +409,50 @@ func (e *Engine) batchWriteItem(ctx context.Context, account string, in *batchWr
 	if err != nil {
 		return nil, err
 	}
-	out := &batchWriteOutput{capacity: newBatchCapacity(capacityMode(in.ReturnConsumedCapacity))}
-	for _, w := range writes {
-		if err := e.applyBatchWrite(ctx, in, w, out); err != nil {
-			return nil, err
+	// The writes are independent single-item writes: on a backend that
+	// gains from it (storage.ParallelWriter) several run at once; the
+	// response adds up their results in request order either way. With
+	// realism, members are admitted one after the other, each seeing the
+	// capacity the ones before it used, and the refused ones are left
+	// unprocessed.
+	res := make([]batchWriteResult, len(writes))
+	parallel := storage.WriteParallelism(e.store)
+	var left []bool
+	var throttled error
+	if e.realism != nil {
+		parallel, left = 1, make([]bool, len(writes))
+	}
+	err = storage.EachWrite(ctx, len(writes), parallel, func(i int) error {
+		if left != nil {
+			if err := e.admitBatchMember(ctx, writes[i].t, realism.Write); err != nil {
+				throttled, left[i] = cmp.Or(throttled, err), true
+				return nil
+			}
 		}
+		var err error
+		res[i], err = e.applyBatchWrite(ctx, in, writes[i])
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := &batchWriteOutput{capacity: newBatchCapacity(capacityMode(in.ReturnConsumedCapacity))}
+	for i, w := range writes {
+		if left != nil && left[i] {
+			out.leave(w)
+			continue
+		}
+		out.capacity.of(w.t.Name).chargeWrite(w.t, res[i].old, w.put)
+		if m := res[i].metrics; m != nil {
+			if out.metrics == nil {
+				out.metrics = map[string][]*itemCollectionMetrics{}
+			}
+			out.metrics[w.t.Name] = append(out.metrics[w.t.Name], m)
+		}
+	}
+	if throttled != nil && out.left == len(writes) {
+		// None could be written: the batch fails as a whole.
+		return nil, throttled
 	}
 	return out, nil
 }
@@ -440,7 +504,7 @@ func (e *Engine) batchWrites(ctx context.Context, account string, in *batchWrite
 		ks := schemaOf(t, t.KeySchema)
 		seen := map[string]bool{}
 		for _, wr := range in.RequestItems[name] {
-			w := batchWrite{t: t, ks: ks}
+			w := batchWrite{t: t, ks: ks, req: wr}
 			var err error
 			if wr.PutRequest != nil {
 				w.put = wr.PutRequest.Item
@@ -482,42 +546,63 @@ func batchItemKey(t *storage.Table, ks keySchema, it item.Item) (storage.Key, er
 	return itemKey(t, ks, it)
 }
 
-// applyBatchWrite performs one write of a BatchWriteItem call and adds its
-// capacity and item collection metrics to out.
-func (e *Engine) applyBatchWrite(ctx context.Context, in *batchWriteItemInput, w batchWrite, out *batchWriteOutput) error {
-	var old item.Item
+// batchWriteResult is what one write of a BatchWriteItem call adds to the
+// response: the image it replaced (for its capacity) and its item
+// collection metrics (nil when not asked for).
+type batchWriteResult struct {
+	old     item.Item
+	metrics *itemCollectionMetrics
+}
+
+// applyBatchWrite performs one write of a BatchWriteItem call and returns
+// what it adds to the response.
+func (e *Engine) applyBatchWrite(ctx context.Context, in *batchWriteItemInput, w batchWrite) (batchWriteResult, error) {
+	var r batchWriteResult
 	put := w.put
 	err := e.mutate(ctx, w.t, w.key, func(cur item.Item) (item.Item, error) {
-		old = cur
+		r.old = cur
 		if put == nil {
 			return nil, nil
 		}
 		return put, nil
 	})
 	if err != nil {
-		return err
+		return r, err
 	}
-	out.capacity.of(w.t.Name).chargeWrite(w.t, old, put)
 	if m := collectionMetrics(w.t, w.ks, in.ReturnItemCollectionMetrics, w.keyV); m != nil {
 		if err := e.sizeCollection(ctx, w.t, m); err != nil {
-			return err
+			return r, err
 		}
-		if out.metrics == nil {
-			out.metrics = map[string][]*itemCollectionMetrics{}
-		}
-		out.metrics[w.t.Name] = append(out.metrics[w.t.Name], m)
+		r.metrics = m
 	}
-	return nil
+	return r, nil
 }
 
 type batchWriteOutput struct {
-	capacity *batchCapacity
-	metrics  map[string][]*itemCollectionMetrics
+	capacity    *batchCapacity
+	metrics     map[string][]*itemCollectionMetrics
+	unprocessed map[string][]writeRequest
+	left        int // the requests in unprocessed
+}
+
+// leave returns w unprocessed, in UnprocessedItems.
+func (o *batchWriteOutput) leave(w batchWrite) {
+	if o.unprocessed == nil {
+		o.unprocessed = map[string][]writeRequest{}
+	}
+	o.unprocessed[w.t.Name] = append(o.unprocessed[w.t.Name], w.req)
+	o.left++
 }
 
 // AppendJSON implements protocol.Appender.
 func (o *batchWriteOutput) AppendJSON(dst []byte) []byte {
-	dst = append(dst, `{"UnprocessedItems":{}`...)
+	if o.unprocessed == nil {
+		dst = append(dst, `{"UnprocessedItems":{}`...)
+	} else {
+		dst = append(dst, `{"UnprocessedItems":`...)
+		u, _ := json.Marshal(o.unprocessed)
+		dst = append(dst, u...)
+	}
 	if o.capacity != nil {
 		dst = append(dst, `,"ConsumedCapacity":`...)
 		dst = o.capacity.appendJSON(dst)

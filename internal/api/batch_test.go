@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/extenddb/extenddb/internal/storage"
 )
 
 // BatchWriteItem and BatchGetItem.
@@ -98,5 +100,50 @@ func TestBatchGetResponseLimit(t *testing.T) {
 	b := string(out.AppendJSON(nil))
 	if !strings.Contains(b, `"UnprocessedKeys":{"hash":{"Keys":[{"pk":{"S":"k`) || !strings.Contains(b, `"ConsistentRead":true}`) {
 		t.Fatalf("UnprocessedKeys not encoded: %s", b[strings.Index(b, `"UnprocessedKeys"`):][:200])
+	}
+}
+
+// parallelStore is a real backend that asks for concurrent single-item
+// writes (storage.ParallelWriter), as Cassandra does.
+type parallelStore struct{ storage.Backend }
+
+func (parallelStore) WriteParallelism() int { return 8 }
+
+// The writes of one BatchWriteItem call run concurrently on a backend that
+// asks for it; the response (capacity per table and index, item collection
+// metrics in request order) and the items stored are those of writing them
+// one after another.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchWriteItem.html
+func TestBatchWriteConcurrentMatchesSerial(t *testing.T) {
+	serial := itemEngine(t)
+	conc := itemEngine(t)
+	conc.store = parallelStore{conc.store}
+	var reqs []string
+	for i := range 12 {
+		reqs = append(reqs, fmt.Sprintf(`{"PutRequest":{"Item":{"pk":{"S":"p%d"},"sk":{"N":"%d"},"lsk":{"S":"l%d"},"g":{"S":"g%d"},"pad":{"S":"%s"}}}}`, i%3, i, i, i%2, strings.Repeat("x", 100*i)))
+	}
+	for i := range 13 {
+		reqs = append(reqs, fmt.Sprintf(`{"DeleteRequest":{"Key":{"pk":{"S":"p%d"},"sk":{"N":"%d"}}}}`, i%4, 100+i))
+	}
+	first := `{"RequestItems":{"range":[` + strings.Join(reqs, ",") + `]},"ReturnConsumedCapacity":"INDEXES","ReturnItemCollectionMetrics":"SIZE"}`
+	// The second call overwrites and deletes what the first wrote.
+	for i := range 12 {
+		if i%2 == 0 {
+			reqs[i] = fmt.Sprintf(`{"DeleteRequest":{"Key":{"pk":{"S":"p%d"},"sk":{"N":"%d"}}}}`, i%3, i)
+		} else {
+			reqs[i] = strings.Replace(reqs[i], `"g":{"S":"g1"}`, `"g":{"S":"h"}`, 1)
+		}
+	}
+	second := `{"RequestItems":{"range":[` + strings.Join(reqs, ",") + `]},"ReturnConsumedCapacity":"INDEXES","ReturnItemCollectionMetrics":"SIZE"}`
+	scan := `{"TableName":"range","ConsistentRead":true}`
+	for _, c := range []struct{ op, body string }{{"BatchWriteItem", first}, {"BatchWriteItem", second}, {"Scan", scan}} {
+		want, werr := call(serial, c.op, c.body)
+		got, gerr := call(conc, c.op, c.body)
+		if werr != "" || gerr != "" {
+			t.Fatalf("%s: errors %q (serial) and %q (concurrent)", c.op, werr, gerr)
+		}
+		if !sameJSON(t, got, want) {
+			t.Errorf("%s concurrent:\n%s\nserial:\n%s", c.op, got, want)
+		}
 	}
 }

@@ -133,27 +133,43 @@ func TestGlobalTablesOnATableThatIsNotGlobal(t *testing.T) {
 		"ResourceNotFoundException: Requested resource not found: Table: nope not found")
 }
 
-// Every operation of the DynamoDB API reference has a handler: none answers
-// UnknownOperationException. Import/export are served with their own
-// packages and are not listed here.
+// Every operation of the DynamoDB API reference, and of DynamoDB Streams,
+// has a handler: none answers UnknownOperationException. The lists are the
+// reference's, as of the operations pages:
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Operations_Amazon_DynamoDB.html
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Operations_Amazon_DynamoDB_Streams.html
 func TestEveryOperationAnswers(t *testing.T) {
-	ops := operations()
-	for _, name := range []string{
+	reference := []string{
 		"BatchExecuteStatement", "BatchGetItem", "BatchWriteItem", "CreateBackup", "CreateGlobalTable", "CreateTable",
 		"DeleteBackup", "DeleteItem", "DeleteResourcePolicy", "DeleteTable", "DescribeBackup", "DescribeContinuousBackups",
-		"DescribeContributorInsights", "DescribeEndpoints", "DescribeGlobalTable", "DescribeGlobalTableSettings",
-		"DescribeKinesisStreamingDestination", "DescribeLimits", "DescribeTable", "DescribeTableReplicaAutoScaling",
+		"DescribeContributorInsights", "DescribeEndpoints", "DescribeExport", "DescribeGlobalTable", "DescribeGlobalTableSettings",
+		"DescribeImport", "DescribeKinesisStreamingDestination", "DescribeLimits", "DescribeTable", "DescribeTableReplicaAutoScaling",
 		"DescribeTimeToLive", "DisableKinesisStreamingDestination", "EnableKinesisStreamingDestination",
-		"ExportTableToPointInTime", "DescribeExport", "ListExports",
-		"ExecuteStatement", "ExecuteTransaction", "GetItem", "GetResourcePolicy", "ListBackups", "ListContributorInsights",
-		"ListGlobalTables", "ListTables", "ListTagsOfResource", "PutItem", "PutResourcePolicy", "Query", "RestoreTableFromBackup",
+		"ExecuteStatement", "ExecuteTransaction", "ExportTableToPointInTime", "GetItem", "GetResourcePolicy", "ImportTable",
+		"ListBackups", "ListContributorInsights", "ListExports", "ListGlobalTables", "ListImports", "ListTables",
+		"ListTagsOfResource", "PutItem", "PutResourcePolicy", "Query", "RestoreTableFromBackup",
 		"RestoreTableToPointInTime", "Scan", "TagResource", "TransactGetItems", "TransactWriteItems", "UntagResource", "UpdateContinuousBackups",
 		"UpdateContributorInsights", "UpdateGlobalTable", "UpdateGlobalTableSettings", "UpdateItem",
 		"UpdateKinesisStreamingDestination", "UpdateTable", "UpdateTableReplicaAutoScaling", "UpdateTimeToLive",
-	} {
-		if ops[name] == nil {
-			t.Errorf("%s has no handler", name)
+	}
+	streams := []string{"DescribeStream", "GetRecords", "GetShardIterator", "ListStreams"}
+	sameOps(t, "DynamoDB", operations(), reference)
+	sameOps(t, "DynamoDB Streams", streamOps, streams)
+}
+
+// sameOps fails t unless handlers has a handler for each name and no other.
+func sameOps(t *testing.T, service string, handlers map[string]opFunc, names []string) {
+	t.Helper()
+	want := map[string]bool{}
+	for _, name := range names {
+		want[name] = true
+		if handlers[name] == nil {
+			t.Errorf("%s: %s has no handler", service, name)
+		}
+	}
+	for name := range handlers {
+		if !want[name] {
+			t.Errorf("%s: %s is not an operation of the API reference", service, name)
 		}
 	}
 }

@@ -213,8 +213,12 @@ func (e *Engine) describe(ctx context.Context, region string, t *storage.Table, 
 			if id.IndexStatus == "" || (id.IndexStatus == storage.StatusCreating && !ix.Backfilling && d.TableStatus == storage.StatusActive) {
 				id.IndexStatus = storage.StatusActive
 			}
+			held := indexHeld(ix, e.now())
+			if held {
+				id.IndexStatus = storage.StatusCreating
+			}
 			if id.IndexStatus == storage.StatusCreating {
-				b := ix.Backfilling
+				b := ix.Backfilling || held
 				id.Backfilling = &b
 			}
 			tp := storage.Throughput{}

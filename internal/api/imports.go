@@ -199,8 +199,9 @@ func (e *Engine) importTable(ctx context.Context, r *protocol.Request) (any, err
 	im, err := svc.Start(ctx, account, id, *p)
 	switch {
 	case errors.Is(err, importer.ErrConflict):
-		// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ImportTable.html#API_ImportTable_Errors
-		return nil, ddberr.ImportConflict("There was a conflict when importing from the specified S3 source: the client token %s was used by an import with other parameters", p.ClientToken)
+		// DynamoDB's text, as an acceptance run of Terraform's provider
+		// quotes it: https://github.com/hashicorp/terraform-provider-aws/pull/34335
+		return nil, ddberr.ImportConflict("Import conflict: Duplicate request detected with conflicting parameters")
 	case errors.Is(err, storage.ErrTableExists):
 		// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ImportTable.html#API_ImportTable_Errors
 		return nil, ddberr.ResourceInUse("Table already exists: %s", p.Table.Name)

@@ -146,8 +146,8 @@ func applyGSIUpdates(t *storage.Table, ups []gsiUpdate, defs []attributeDefiniti
 		return false, errOnlineIndexLimit()
 	}
 	busy := ""
-	for _, ix := range t.Indexes {
-		if ix.Global && (ix.Status == storage.StatusCreating && ix.Backfilling || ix.Status == storage.StatusDeleting) {
+	for i := range t.Indexes {
+		if ix := &t.Indexes[i]; ix.Global && (indexInFlight(ix, now)) {
 			busy = ix.IndexName
 		}
 	}
@@ -289,15 +289,41 @@ func createGSI(t *storage.Table, in *secondaryIndexInput, reqDefs []attributeDef
 	return nil
 }
 
-// indexBusy reports whether an index of t is being created or deleted, the
-// condition under which DeleteTable refuses.
-func indexBusy(t *storage.Table) bool {
-	for _, ix := range t.Indexes {
-		if ix.Status == storage.StatusCreating && ix.Backfilling || ix.Status == storage.StatusDeleting {
+// indexBusy reports whether an index of t is being created or deleted at
+// now, the condition under which DeleteTable refuses.
+func indexBusy(t *storage.Table, now time.Time) bool {
+	for i := range t.Indexes {
+		if indexInFlight(&t.Indexes[i], now) {
 			return true
 		}
 	}
 	return false
+}
+
+// indexInFlight reports whether ix is being created (building, or held
+// CREATING by the status delay) or deleted at now.
+func indexInFlight(ix *storage.Index, now time.Time) bool {
+	return ix.Status == storage.StatusCreating && ix.Backfilling || ix.Status == storage.StatusDeleting || indexHeld(ix, now)
+}
+
+// indexHeld reports whether ix, a global secondary index whose build is
+// done, is still CREATING at now because of the status delay: it reads
+// as an index being built (DescribeTable, Query, Scan) until ActiveAt.
+func indexHeld(ix *storage.Index, now time.Time) bool {
+	return ix.Global && (ix.Status == "" || ix.Status == storage.StatusActive) && now.Before(ix.ActiveAt)
+}
+
+// holdIndexes makes the global secondary indexes of t that an UpdateTable
+// has just started creating or deleting stay CREATING or DELETING until
+// at least until (the status delay, --status-delay or the realism
+// setting status-delay, per table by tag).
+func holdIndexes(t *storage.Table, until time.Time) {
+	for i := range t.Indexes {
+		ix := &t.Indexes[i]
+		if ix.Global && (ix.Status == storage.StatusCreating && ix.Backfilling && ix.BackfillCursor == nil || ix.Status == storage.StatusDeleting) {
+			ix.ActiveAt = until
+		}
+	}
 }
 
 // Index work notification: the server registers its index worker's wake-up

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"slices"
+	"time"
 
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/expr"
@@ -115,9 +116,9 @@ func (e *Engine) parseExpressions(in *readInput, keyCond *string, legacyName str
 }
 
 // plan resolves a checked read's index and start position on its table.
-func (in *readInput) plan(t *storage.Table, query bool) (*readPlan, *storage.Position, error) {
+func (in *readInput) plan(t *storage.Table, query bool, now time.Time) (*readPlan, *storage.Position, error) {
 	consistent := in.ConsistentRead != nil && *in.ConsistentRead
-	ix, err := resolveIndex(t, in.IndexName, consistent, in.Select)
+	ix, err := resolveIndex(t, in.IndexName, consistent, in.Select, now)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -192,7 +193,7 @@ func (e *Engine) checkQuery(in *queryInput) error {
 
 // query reads a checked Query request's page.
 func (e *Engine) query(ctx context.Context, in *queryInput, t *storage.Table) (any, error) {
-	p, start, err := in.plan(t, true)
+	p, start, err := in.plan(t, true, e.now())
 	if err != nil {
 		return nil, err
 	}

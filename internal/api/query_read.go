@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"time"
 
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/expr"
@@ -74,12 +75,12 @@ func (s readSelect) check() error {
 // resolveIndex finds the index a Query or Scan names, applying the rules
 // that need the table: the index must exist, a global one cannot be read
 // consistently, and ALL_ATTRIBUTES needs a global index to project ALL.
-func resolveIndex(t *storage.Table, name *string, consistent bool, sel *string) (*storage.Index, error) {
+func resolveIndex(t *storage.Table, name *string, consistent bool, sel *string, now time.Time) (*storage.Index, error) {
 	if name == nil {
 		return nil, nil
 	}
 	ix := t.Index(*name)
-	if ix != nil && ix.Global && ix.Status == storage.StatusCreating && ix.Backfilling {
+	if ix != nil && ix.Global && (ix.Status == storage.StatusCreating && ix.Backfilling || indexHeld(ix, now)) {
 		return nil, ddberr.Validation("Cannot read from backfilling global secondary index: %s", *name)
 	}
 	if ix == nil || (ix.Global && ix.Status != "" && ix.Status != storage.StatusActive && ix.Status != storage.StatusUpdating) {

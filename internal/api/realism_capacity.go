@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/extenddb/extenddb/internal/ddberr"
@@ -184,4 +185,62 @@ func (e *Engine) chargeIndexWrite(t *storage.Table, old, nw item.Item) {
 		e.realism.Charge(bucketKey(t, "", realism.Write), -units)
 		e.realism.Charge(bucketKey(t, name, realism.Write), units)
 	}
+}
+
+// admitBatchMember refuses one member of a BatchGetItem (kind Read) or
+// BatchWriteItem (kind Write) on t while the capacity it needs is used up,
+// with the error admit gives a single-item request. The batch returns the
+// member in UnprocessedKeys or UnprocessedItems, and fails with the error
+// only when every member is refused: "If none of the items can be
+// processed due to insufficient provisioned throughput on all of the
+// tables in the request, then BatchGetItem returns a
+// ProvisionedThroughputExceededException."
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchGetItem.html
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchWriteItem.html
+func (e *Engine) admitBatchMember(ctx context.Context, t *storage.Table, kind string) error {
+	s := e.realism.Settings(t.Tags)
+	if !s.Capacity {
+		return nil
+	}
+	return e.admit(ctx, t, access{kind: kind}, s)
+}
+
+// admitTransaction refuses a transaction as a whole while the capacity
+// one of its actions needs is used up (the action's table, kind Read for
+// TransactGetItems, Write for TransactWriteItems): DynamoDB cancels it
+// "when there is insufficient provisioned capacity for the transaction to
+// be completed", with TransactionCanceledException whose reasons are
+// ProvisionedThroughputExceeded (ThrottlingError past an on-demand
+// maximum) for the throttled actions and None for the others.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactWriteItems.html#API_TransactWriteItems_Errors
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactGetItems.html#API_TransactGetItems_Errors
+func (e *Engine) admitTransaction(ctx context.Context, tables []*storage.Table, kind string) error {
+	if e.realism == nil {
+		return nil
+	}
+	var reasons []cancellationReason
+	for i, t := range tables {
+		err := e.admitBatchMember(ctx, t, kind)
+		if err == nil {
+			continue
+		}
+		if reasons == nil {
+			reasons = make([]cancellationReason, len(tables))
+			for j := range reasons {
+				reasons[j].Code = "None"
+			}
+		}
+		reasons[i].Code = "ProvisionedThroughputExceeded"
+		var de *ddberr.Error
+		if errors.As(err, &de) {
+			if de.Name() == "ThrottlingException" {
+				reasons[i].Code = "ThrottlingError"
+			}
+			reasons[i].Message = de.Message
+		}
+	}
+	if reasons == nil {
+		return nil
+	}
+	return transactionCanceled(reasons)
 }

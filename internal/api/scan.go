@@ -73,7 +73,7 @@ func (e *Engine) checkScan(in *scanInput) error {
 
 // scan reads a checked Scan request's page.
 func (e *Engine) scan(ctx context.Context, in *scanInput, t *storage.Table) (any, error) {
-	p, start, err := in.plan(t, false)
+	p, start, err := in.plan(t, false, e.now())
 	if err != nil {
 		return nil, err
 	}

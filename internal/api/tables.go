@@ -638,7 +638,7 @@ func (e *Engine) deleteTable(ctx context.Context, r *protocol.Request) (any, err
 	if t.DeletionProtection {
 		return nil, ddberr.Validation("Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first.")
 	}
-	if indexBusy(t) {
+	if indexBusy(t, e.now()) {
 		// Verified against DynamoDB by dynoxide's conformance notes
 		// (docs/compatibility.md, "Cannot delete table while indexes are being created").
 		return nil, ddberr.ResourceInUse("Attempt to change a resource which is still in use: Cannot delete table while indexes are being created, updated, or deleted.")

@@ -9,6 +9,7 @@ import (
 	"github.com/extenddb/extenddb/internal/expr"
 	"github.com/extenddb/extenddb/internal/item"
 	"github.com/extenddb/extenddb/internal/protocol"
+	"github.com/extenddb/extenddb/internal/realism"
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
@@ -117,6 +118,13 @@ func (e *Engine) transactGetItems(ctx context.Context, r *protocol.Request) (any
 		}
 	}
 
+	tables := make([]*storage.Table, len(reads))
+	for i, rd := range reads {
+		tables[i] = rd.t
+	}
+	if err := e.admitTransaction(ctx, tables, realism.Read); err != nil {
+		return nil, err
+	}
 	if err := readTransactGets(ctx, e.store, reads); err != nil {
 		return nil, err
 	}

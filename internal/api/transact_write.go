@@ -9,6 +9,7 @@ import (
 	"github.com/extenddb/extenddb/internal/expr"
 	"github.com/extenddb/extenddb/internal/item"
 	"github.com/extenddb/extenddb/internal/protocol"
+	"github.com/extenddb/extenddb/internal/realism"
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
@@ -306,8 +307,13 @@ func (w *txWrite) mutation() storage.Mutation {
 // TransactWrite, or a variant of it) and builds the response.
 func (e *Engine) runTransactWrite(ctx context.Context, in *transactWriteItemsInput, writes []*txWrite, apply func(context.Context, []storage.Mutation) error) (*transactWriteOutput, error) {
 	ms := make([]storage.Mutation, len(writes))
+	tables := make([]*storage.Table, len(writes))
 	for i, w := range writes {
 		ms[i] = w.mutation()
+		tables[i] = w.t
+	}
+	if err := e.admitTransaction(ctx, tables, realism.Write); err != nil {
+		return nil, err
 	}
 	if err := apply(ctx, ms); err != nil {
 		return nil, asCancellation(err)

@@ -73,6 +73,10 @@ func (e *Engine) updateTable(ctx context.Context, r *protocol.Request) (any, err
 	}
 	if online {
 		e.kickIndexWorker()
+		if delay := e.statusDelay(updated); delay > 0 {
+			// A deleted index is dropped once its delay has passed.
+			time.AfterFunc(delay, e.kickIndexWorker)
+		}
 	}
 	e.remember(updated)
 	d, err := e.describe(ctx, r.Caller.Region, updated, true)
@@ -145,9 +149,13 @@ func (e *Engine) applyTableUpdate(t *storage.Table, in *updateTableInput, now ti
 	if err := updateThroughputSettings(t, in.OnDemandThroughput, in.WarmThroughput); err != nil {
 		return false, err
 	}
-	if delay := e.statusDelay(t); changed && delay > 0 {
+	delay := e.statusDelay(t)
+	if changed && delay > 0 {
 		t.Status = storage.StatusUpdating
 		t.ActiveAt = now.Add(delay)
+	}
+	if online && delay > 0 {
+		holdIndexes(t, now.Add(delay))
 	}
 	return online, nil
 }

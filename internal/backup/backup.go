@@ -5,6 +5,7 @@
 package backup
 
 import (
+	"cmp"
 	"context"
 	"encoding/hex"
 	"errors"
@@ -31,6 +32,9 @@ var (
 	ErrNotFound = errors.New("backup: not found")
 	// ErrInUse is Delete's error for a backup still being created.
 	ErrInUse = errors.New("backup: in use")
+	// ErrRestoring is Delete's error for a backup a restore is reading;
+	// it is also an ErrInUse.
+	ErrRestoring = fmt.Errorf("%w: being restored", ErrInUse)
 )
 
 // checkpointEvery is how many items a run handles between checkpoints.
@@ -243,7 +247,7 @@ func (s *Service) adoptAll(ctx context.Context, account string, known []*jobs.Jo
 }
 
 // Delete removes a backup and its files. Errors: ErrNotFound, ErrInUse
-// while it is being created.
+// while it is being created, ErrRestoring while a restore reads it.
 func (s *Service) Delete(ctx context.Context, account, id string) (*Backup, error) {
 	b, err := s.Get(ctx, account, id)
 	if err != nil {
@@ -251,6 +255,9 @@ func (s *Service) Delete(ctx context.Context, account, id string) (*Backup, erro
 	}
 	if b.State == jobs.Pending || b.State == jobs.Running {
 		return nil, ErrInUse
+	}
+	if restoring, err := s.restoring(ctx, account, id); err != nil || restoring {
+		return nil, cmp.Or(err, ErrRestoring)
 	}
 	// The manifest goes first, so that neither a failure nor a concurrent
 	// List can bring the backup back by adopting its files.
@@ -265,6 +272,28 @@ func (s *Service) Delete(ctx context.Context, account, id string) (*Backup, erro
 		return nil, err
 	}
 	return b, nil
+}
+
+// restoring reports whether a restore that has not ended reads backup id
+// of account.
+func (s *Service) restoring(ctx context.Context, account, id string) (bool, error) {
+	all, err := s.jobs.List(ctx, KindRestore)
+	if err != nil {
+		return false, err
+	}
+	for _, j := range all {
+		if j.Ended() {
+			continue
+		}
+		var p restoreParams
+		if err := j.DecodeParams(&p); err != nil {
+			return false, err
+		}
+		if p.BackupAccount == account && p.BackupID == id {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // interrupted reports whether a run's error means the process is stopping

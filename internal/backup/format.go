@@ -159,6 +159,9 @@ func ReadManifest(dir string) (*Manifest, error) {
 // readFile calls visit with each item of data file f of the backup in dir,
 // from line skip on (0-based), after checking the file's checksum.
 func readFile(dir string, f DataFile, skip int64, visit func(line int64, it item.Item) error) error {
+	if !filepath.IsLocal(f.Path) {
+		return fmt.Errorf("backup %s: data file %q is not inside the backup", dir, f.Path)
+	}
 	path := filepath.Join(dir, f.Path)
 	if err := checkSum(path, f.SHA256); err != nil {
 		return err
@@ -174,7 +177,8 @@ func readFile(dir string, f DataFile, skip int64, visit func(line int64, it item
 	}
 	sc := bufio.NewScanner(gz)
 	sc.Buffer(make([]byte, 64<<10), 4<<20) // an item is at most 400 KB; its JSON, a few times that
-	for line := int64(0); sc.Scan(); line++ {
+	line := int64(0)
+	for ; sc.Scan(); line++ {
 		if line < skip {
 			continue
 		}
@@ -188,6 +192,9 @@ func readFile(dir string, f DataFile, skip int64, visit func(line int64, it item
 	}
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
+	}
+	if line != f.ItemCount {
+		return fmt.Errorf("%s: %d items, manifest says %d", path, line, f.ItemCount)
 	}
 	return nil
 }

@@ -133,6 +133,24 @@ func (s *Service) rebuild(ctx context.Context, run *jobs.Run, account string, p 
 	return s.undoAfter(ctx, src, t, p.RestoreTime, hash, rng)
 }
 
+// afterSourceRead runs when a point in time restore has read its source's
+// items and history, before it checks that the source is still there (a
+// test deletes the source there).
+var afterSourceRead = func() {}
+
+// checkSourceRead fails the restore if its source was deleted (or
+// replaced) while its items and change history were read: the history
+// goes with the table, so the changes to undo may be missing and the
+// restored table would not be the source as it was at the restore time.
+func (s *Service) checkSourceRead(ctx context.Context, src *storage.Table) error {
+	afterSourceRead()
+	cur, err := s.store.GetTable(ctx, src.Account, src.Name)
+	if errors.Is(err, storage.ErrTableNotFound) || (err == nil && cur.ID != src.ID) {
+		return fmt.Errorf("source table %s was deleted during its restore", src.Name)
+	}
+	return err
+}
+
 // putAll writes items into t, loadWriters at a time.
 func (s *Service) putAll(ctx context.Context, t *storage.Table, items []item.Item, hash, rng string) error {
 	g, gctx := errgroup.WithContext(ctx)
@@ -180,6 +198,9 @@ func (s *Service) undoAfter(ctx context.Context, src, t *storage.Table, at time.
 				first[k] = undo{key, r.OldImage}
 			}
 		}
+	}
+	if err := s.checkSourceRead(ctx, src); err != nil {
+		return err
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(loadWriters)

@@ -8,6 +8,7 @@ package clock
 
 import (
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -45,23 +46,41 @@ func (m *Manual) Now() time.Time {
 	return m.now
 }
 
+// Earliest and Latest bound a manual clock: DynamoDB's times are seconds
+// since the Unix epoch, and its ISO 8601 dates have four-digit years.
+var (
+	Earliest = time.Unix(0, 0).UTC()
+	Latest   = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
+)
+
+// errRange is the error of a move outside [Earliest, Latest].
+var errRange = errors.New("the clock must stay between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59Z")
+
 // Advance moves the clock forward by d (d >= 0) and returns the new time.
+// Errors: d is negative, or the clock would pass Latest (it does not move).
 func (m *Manual) Advance(d time.Duration) (time.Time, error) {
 	if d < 0 {
 		return time.Time{}, errors.New("the clock only moves forward: the duration must not be negative")
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if Latest.Sub(m.now) < d {
+		return time.Time{}, errRange
+	}
 	m.now = m.now.Add(d)
 	return m.now, nil
 }
 
-// Set moves the clock to t, forward or back, and returns it.
-func (m *Manual) Set(t time.Time) time.Time {
+// Set moves the clock to t, forward or back, and returns it. Errors: t is
+// before Earliest or after Latest (the clock does not move).
+func (m *Manual) Set(t time.Time) (time.Time, error) {
+	if t.Before(Earliest) || t.After(Latest) {
+		return time.Time{}, errRange
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.now = t
-	return m.now
+	return m.now, nil
 }
 
 // Mode names a clock for the --clock flag.
@@ -97,10 +116,12 @@ func Func(c Clock) func() time.Time {
 func ParseDuration(s string) (time.Duration, error) {
 	if d, ok := strings.CutSuffix(s, "d"); ok {
 		n, err := strconv.ParseFloat(d, 64)
-		if err != nil {
+		ns := n * float64(24*time.Hour)
+		// NaN fails both comparisons; a duration holds about 292 years.
+		if err != nil || !(ns > math.MinInt64 && ns < math.MaxInt64) {
 			return 0, errors.New("bad duration " + strconv.Quote(s))
 		}
-		return time.Duration(n * float64(24*time.Hour)), nil
+		return time.Duration(ns), nil
 	}
 	return time.ParseDuration(s)
 }

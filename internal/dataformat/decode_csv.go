@@ -18,6 +18,7 @@ import (
 // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/S3DataImport.Format.html
 type csvDecoder struct {
 	r      *csv.Reader
+	src    *boundedReader
 	header []string
 	types  map[string]string
 	read   bool // the header line of the file was read
@@ -27,7 +28,8 @@ type csvDecoder struct {
 func (d *csvDecoder) Line() int64 { return d.line }
 
 func newCSVDecoder(r io.Reader, o CSVOptions) (*csvDecoder, error) {
-	cr := csv.NewReader(r)
+	src := &boundedReader{r: r}
+	cr := csv.NewReader(src)
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
 	cr.LazyQuotes = true
@@ -38,12 +40,55 @@ func newCSVDecoder(r io.Reader, o CSVOptions) (*csvDecoder, error) {
 	default:
 		return nil, fmt.Errorf("dataformat: CSV delimiter %q is not one of , ; : | tab or space", d)
 	}
-	return &csvDecoder{r: cr, header: o.HeaderList, types: o.Types, read: o.HeaderList != nil}, nil
+	return &csvDecoder{r: cr, src: src, header: o.HeaderList, types: o.Types, read: o.HeaderList != nil}, nil
 }
 
+// boundedReader feeds the CSV reader, which holds a whole record in
+// memory however long it is (a quoted cell may span any number of lines):
+// it fails with errTooLong, for good, once more than recordBudget bytes
+// were read since the last reset (one record, plus the reader's
+// look-ahead).
+type boundedReader struct {
+	r    io.Reader
+	left int64
+	err  error
+}
+
+// recordBudget is maxRecord plus room for encoding/csv's buffered
+// look-ahead.
+const recordBudget = maxRecord + 64<<10
+
+func (b *boundedReader) reset() { b.left = recordBudget }
+
+func (b *boundedReader) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	if b.left <= 0 {
+		b.err = errTooLong
+		return 0, b.err
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.r.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
+
+// Next returns the next row's item. A record longer than maxRecord is a
+// fatal errTooLong for the file: past an unterminated quote there is no
+// telling where the next record starts.
 func (d *csvDecoder) Next() (item.Item, error) {
 	for {
+		if d.src.err != nil {
+			return nil, d.src.err
+		}
+		d.src.reset()
 		rec, err := d.r.Read()
+		if d.src.err != nil {
+			return nil, fmt.Errorf("line %d: %w", d.line+1, d.src.err)
+		}
 		if err != nil {
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {

@@ -198,6 +198,14 @@ func (s *Service) Start(ctx context.Context, account, id string, p *Params) (*Ex
 			return nil, err
 		}
 		x, err := s.byToken(ctx, account, tid, p.Fingerprint)
+		if errors.Is(err, errTokenPending) {
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(5 * time.Millisecond):
+			}
+			continue
+		}
 		if x != nil || err != nil {
 			return x, err
 		}
@@ -211,9 +219,19 @@ func (s *Service) Start(ctx context.Context, account, id string, p *Params) (*Ex
 	return fromJob(j)
 }
 
+// tokenGrace is how long a client token may name an export not recorded
+// yet: the request that recorded the token is creating it. A token older
+// than that without its export was left by a crash between the two.
+const tokenGrace = 10 * time.Second
+
+// errTokenPending is byToken's error for a token whose export is being
+// created: Start asks again shortly.
+var errTokenPending = errors.New("export: client token's export being created")
+
 // byToken returns the export of a used client token, ErrConflict when its
-// request differed, or nil, nil after removing a token record that is
-// expired or names no export (Start then records the token again).
+// request differed, errTokenPending while its export is being created, or
+// nil, nil after removing a token record that is expired or names no
+// export past tokenGrace (Start then records the token again).
 func (s *Service) byToken(ctx context.Context, account, tid, fingerprint string) (*Export, error) {
 	tj, err := s.jobs.Get(ctx, KindToken, tid)
 	if errors.Is(err, jobs.ErrNotFound) {
@@ -235,6 +253,8 @@ func (s *Service) byToken(ctx context.Context, account, tid, fingerprint string)
 			return nil, ErrConflict
 		case !errors.Is(err, ErrNotFound):
 			return nil, err
+		case time.Since(tj.CreatedAt) < tokenGrace:
+			return nil, errTokenPending
 		}
 	}
 	return nil, s.jobs.Delete(ctx, KindToken, tid)

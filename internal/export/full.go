@@ -50,6 +50,9 @@ func (s *Service) writeFull(ctx context.Context, w *filesWriter, t *storage.Tabl
 		}
 		return nil
 	})
+	if err == nil {
+		err = s.checkRead(ctx, t)
+	}
 	if err != nil {
 		return err
 	}

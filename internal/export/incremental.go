@@ -81,6 +81,9 @@ func (s *Service) writeIncremental(ctx context.Context, w *filesWriter, t *stora
 	if _, err := s.readHistory(ctx, t.ID, last, visit); err != nil {
 		return err
 	}
+	if err := s.checkRead(ctx, t); err != nil {
+		return err
+	}
 	return writeChanges(ctx, w, changes, order, p.ViewType)
 }
 

@@ -122,6 +122,25 @@ func (s *Service) write(ctx context.Context, run *jobs.Run, dir string, p *Param
 	return &w.res, nil
 }
 
+// afterRead runs when an export has read its table's items and history,
+// before it checks that the table is still there (a test deletes the table
+// there).
+var afterRead = func() {}
+
+// checkRead fails the export if its table was deleted (or replaced) while
+// its items and change history were read: the history goes with the
+// table, so what was read may be incomplete and the export's state at its
+// time cannot be trusted. A table deleted after this check leaves the
+// export whole: everything it writes was read already.
+func (s *Service) checkRead(ctx context.Context, t *storage.Table) error {
+	afterRead()
+	cur, err := s.store.GetTable(ctx, t.Account, t.Name)
+	if errors.Is(err, storage.ErrTableNotFound) || (err == nil && cur.ID != t.ID) {
+		return failf("TableNotFoundException", "table %s was deleted during its export", t.Name)
+	}
+	return err
+}
+
 // summary is the manifest-summary.json of a finished export.
 func (s *Service) summary(p *Params, id string, res *result) *dataformat.ManifestSummary {
 	sum := &dataformat.ManifestSummary{

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/extenddb/extenddb/internal/dataformat"
@@ -99,6 +100,9 @@ type Service struct {
 	batched bool
 	log     *slog.Logger
 	kick    func()
+	// starting serialises the starts of this process, so that requests
+	// with one client token arriving together make one import.
+	starting sync.Mutex
 }
 
 // Config configures a Service.
@@ -143,6 +147,8 @@ func (s *Service) LogPath(account, id string) string {
 // import when the parameters are the same and ErrConflict otherwise.
 // Errors: ErrConflict, storage.ErrTableExists, backend errors.
 func (s *Service) Start(ctx context.Context, account, id string, p Params) (*Import, error) {
+	s.starting.Lock()
+	defer s.starting.Unlock()
 	if p.ClientToken != "" {
 		if prev, err := s.byToken(ctx, account, &p); prev != nil || err != nil {
 			return prev, err
@@ -151,6 +157,12 @@ func (s *Service) Start(ctx context.Context, account, id string, p Params) (*Imp
 	t := p.Table
 	t.Account, t.Status, t.ActiveAt = account, storage.StatusCreating, importingUntil
 	if err := s.store.CreateTable(ctx, &t); err != nil {
+		if errors.Is(err, storage.ErrTableExists) && p.ClientToken != "" {
+			// Another process may have started the same request.
+			if prev, perr := s.byToken(ctx, account, &p); prev != nil || perr != nil {
+				return prev, perr
+			}
+		}
 		return nil, err
 	}
 	j, err := s.jobs.Create(ctx, Kind, id, account, p)

@@ -42,12 +42,15 @@ var skipped = map[string]bool{
 // objects of the bucket whose keys start with the prefix, in key order.
 // Errors: errNoBucket, errNoFiles.
 func (s *Service) sourceFiles(src Source) ([]string, error) {
-	bucket := filepath.Join(s.root, src.S3Bucket)
-	if st, err := os.Stat(bucket); err != nil || !st.IsDir() {
+	// The bucket's directory may be a link (to another disk); inside it
+	// only regular files are objects: a link there is skipped, so that
+	// nothing outside the bucket is read through one.
+	bucket, err := filepath.EvalSymlinks(filepath.Join(s.root, src.S3Bucket))
+	if st, serr := os.Stat(bucket); err != nil || serr != nil || !st.IsDir() {
 		return nil, &failure{code: "S3NoSuchBucket", msg: fmt.Sprintf("The specified bucket does not exist: %s", src.S3Bucket)}
 	}
 	var keys []string
-	err := filepath.WalkDir(bucket, func(path string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(bucket, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -59,7 +62,7 @@ func (s *Service) sourceFiles(src Source) ([]string, error) {
 			}
 			return nil
 		}
-		if strings.HasPrefix(key, src.S3KeyPrefix) && !skipped[d.Name()] {
+		if d.Type().IsRegular() && strings.HasPrefix(key, src.S3KeyPrefix) && !skipped[d.Name()] {
 			keys = append(keys, key)
 		}
 		return nil

@@ -251,3 +251,34 @@ func TestExpireEndedJobs(t *testing.T) {
 		t.Fatalf("kept job: %+v, %v", j, err)
 	}
 }
+
+// OnProgress receives what each checkpoint added to the job's progress;
+// a checkpoint that goes back (a summary smaller than the running count)
+// adds nothing.
+func TestRunnerReportsProgress(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	var units, bytes atomic.Int64
+	r := NewRunner(s, Config{Poll: 20 * time.Millisecond, OnProgress: func(kind string, u, b int64) {
+		if kind == "copy" {
+			units.Add(u)
+			bytes.Add(b)
+		}
+	}})
+	r.Register("copy", func(ctx context.Context, run *Run) error {
+		for _, p := range []Progress{{Done: 2, Bytes: 100}, {Done: 5, Bytes: 250}, {Done: 5, Bytes: 200}, {Done: 7, Bytes: 300}} {
+			if err := run.Checkpoint(ctx, p.Done, p); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if _, err := s.Create(ctx, "copy", "one", "acct", nil); err != nil {
+		t.Fatal(err)
+	}
+	startRunner(t, r)
+	waitState(t, s, "copy", "one", Succeeded)
+	if units.Load() != 7 || bytes.Load() != 350 {
+		t.Fatalf("progress reported: %d units, %d bytes; want 7, 350", units.Load(), bytes.Load())
+	}
+}

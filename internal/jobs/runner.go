@@ -43,6 +43,10 @@ type Config struct {
 	// OnEnd, when set, is called with a job's kind and final state
 	// (Succeeded, Failed, Cancelled) once the outcome of a run is recorded.
 	OnEnd func(kind, state string)
+	// OnProgress, when set, is called after each checkpoint with a job's
+	// kind and the units (items) and bytes it processed since the record's
+	// previous progress; a progress that goes back counts nothing.
+	OnProgress func(kind string, units, bytes int64)
 }
 
 // Runner runs the jobs of the kinds registered with it, each in exactly one
@@ -284,6 +288,7 @@ func (run *Run) Checkpoint(ctx context.Context, cursor any, p Progress) error {
 		return err
 	}
 	r := run.r
+	var prev Progress
 	j, err := r.store.Modify(ctx, run.Job.Kind, run.Job.ID, func(cur *Job) error {
 		switch {
 		case cur.Owner != r.cfg.Owner || cur.Ended():
@@ -291,6 +296,7 @@ func (run *Run) Checkpoint(ctx context.Context, cursor any, p Progress) error {
 		case cur.CancelRequested:
 			return ErrCancelled
 		}
+		prev = cur.Progress
 		cur.Cursor, cur.Progress, cur.LeaseUntil = c, p, r.store.now().Add(r.cfg.Lease)
 		return nil
 	})
@@ -298,6 +304,9 @@ func (run *Run) Checkpoint(ctx context.Context, cursor any, p Progress) error {
 		return err
 	}
 	run.Job = j
+	if r.cfg.OnProgress != nil {
+		r.cfg.OnProgress(j.Kind, max(p.Done-prev.Done, 0), max(p.Bytes-prev.Bytes, 0))
+	}
 	if now := time.Now(); now.Sub(run.lastLog) >= 5*time.Second {
 		run.lastLog = now
 		r.cfg.Log.Info("job progress", "kind", j.Kind, "id", j.ID, "done", p.Done, "total", p.Total, "bytes", p.Bytes)

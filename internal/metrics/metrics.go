@@ -47,8 +47,10 @@ type Metrics struct {
 
 	ttlDeleted     prometheus.Counter     // items deleted by TTL expiry
 	ttlLag         prometheus.Gauge       // seconds between expiry time and deletion of the latest item
-	backfillPages  *prometheus.CounterVec // job (index|ttl): pages processed by background backfills
+	backfillPages  *prometheus.CounterVec // kind (index, ttl_enable, ttl_disable): pages processed by background backfills
 	jobs           *prometheus.CounterVec // kind, state: long-running jobs (backup, import, export, index)
+	jobUnits       *prometheus.CounterVec // kind: units processed by jobs
+	jobBytes       *prometheus.CounterVec // kind: bytes processed by jobs
 	streamWritten  prometheus.Counter     // stream records written
 	streamTrimmed  prometheus.Counter     // stream records trimmed after 24 h
 	storageBatch   prometheus.Histogram   // SQLite group-commit batch sizes
@@ -97,12 +99,20 @@ func New() *Metrics {
 	})
 	m.backfillPages = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "extenddb_backfill_pages_total",
-		Help: "Pages (of up to the worker's page size, 256 items by default) processed by background backfills, by job (index, ttl_enable, ttl_disable).",
-	}, []string{"job"})
+		Help: "Pages (of up to the worker's page size, 256 items by default) processed by background backfills, by kind (index, ttl_enable, ttl_disable).",
+	}, []string{"kind"})
 	m.jobs = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "extenddb_jobs_total",
 		Help: "Long-running jobs (index, backup, restore, import, export) by kind and final state.",
 	}, []string{"kind", "state"})
+	m.jobUnits = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "extenddb_job_progress_units_total",
+		Help: "Units processed by long-running jobs, by kind: items read or written by backups, restores and exports, records read by imports.",
+	}, []string{"kind"})
+	m.jobBytes = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "extenddb_job_progress_bytes_total",
+		Help: "Bytes processed by long-running jobs, by kind: the billed size of the items of backups, restores and exports, the bytes of source files read by imports.",
+	}, []string{"kind"})
 	m.streamWritten = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "extenddb_stream_records_written_total",
 		Help: "DynamoDB Streams records written.",
@@ -126,7 +136,7 @@ func New() *Metrics {
 		Help: "Cassandra requests sent again, by reason: contention (a lightweight transaction lost its race), timeout (uncertain outcome), unavailable.",
 	}, []string{"reason"})
 	r.MustRegister(m.requests, m.latency, m.errors, m.capacity, m.items, m.bytes,
-		m.ttlDeleted, m.ttlLag, m.backfillPages, m.jobs, m.streamWritten, m.streamTrimmed,
+		m.ttlDeleted, m.ttlLag, m.backfillPages, m.jobs, m.jobUnits, m.jobBytes, m.streamWritten, m.streamTrimmed,
 		m.storageBatch, m.storageFsync, m.storageRetries,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
@@ -290,6 +300,21 @@ func (m *Metrics) JobFinished(kind, state string) {
 		return
 	}
 	m.jobs.WithLabelValues(kind, state).Inc()
+}
+
+// JobProgress records units (items or records) and bytes processed by a
+// long-running job of kind ("backup", "restore", "import", "export", ...)
+// since its previous checkpoint.
+func (m *Metrics) JobProgress(kind string, units, bytes int64) {
+	if m == nil {
+		return
+	}
+	if units > 0 {
+		m.jobUnits.WithLabelValues(kind).Add(float64(units))
+	}
+	if bytes > 0 {
+		m.jobBytes.WithLabelValues(kind).Add(float64(bytes))
+	}
 }
 
 // StreamRecordsWritten records n stream records written.

@@ -48,7 +48,7 @@ func TestObserve(t *testing.T) {
 		`extenddb_item_bytes_total{kind="read",table="Music"} 300`,
 		`extenddb_ttl_expired_items_total 3`,
 		`extenddb_ttl_expiry_lag_seconds 2`,
-		`extenddb_backfill_pages_total{job="index"} 1`,
+		`extenddb_backfill_pages_total{kind="index"} 1`,
 		`extenddb_jobs_total{kind="backup",state="COMPLETED"} 1`,
 		`extenddb_stream_records_written_total 4`,
 		`extenddb_stream_records_trimmed_total 2`,
@@ -133,5 +133,34 @@ func TestDashboardMetricsExist(t *testing.T) {
 	}
 	if n < 10 {
 		t.Errorf("only %d metric references found in the dashboard", n)
+	}
+}
+
+// No metric has a label Prometheus attaches to every scraped series (job,
+// instance): on a clash Prometheus renames the metric's own label to
+// exported_job, and dashboards filtering on job see the scrape job instead.
+// https://prometheus.io/docs/concepts/jobs_instances/
+// https://prometheus.io/docs/prometheus/latest/configuration/configuration/#scrape_config (honor_labels)
+func TestNoTargetLabels(t *testing.T) {
+	m := New()
+	m.RegisterPool(func() PoolStats { return PoolStats{Max: 4} })
+	ch := make(chan *prometheus.Desc, 64)
+	go func() { m.registry.Describe(ch); close(ch) }()
+	labels := regexp.MustCompile(`variableLabels: \{([^}]*)\}`)
+	n := 0
+	for d := range ch {
+		s := labels.FindStringSubmatch(d.String())
+		if s == nil {
+			t.Fatalf("no variable labels in %s", d)
+		}
+		for _, l := range strings.Split(s[1], ",") {
+			if l = strings.TrimSpace(l); l == "job" || l == "instance" {
+				t.Errorf("%s has the label %q", d, l)
+			}
+		}
+		n++
+	}
+	if n < 10 {
+		t.Errorf("only %d metrics described", n)
 	}
 }

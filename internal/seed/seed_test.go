@@ -2,6 +2,9 @@ package seed
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -119,5 +122,28 @@ func TestReadCSVTypes(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestLoadRefusesExplodingAliases: a YAML template whose aliases refer to
+// themselves, or multiply ("billion laughs"), is refused with an error,
+// not expanded until the stack or the memory runs out.
+func TestLoadRefusesExplodingAliases(t *testing.T) {
+	laughs := "a: &a [x, x, x, x, x, x, x, x, x]\n"
+	for i, prev := 'b', 'a'; i <= 'j'; i, prev = i+1, i {
+		laughs += fmt.Sprintf("%c: &%c [*%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c]\n", i, i, prev, prev, prev, prev, prev, prev, prev, prev, prev)
+	}
+	for name, doc := range map[string]string{
+		"self":   "Resources: &r\n  T: *r\n",
+		"laughs": laughs,
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "template.yaml"), []byte(doc), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(dir, "us-east-1", "000000000000")
+		if err == nil || !strings.Contains(err.Error(), "too many values or nests too deep") {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package seed
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -30,18 +31,37 @@ func parseYAML(raw []byte) (any, error) {
 	if len(n.Content) == 0 {
 		return nil, nil
 	}
-	return plain(n.Content[0])
+	budget := maxTemplateNodes
+	return plain(n.Content[0], 0, &budget)
 }
 
-func plain(n *yaml.Node) (any, error) {
+// maxTemplateNodes and maxTemplateDepth bound the values a YAML template
+// expands to, aliases included: a template whose aliases refer to
+// themselves or multiply ("billion laughs") is refused rather than
+// expanded without end.
+const (
+	maxTemplateNodes = 1 << 20
+	maxTemplateDepth = 256
+)
+
+var errTemplateSize = errors.New("the template expands to too many values or nests too deep (its aliases refer to themselves or multiply)")
+
+// plain turns n, at depth, into plain values, spending one of budget's
+// values per node.
+func plain(n *yaml.Node, depth int, budget *int) (any, error) {
+	*budget--
+	if *budget < 0 || depth > maxTemplateDepth {
+		return nil, errTemplateSize
+	}
+	depth++
 	var v any
 	switch n.Kind {
 	case yaml.AliasNode:
-		return plain(n.Alias)
+		return plain(n.Alias, depth, budget)
 	case yaml.MappingNode:
 		m := make(map[string]any, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			val, err := plain(n.Content[i+1])
+			val, err := plain(n.Content[i+1], depth, budget)
 			if err != nil {
 				return nil, err
 			}
@@ -51,7 +71,7 @@ func plain(n *yaml.Node) (any, error) {
 	case yaml.SequenceNode:
 		l := make([]any, 0, len(n.Content))
 		for _, c := range n.Content {
-			val, err := plain(c)
+			val, err := plain(c, depth, budget)
 			if err != nil {
 				return nil, err
 			}

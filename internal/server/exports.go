@@ -17,6 +17,8 @@ func (c Config) ExportDirOrDefault() string {
 		return c.ExportDir
 	case c.DataDir != "" && !c.InMemory:
 		return filepath.Join(c.DataDir, "exports")
+	case c.memoryDir != "":
+		return filepath.Join(c.memoryDir, "exports")
 	}
 	return filepath.Join(os.TempDir(), "extenddb-exports")
 }

@@ -153,6 +153,7 @@ func (s *Server) abort() {
 	<-s.workersDone
 	s.listener.Close()
 	s.store.Close()
+	removeOwnBackupRoot(s.ownBackupRoot)
 }
 
 // startPprof serves net/http/pprof on its own address when one is

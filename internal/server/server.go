@@ -101,6 +101,11 @@ type Config struct {
 
 	registry *metrics.Metrics // set by Start when Metrics is on, for the backends' hooks
 	now      func() time.Time // set by Start: the clock (Testkit.Clock), for the backends
+	// memoryDir is set by Start to the directory of an --in-memory
+	// database, removed with it however the server ends: the default home
+	// of its backups, exports, snapshots and trigger checkpoints, so that
+	// nothing outlives the server and no two servers share them.
+	memoryDir string
 }
 
 // Server is a running extenddb.
@@ -122,6 +127,8 @@ type Server struct {
 	workersDone chan struct{}
 
 	testkit testkit
+
+	ownBackupRoot string // the --in-memory backup root, removed at Shutdown
 }
 
 // Start opens storage and begins serving. The returned server is listening.
@@ -143,6 +150,9 @@ func Start(cfg Config) (*Server, error) {
 	store, err := openStorage(cfg)
 	if err != nil {
 		return nil, err
+	}
+	if m, ok := store.(interface{ MemoryDir() string }); ok && cfg.InMemory {
+		cfg.memoryDir = m.MemoryDir()
 	}
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
@@ -171,11 +181,18 @@ func Start(cfg Config) (*Server, error) {
 	engine.SetIndexWorker(pool.Indexes.Kick)
 	engine.SetTTLWorker(pool.TTL.Kick)
 	engine.SetTTLSettler(pool.TTL.Settle)
+	ownRoot, err := ownBackupRoot(&cfg)
+	if err != nil {
+		ln.Close()
+		store.Close()
+		return nil, err
+	}
 	runner := startBackups(cfg, store, engine)
 	hooks, err := startTriggers(cfg, engine)
 	if err != nil {
 		ln.Close()
 		store.Close()
+		removeOwnBackupRoot(ownRoot)
 		return nil, err
 	}
 	wctx, stopWorkers := context.WithCancel(context.Background())
@@ -207,6 +224,8 @@ func Start(cfg Config) (*Server, error) {
 		workersDone: workersDone,
 		metrics:     cfg.registry,
 		testkit:     testkit{clock: clk},
+
+		ownBackupRoot: ownRoot,
 	}
 	if err := s.startTestkit(engine, pool, authn); err != nil {
 		s.abort()
@@ -255,6 +274,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if cerr := s.store.Close(); err == nil {
 		err = cerr
 	}
+	removeOwnBackupRoot(s.ownBackupRoot)
 	s.stopTestkit()
 	return err
 }

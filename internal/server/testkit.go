@@ -64,6 +64,9 @@ func (s *Server) startTestkit(engine *api.Engine, pool *workers.Pool, authn *aut
 	if root == "" && s.cfg.DataDir != "" && !s.cfg.InMemory && (s.cfg.Storage == "" || s.cfg.Storage == "sqlite") {
 		root = filepath.Join(s.cfg.DataDir, "snapshots")
 	}
+	if root == "" && s.cfg.memoryDir != "" {
+		root = filepath.Join(s.cfg.memoryDir, "snapshots")
+	}
 	if root == "" {
 		dir, err := os.MkdirTemp("", "extenddb-snapshots-")
 		if err != nil {

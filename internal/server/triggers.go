@@ -26,6 +26,8 @@ func startTriggers(cfg Config, engine *api.Engine) (*triggers.Runner, error) {
 	if tc.CheckpointDir == "" {
 		if cfg.DataDir != "" && !cfg.InMemory {
 			tc.CheckpointDir = filepath.Join(cfg.DataDir, "triggers")
+		} else if cfg.memoryDir != "" {
+			tc.CheckpointDir = filepath.Join(cfg.memoryDir, "triggers")
 		} else if tc.CheckpointDir, err = os.MkdirTemp("", "extenddb-triggers-*"); err != nil {
 			return nil, err
 		}

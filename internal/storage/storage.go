@@ -86,6 +86,11 @@ type Index struct {
 	// WarmThroughput; nil means not set.
 	OnDemand *OnDemandThroughput `json:",omitempty"`
 	Warm     *WarmThroughput     `json:",omitempty"`
+	// ActiveAt, when set, is the earliest time a GSI created or deleted by
+	// UpdateTable leaves CREATING or DELETING, however soon its build or
+	// drop is done: the server's status delay (--status-delay, or the
+	// realism setting status-delay). Zero means as soon as it is done.
+	ActiveAt time.Time `json:",omitzero"`
 }
 
 // StreamSpecification is a table's stream setting.

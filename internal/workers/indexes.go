@@ -30,6 +30,9 @@ type IndexConfig struct {
 	Log       *slog.Logger
 	// Metrics counts backfill pages and built indexes; nil counts nothing.
 	Metrics *metrics.Metrics
+	// Now is the clock of a deleted index's status delay (Index.ActiveAt):
+	// the index is dropped once it has passed; default time.Now.
+	Now func() time.Time
 }
 
 // Indexes builds global secondary indexes created online (CREATING with
@@ -50,6 +53,9 @@ func NewIndexes(store storage.Backend, cfg IndexConfig) *Indexes {
 	cfg.Accounts, cfg.Log = accountsOrDefault(cfg.Accounts), logOrDefault(cfg.Log)
 	cfg.PageSize = orDefault(cfg.PageSize, 256)
 	cfg.Sweep = orDefault(cfg.Sweep, 5*time.Second)
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
 	w := &Indexes{store: store, cfg: cfg, kick: newKicker()}
 	w.jobs, w.runner = newBackfillRunner(store, cfg.Log)
 	w.runner.Register(KindIndexBackfill, w.runBackfill)
@@ -81,7 +87,7 @@ func (w *Indexes) RunOnce(ctx context.Context) error {
 			case ix.Status == storage.StatusCreating && ix.Backfilling:
 				err = ensureJob(ctx, w.jobs, KindIndexBackfill, t.ID+"."+ix.ID, t.Account,
 					backfillParams{Table: t.Name, TableID: t.ID, IndexID: ix.ID, IndexName: ix.IndexName})
-			case ix.Status == storage.StatusDeleting:
+			case ix.Status == storage.StatusDeleting && !w.cfg.Now().Before(ix.ActiveAt):
 				err = w.store.DropIndex(ctx, t.Account, t.Name, ix.ID)
 			}
 			if err != nil && first == nil {

@@ -58,7 +58,7 @@ func New(store storage.Backend, cfg Config) *Pool {
 		cfg.Now = time.Now
 	}
 	return &Pool{
-		Indexes: NewIndexes(store, IndexConfig{Accounts: cfg.Accounts, PageDelay: cfg.IndexPageDelay, Log: cfg.Log, Metrics: cfg.Metrics}),
+		Indexes: NewIndexes(store, IndexConfig{Accounts: cfg.Accounts, PageDelay: cfg.IndexPageDelay, Log: cfg.Log, Metrics: cfg.Metrics, Now: cfg.Now}),
 		TTL: NewTTL(store, TTLConfig{Accounts: cfg.Accounts, Interval: cfg.TTLInterval,
 			PageSize: cfg.TTLPageSize, PageDelay: cfg.TTLPageDelay, Log: cfg.Log, Metrics: cfg.Metrics, Now: cfg.Now}),
 		jobs: []*Periodic{

@@ -202,10 +202,12 @@ func (w *TTL) runTransition(from string, page func(ctx context.Context, account,
 var ttlJob = map[string]string{storage.TTLEnabling: "ttl_enable", storage.TTLDisabling: "ttl_disable"}
 
 // ExpireTable deletes the items of t that are expired now, in batches of
-// cfg.Batch per write transaction, and returns how many it deleted. Each
-// delete is conditioned on the item still being expired (its current
-// image, read under the write's lock) and carries the TTL service
-// identity. Without the table's lease (storage.Leaser) it does nothing.
+// cfg.Batch per write transaction (on a storage.ParallelWriter, as that
+// many single-item writes, several at once), and returns how many it
+// deleted. Each batch reads the table's entry again; the pass ends when
+// the table is another one or its TTL changed. Each delete is
+// conditioned on the item still being expired (its current image, read
+// under the write's lock) and carries the TTL service identity. Without the table's lease (storage.Leaser) it does nothing.
 func (w *TTL) ExpireTable(ctx context.Context, t *storage.Table) (int, error) {
 	if l, ok := w.store.(storage.Leaser); ok {
 		own, err := l.AcquireLease(ctx, "ttl/"+t.ID, w.cfg.Owner, 3*w.cfg.Interval)
@@ -217,7 +219,20 @@ func (w *TTL) ExpireTable(ctx context.Context, t *storage.Table) (int, error) {
 	now := w.cfg.Now()
 	from := now.Unix() - int64(storage.TTLMaxAge/time.Second)
 	total := 0
-	for ctx.Err() == nil {
+	for batch := 0; ctx.Err() == nil; batch++ {
+		if batch > 0 {
+			// Each batch works from a fresh catalog entry: a long pass
+			// follows the table's changes (and, on Cassandra, writes derive
+			// their rows from it without reading the catalog each).
+			cur, err := w.store.GetTable(ctx, t.Account, t.Name)
+			if err != nil {
+				return total, err
+			}
+			if cur.ID != t.ID || !cur.TTL.Maintained() || cur.TTL.Generation != t.TTL.Generation {
+				return total, nil
+			}
+			t = cur
+		}
 		rows, err := w.store.ExpiredRows(ctx, t, from, now.Unix(), w.cfg.Batch)
 		if err != nil || len(rows) == 0 {
 			return total, err
@@ -234,7 +249,7 @@ func (w *TTL) ExpireTable(ctx context.Context, t *storage.Table) (int, error) {
 				return nil, nil
 			}}
 		}
-		if err := w.store.TransactWrite(ctx, ms); err != nil {
+		if err := w.deleteExpired(ctx, ms); err != nil {
 			return total, err
 		}
 		n := 0
@@ -271,4 +286,21 @@ func (w *TTL) ExpireTable(ctx context.Context, t *storage.Table) (int, error) {
 		}
 	}
 	return total, ctx.Err()
+}
+
+// deleteExpired applies the conditional deletes ms of one expiry batch: in
+// one write transaction, or, on a backend whose single-item writes gain
+// from running at once (storage.ParallelWriter; there a transaction costs
+// several rounds per item on top of the writes), as independent Mutate
+// calls, up to its WriteParallelism at once. Either way each delete is
+// decided by its MutateFunc on the item's current image under the write's
+// fence; nothing needs the deletes of one batch to land together.
+func (w *TTL) deleteExpired(ctx context.Context, ms []storage.Mutation) error {
+	n := storage.WriteParallelism(w.store)
+	if n <= 1 {
+		return w.store.TransactWrite(ctx, ms)
+	}
+	return storage.EachWrite(ctx, len(ms), n, func(i int) error {
+		return w.store.Mutate(ctx, ms[i].Table, ms[i].Key, ms[i].Fn)
+	})
 }

@@ -147,3 +147,66 @@ func TestTTLSettleBudget(t *testing.T) {
 		t.Fatalf("page delay past the budget: %s", status("small"))
 	}
 }
+
+// disablingStore is a real SQLite backend whose first ExpiredRows call is
+// followed by an UpdateTimeToLive that starts disabling the table's TTL.
+type disablingStore struct {
+	storage.Backend
+	calls int
+}
+
+func (s *disablingStore) ExpiredRows(ctx context.Context, t *storage.Table, from, to int64, limit int) ([]storage.TTLRow, error) {
+	rows, err := s.Backend.ExpiredRows(ctx, t, from, to, limit)
+	if s.calls++; s.calls == 1 {
+		if _, uerr := s.UpdateTable(ctx, t.Account, t.Name, func(t *storage.Table) error {
+			t.TTL.Status, t.TTL.Generation = storage.TTLDisabling, t.TTL.Generation+1
+			return nil
+		}); uerr != nil {
+			return nil, uerr
+		}
+	}
+	return rows, err
+}
+
+// TestExpiryPassFollowsTable: each batch of an expiry pass reads the
+// table's entry again, so a pass whose table's TTL is being disabled stops
+// after the batch in hand instead of deleting on.
+func TestExpiryPassFollowsTable(t *testing.T) {
+	b, err := sqlite.Open(context.Background(), sqlite.Options{Path: t.TempDir() + "/db.sqlite", Synchronous: "OFF"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ctx := context.Background()
+	tb := &storage.Table{
+		Account: "000000000000", Name: "exp", ID: uuid.NewString(),
+		KeySchema:            []storage.KeyElement{{AttributeName: "pk", KeyType: "HASH"}},
+		AttributeDefinitions: []storage.AttributeDefinition{{AttributeName: "pk", AttributeType: "S"}},
+		TTL:                  storage.TimeToLive{AttributeName: "exp", Status: storage.TTLEnabled, Generation: 1},
+		Status:               storage.StatusActive,
+	}
+	if err := b.CreateTable(ctx, tb); err != nil {
+		t.Fatal(err)
+	}
+	past := fmt.Sprint(time.Now().Add(-time.Minute).Unix())
+	var ms []storage.Mutation
+	for j := range 30 {
+		it := item.Item{"pk": item.S(fmt.Sprint("k", j)), "exp": item.N(past)}
+		k, _ := storage.ItemKey(tb, it)
+		ms = append(ms, storage.Mutation{Table: tb, Key: k, Fn: func(item.Item) (item.Item, error) { return it, nil }})
+	}
+	if err := b.TransactWrite(ctx, ms); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := b.GetTable(ctx, tb.Account, tb.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := NewTTL(&disablingStore{Backend: b}, TTLConfig{Interval: time.Hour, Batch: 10})
+	if n, err := w.ExpireTable(ctx, cur); err != nil || n != 10 {
+		t.Fatalf("ExpireTable = %d, %v; want the first batch of 10 only", n, err)
+	}
+	if st, err := b.Stats(ctx, tb); err != nil || st.ItemCount != 20 {
+		t.Fatalf("after the pass: %+v %v; want 20 items left", st, err)
+	}
+}

@@ -3,6 +3,8 @@
 # a throwaway cluster in this run's own directory on a free port, printing
 # its DSN. The cluster is this run's alone and goes when it ends; a server
 # already answering on the port is refused, never reused.
+# Whatever server the environment names is not this run's: forget it.
+unset EXTENDDB_POSTGRES_DSN
 export EXTENDDB_PG_DIR=$TEST_RUN_DIR/postgres
 EXTENDDB_PG_PORT=$(free_port) && export EXTENDDB_PG_PORT
 if dsn=$(scripts/postgres.sh start); then

@@ -5,6 +5,8 @@
 # free) and a free JMX port, printing its contact point once CQL answers.
 # The node is this run's alone and goes when it ends; a server already
 # answering on the address is refused, never reused.
+# Whatever server the environment names is not this run's: forget it.
+unset EXTENDDB_CASSANDRA_HOSTS
 export EXTENDDB_CASSANDRA_DIR=$TEST_RUN_DIR/cassandra
 EXTENDDB_CASSANDRA_IP_PREFIX=$(free_loopback_prefix) && export EXTENDDB_CASSANDRA_IP_PREFIX
 EXTENDDB_CASSANDRA_JMX_PORT=$(free_port) && export EXTENDDB_CASSANDRA_JMX_PORT

@@ -152,10 +152,10 @@ func (b *Backend) GetItem(ctx context.Context, t *storage.Table, key storage.Key
 	return out, nil
 }
 
-// Mutate reads the item at SERIAL, runs fn and writes its result with a
-// lightweight transaction fenced on the version read (IF NOT EXISTS for an
-// absent item); a lost race runs again from a fresh SERIAL read, at most
-// Options.MaxAttempts times with jittered backoff. A delete of an absent
+// Mutate reads the item (at QUORUM first, see mutate), runs fn and writes
+// its result with a lightweight transaction fenced on the version read (IF
+// NOT EXISTS for an absent item); a lost race runs again from a fresh
+// SERIAL read, at most Options.MaxAttempts times with jittered backoff. A delete of an absent
 // item, and fn returning old itself, write nothing. After the fenced write,
 // the index rows follow in one logged batch stamped with the new version.
 func (b *Backend) Mutate(ctx context.Context, t *storage.Table, key storage.Key, fn storage.MutateFunc) error {
@@ -180,10 +180,18 @@ func (b *Backend) mutate(ctx context.Context, t *storage.Table, p phys, key stor
 	// until a newer write commits. Every read below checks for them.
 	var doubtful []attemptInDoubt
 	var held txWait // tx.go: how long the item has been held by a transaction
+	// The first read is at QUORUM, not SERIAL: it sees every write
+	// acknowledged before it, and a Paxos round still in flight that it
+	// misses makes the fenced write below fail (the LWT finishes that
+	// round first) and the next attempt read at SERIAL. Every later read,
+	// which may have to settle a round in doubt, is at SERIAL.
+	readCL := gocql.Quorum
 	for attempt := 1; ; attempt++ {
 		var cur *current
+		cl := readCL
+		readCL = gocql.Serial
 		err := b.retry(ctx, func() (err error) {
-			cur, err = b.readItem(ctx, p, key, gocql.Serial)
+			cur, err = b.readItem(ctx, p, key, cl)
 			return err
 		})
 		if err != nil {

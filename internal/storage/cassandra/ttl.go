@@ -8,7 +8,6 @@ import (
 	"slices"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/extenddb/extenddb/internal/item"
 	"github.com/extenddb/extenddb/internal/storage"
@@ -63,8 +62,9 @@ func (b *Backend) ExpiredRows(ctx context.Context, t *storage.Table, from, to in
 		return nil, storage.ErrClosed
 	}
 	limit = max(limit, 1)
-	var out []storage.TTLRow
-	for sh := range ttlShards {
+	// The shards are read at once; each gives at most limit rows.
+	shards := make([][]storage.TTLRow, ttlShards)
+	err := parallel(ctx, ttlShards, func(sh int) error {
 		iter := b.s.Query(`SELECT expire_at, pk, sk FROM `+b.catalog+`.ttl_rows
 			WHERE tid = ? AND gen = ? AND shard = ? AND expire_at > ? AND expire_at <= ? LIMIT ?`,
 			t.ID, t.TTL.Generation, sh, from, to, limit).WithContext(ctx).PageSize(1000).Iter()
@@ -72,11 +72,16 @@ func (b *Backend) ExpiredRows(ctx context.Context, t *storage.Table, from, to in
 		var pk, sk []byte
 		for ; iter.Scan(&r.ExpireAt, &pk, &sk); pk, sk = nil, nil {
 			r.Key = storage.Key{PK: pk, SK: storage.LoadedSK(sk)}
-			out = append(out, r)
+			shards[sh] = append(shards[sh], r)
 		}
-		if err := iter.Close(); err != nil {
-			return nil, wrap("expired rows", err)
-		}
+		return iter.Close()
+	})
+	if err != nil {
+		return nil, wrap("expired rows", err)
+	}
+	var out []storage.TTLRow
+	for _, rows := range shards {
+		out = append(out, rows...)
 	}
 	slices.SortFunc(out, func(a, c storage.TTLRow) int {
 		switch {
@@ -118,9 +123,12 @@ func (b *Backend) ttlPageTable(ctx context.Context, account, name string, live f
 }
 
 // BackfillTTL registers the next page of items of an ENABLING table (see
-// storage.TTLStore): it reads up to limit keys in scan order after the
-// cursor, reads each item's image and version, writes its row stamped with
-// that version, and then stores the cursor (or the ENABLED state) with an
+// storage.TTLStore): it reads up to limit item rows in scan order after
+// the cursor with their images and versions at QUORUM (tombstones count
+// towards the page, as in BackfillIndex; partitions are read several at
+// once, readPageParallel), writes each item's expiry row stamped with that
+// version (unlogged batches per shard, writeTTLRows), and then stores the
+// cursor (or the ENABLED state) with an
 // update fenced on the catalog entry it read, so on the live generation:
 // a page racing DeleteTable or a newer UpdateTimeToLive stores nothing.
 func (b *Backend) BackfillTTL(ctx context.Context, account, name string, gen int64, limit int) (bool, error) {
@@ -131,26 +139,19 @@ func (b *Backend) BackfillTTL(ctx context.Context, account, name string, gen int
 		return err == nil, err
 	}
 	start := t.TTL.BackfillCursor
-	p := b.phys(t)
-	var keys []storage.Key
+	var rows []keyedItem
 	err = b.withTable(ctx, t, func() error {
-		keys = keys[:0]
-		var pos *storage.Position
-		if start != nil {
-			pos = &storage.Position{Key: *start}
-		}
-		return b.scan(ctx, source{table: p.items}, p, 0, 1<<32, pos, gocql.Quorum, func(r storage.Row) bool {
-			keys = append(keys, r.Pos.Key)
-			return len(keys) < limit
-		})
+		var err error
+		rows, err = b.readPageParallel(ctx, b.phys(t), start, limit)
+		return err
 	})
+	if err == nil {
+		err = b.backfillRows(ctx, t, gen, rows)
+	}
 	if err != nil {
 		return false, wrap("ttl backfill", err)
 	}
-	if err := b.backfillRows(ctx, t, gen, keys); err != nil {
-		return false, wrap("ttl backfill", err)
-	}
-	done := len(keys) < limit
+	done := len(rows) < limit
 	_, err = b.updateEntryIf(ctx, account, name, func(cur *storage.Table) bool {
 		// Fenced on the generation and on the cursor this page started
 		// from: a page another worker stored first is not stored again.
@@ -161,7 +162,7 @@ func (b *Backend) BackfillTTL(ctx context.Context, account, name string, gen int
 		if done {
 			cur.TTL.Status, cur.TTL.BackfillCursor = storage.TTLEnabled, nil
 		} else {
-			last := keys[len(keys)-1]
+			last := rows[len(rows)-1].key
 			cur.TTL.BackfillCursor = &last
 		}
 		return true
@@ -172,65 +173,23 @@ func (b *Backend) BackfillTTL(ctx context.Context, account, name string, gen int
 	return done, err
 }
 
-// backfillParallel is how many items of a backfill page are read and
-// registered at once: each is a round trip or two, independent of the
-// others.
-const backfillParallel = 16
-
-// backfillRows writes the expiry rows of the items of t at keys (those that
-// still exist and hold a Number TTL attribute), each stamped with the
-// version of the image read, after recording generation gen in ttl_gens.
-func (b *Backend) backfillRows(ctx context.Context, t *storage.Table, gen int64, keys []storage.Key) error {
-	p := b.phys(t)
-	type reg struct {
-		row     *storage.TTLRow
-		version int64
-	}
-	regs := make([]reg, len(keys))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(backfillParallel)
-	for i, key := range keys {
-		g.Go(func() error {
-			var c *current
-			err := b.withTable(gctx, t, func() error {
-				return b.retry(gctx, func() (err error) {
-					c, err = b.readItem(gctx, p, key, gocql.Quorum)
-					return err
-				})
-			})
-			if err == nil && c != nil && c.item != nil { // nil: deleted since the scan
-				regs[i] = reg{storage.TTLBackfillRow(t, c.item), c.version}
-			}
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return err
-	}
-	k := b.catalog
-	wroteGen := false
-	g, gctx = errgroup.WithContext(ctx)
-	g.SetLimit(backfillParallel)
-	for _, r := range regs {
-		if r.row == nil {
+// backfillRows writes the expiry rows of the items of a page (those that
+// hold a Number TTL attribute; tombstones have none), each stamped with
+// the version of the image read, so that a concurrent write's own expiry
+// row change (at a higher version) wins in either order.
+func (b *Backend) backfillRows(ctx context.Context, t *storage.Table, gen int64, page []keyedItem) error {
+	var rows []storage.TTLRow
+	var versions []int64
+	for _, r := range page {
+		if r.it == nil {
 			continue
 		}
-		if !wroteGen {
-			if err := b.retry(ctx, func() error {
-				return b.s.Query(`INSERT INTO `+k+`.ttl_gens (tid, gen) VALUES (?, ?)`, t.ID, gen).WithContext(ctx).Idempotent(true).Exec()
-			}); err != nil {
-				return err
-			}
-			wroteGen = true
+		if row := storage.TTLBackfillRow(t, r.it); row != nil {
+			rows = append(rows, *row)
+			versions = append(versions, r.version)
 		}
-		g.Go(func() error {
-			return b.retry(gctx, func() error {
-				return b.s.Query(`INSERT INTO `+k+`.ttl_rows (tid, gen, shard, expire_at, pk, sk) VALUES (?, ?, ?, ?, ?, ?) USING TIMESTAMP ?`,
-					t.ID, gen, ttlShard(r.row.Key.PK), r.row.ExpireAt, r.row.Key.PK, storage.StoredSK(r.row.Key.SK), r.version).WithContext(gctx).Idempotent(true).Exec()
-			})
-		})
 	}
-	return g.Wait()
+	return b.writeTTLRows(ctx, t, gen, rows, versions)
 }
 
 // DrainTTL removes up to limit expiry rows of a DISABLING table, of every

@@ -172,6 +172,11 @@ func Open(_ context.Context, opts Options) (*Backend, error) {
 	return b, nil
 }
 
+// MemoryDir is the directory of an in-memory database (Options.Path ""),
+// which Close and the watchdog (Options.Guard) remove with everything in
+// it; "" for a database file.
+func (b *Backend) MemoryDir() string { return b.tempDir }
+
 func dsn(path string, params string) string {
 	r := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
 	return "file:" + r.Replace(path) + "?" + params

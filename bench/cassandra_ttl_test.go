@@ -1,0 +1,222 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/extenddb/extenddb/internal/server"
+)
+
+// Environment of BenchmarkCassandraBulk:
+//
+//	EXTENDDB_CASSANDRA_HOSTS    contact points of the Cassandra cluster to
+//	                            measure (required; the benchmark skips without)
+//	EXTENDDB_BENCH_TTL_ITEMS    items loaded (default 50,000), half of them
+//	                            already expired
+//	EXTENDDB_BENCH_LOAD_CLIENTS BatchWriteItem calls in flight while loading
+//	                            (default 4)
+const (
+	envCassandraHosts = "EXTENDDB_CASSANDRA_HOSTS"
+	envTTLItems       = "EXTENDDB_BENCH_TTL_ITEMS"
+	envLoadClients    = "EXTENDDB_BENCH_LOAD_CLIENTS"
+)
+
+func envInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
+		return n
+	}
+	return def
+}
+
+// BenchmarkCassandraBulk measures the background work of a table on
+// Cassandra (docs/cassandra.md, "Bulk work"), once per iteration, on an
+// in-process extenddb with --storage cassandra and a one-second TTL pass:
+//
+//   - load-items/s: loading N items with BatchWriteItem (25 per call,
+//     EXTENDDB_BENCH_LOAD_CLIENTS calls in flight), every second item
+//     holding an expiry time an hour in the past, the others a day ahead;
+//   - backfill-items/s: N over the time from UpdateTimeToLive (enable)
+//     until DescribeTimeToLive reports ENABLED;
+//   - expiry-items/min: N/2 over the time from ENABLED until the expired
+//     items are gone (the last of them by expiry time is polled, then a
+//     count confirms); expiry starts during the backfill already, so
+//     ttl-total-s, from UpdateTimeToLive until the expired items are gone,
+//     is reported too.
+//
+// Run with -benchtime=1x -count=N and take medians:
+//
+//	EXTENDDB_CASSANDRA_HOSTS=127.0.0.1 go test -run '^$' -bench CassandraBulk -benchtime=1x -count=3 -timeout 2h ./bench/
+func BenchmarkCassandraBulk(b *testing.B) {
+	hosts := os.Getenv(envCassandraHosts)
+	if hosts == "" {
+		b.Skip(envCassandraHosts + " not set")
+	}
+	srv, err := server.Start(server.Config{
+		Listen:      "127.0.0.1:0",
+		Storage:     "cassandra",
+		Cassandra:   server.CassandraConfig{Hosts: hosts, KeyspacePrefix: fmt.Sprintf("bench%d", time.Now().UnixNano())},
+		TTLInterval: time.Second,
+	})
+	if err != nil {
+		b.Fatalf("start extenddb: %v", err)
+	}
+	b.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := srv.Shutdown(ctx); err != nil {
+			b.Errorf("shutdown extenddb: %v", err)
+		}
+	})
+	c := newClient(srv.Endpoint())
+	n := envInt(envTTLItems, 50000)
+	var load, backfill, expiry time.Duration
+	for range b.N {
+		l, bf, ex := bulkRound(b, c, n)
+		load, backfill, expiry = load+l, backfill+bf, expiry+ex
+	}
+	per := float64(b.N)
+	b.ReportMetric(float64(n)*per/load.Seconds(), "load-items/s")
+	b.ReportMetric(float64(n)*per/backfill.Seconds(), "backfill-items/s")
+	b.ReportMetric(float64((n+1)/2)*per/expiry.Minutes(), "expiry-items/min")
+	b.ReportMetric((backfill+expiry).Seconds()/per, "ttl-total-s")
+}
+
+// bulkRound runs one measurement on a fresh table and returns the time of
+// each phase.
+func bulkRound(b *testing.B, c *dynamodb.Client, n int) (load, backfill, expiry time.Duration) {
+	ctx := context.Background()
+	table := createTable(b, c, "bulk")
+	now := time.Now().Unix()
+	// Expired items expire one second apart, in key order: the last one is
+	// among the last the expiry pass reaches.
+	expireAt := func(i int) int64 {
+		if i%2 == 0 {
+			return now - 3600 + int64(i/2)%1800
+		}
+		return now + 86400
+	}
+	lastExpired := n - 2 + n%2
+	for i := n - 1; i >= 0; i-- {
+		if i%2 == 0 && expireAt(i) > expireAt(lastExpired) {
+			lastExpired = i
+		}
+	}
+	start := time.Now()
+	loadExpiring(b, c, table, n, expireAt)
+	load = time.Since(start)
+
+	start = time.Now()
+	if _, err := c.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
+		TableName:               aws.String(table),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("exp"), Enabled: aws.Bool(true)},
+	}); err != nil {
+		b.Fatalf("UpdateTimeToLive: %v", err)
+	}
+	for {
+		out, err := c.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(table)})
+		if err != nil {
+			b.Fatalf("DescribeTimeToLive: %v", err)
+		}
+		if out.TimeToLiveDescription.TimeToLiveStatus == types.TimeToLiveStatusEnabled {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	backfill = time.Since(start)
+
+	start = time.Now()
+	last := key(bulkPK(lastExpired), "s")
+	for {
+		out, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: last})
+		if err != nil {
+			b.Fatalf("GetItem: %v", err)
+		}
+		if out.Item == nil && countItems(b, c, table) == n-(n+1)/2 {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return load, backfill, time.Since(start)
+}
+
+func bulkPK(i int) string { return fmt.Sprintf("p%07d", i) }
+
+// loadExpiring writes items 0..n-1 (pk bulkPK(i), sk "s", attribute exp
+// = expireAt(i)) with BatchWriteItem, envLoadClients calls at a time.
+func loadExpiring(b *testing.B, c *dynamodb.Client, table string, n int, expireAt func(int) int64) {
+	calls := make(chan []types.WriteRequest)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var failed error
+	for range envInt(envLoadClients, 4) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for reqs := range calls {
+				if err := batchWriteAll(c, table, reqs); err != nil {
+					mu.Lock()
+					failed = err
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	var reqs []types.WriteRequest
+	for i := range n {
+		it := item(bulkPK(i), "s")
+		it["exp"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(expireAt(i), 10)}
+		reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: it}})
+		if len(reqs) == 25 || i == n-1 {
+			calls <- reqs
+			reqs = nil
+		}
+	}
+	close(calls)
+	wg.Wait()
+	if failed != nil {
+		b.Fatalf("BatchWriteItem: %v", failed)
+	}
+}
+
+// batchWriteAll writes reqs, again with the unprocessed ones until none
+// remain.
+func batchWriteAll(c *dynamodb.Client, table string, reqs []types.WriteRequest) error {
+	pending := map[string][]types.WriteRequest{table: reqs}
+	for attempt := 0; len(pending[table]) > 0; attempt++ {
+		if attempt > 20 {
+			return fmt.Errorf("%d items still unprocessed", len(pending[table]))
+		}
+		out, err := c.BatchWriteItem(context.Background(), &dynamodb.BatchWriteItemInput{RequestItems: pending})
+		if err != nil {
+			return err
+		}
+		pending = out.UnprocessedItems
+		if len(pending[table]) > 0 {
+			time.Sleep(time.Duration(attempt+1) * 10 * time.Millisecond)
+		}
+	}
+	return nil
+}
+
+// countItems counts the items of table with a Scan of Select COUNT.
+func countItems(b *testing.B, c *dynamodb.Client, table string) int {
+	p := dynamodb.NewScanPaginator(c, &dynamodb.ScanInput{TableName: aws.String(table), Select: types.SelectCount})
+	total := 0
+	for p.HasMorePages() {
+		out, err := p.NextPage(context.Background())
+		if err != nil {
+			b.Fatalf("Scan: %v", err)
+		}
+		total += int(out.Count)
+	}
+	return total
+}

@@ -1,0 +1,63 @@
+package backup
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/extenddb/extenddb/internal/item"
+	"github.com/extenddb/extenddb/internal/jobs"
+	"github.com/extenddb/extenddb/internal/storage"
+)
+
+// A source table deleted while a point in time restore reads it takes its
+// change history along: the restore could no longer undo the changes made
+// after its time and would make the source as it is now ACTIVE under the
+// target's name. The restore fails instead and its table is deleted.
+func TestPointInTimeRestoreOfSourceDeletedWhileRead(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	src := &storage.Table{Account: storage.DefaultAccount, Name: "src", ID: uuid.NewString(), Status: storage.StatusActive,
+		KeySchema:            []storage.KeyElement{{AttributeName: "pk", KeyType: "HASH"}},
+		AttributeDefinitions: []storage.AttributeDefinition{{AttributeName: "pk", AttributeType: "S"}},
+		BillingMode:          "PAY_PER_REQUEST", CreatedAt: time.Now(),
+		PointInTimeRecovery: &storage.PointInTimeRecovery{RecoveryPeriodInDays: 35, EnabledAt: time.Now()}}
+	if err := f.store.CreateTable(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	put := func(v string) {
+		it := item.Item{"pk": item.S("k"), "v": item.N(v)}
+		if err := f.store.Mutate(ctx, src, storage.Key{PK: item.EncodeKey(it["pk"])}, func(item.Item) (item.Item, error) { return it, nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("1")
+	at := time.Now()
+	// The history's grain is the second: change the item in a later one.
+	time.Sleep(time.Until(at.Truncate(time.Second).Add(1100 * time.Millisecond)))
+	put("2")
+
+	afterSourceRead = func() {
+		if err := f.store.DeleteTable(context.Background(), src.Account, src.Name); err != nil {
+			panic(fmt.Sprint("deleting the source: ", err))
+		}
+	}
+	defer func() { afterSourceRead = func() {} }()
+	target := *src
+	target.Name, target.ID, target.PointInTimeRecovery = "restored", uuid.NewString(), nil
+	target.Restore = &storage.RestoreSummary{InProgress: true, RestoreDateTime: at}
+	if err := f.svc.RestoreToTime(ctx, src.Account, src, at, &target); err != nil {
+		t.Fatal(err)
+	}
+	j := f.wait(t, KindPointInTimeRestore, target.ID)
+	if j.State != jobs.Failed || j.Error != "source table src was deleted during its restore" {
+		t.Fatalf("restore of a source deleted while read: %s %q", j.State, j.Error)
+	}
+	if _, err := f.store.GetTable(ctx, src.Account, "restored"); !errors.Is(err, storage.ErrTableNotFound) {
+		t.Fatalf("table of the failed restore: %v, want it deleted", err)
+	}
+}
