@@ -20,12 +20,9 @@ import (
 // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Backup-and-Restore.html
 // The writer sets item 0..n-1 to round r one after another, round after
 // round, so every instant of the table is items 0..j-1 at a round r and
-// the rest at r-1. Cassandra reads no snapshot: docs/backups.md says what
-// a backup there guarantees.
+// the rest at r-1. On Cassandra the instant is rebuilt from the change
+// history (docs/adr/0013g).
 func TestBackupIsOneInstant(t *testing.T) {
-	if e2eBackend == backendCassandra {
-		t.Skip("Cassandra reads no table snapshot (docs/backups.md, Consistency of a backup)")
-	}
 	_, c := startClient(t, "--backup-root", t.TempDir())
 	src := tableName("bk_instant")
 	createHashTable(t, c, src, "S")

@@ -20,8 +20,12 @@ import (
 // labels of DynamoDB Streams are timestamps, so it never names one.
 const HistoryLabel = "pitr"
 
-// HistoryEnabled reports whether item writes of t append history records.
-func (t *Table) HistoryEnabled() bool { return t.PointInTimeRecovery != nil }
+// HistoryEnabled reports whether item writes of t append history records:
+// while point in time recovery is enabled, and while a snapshot read
+// captures the history (HistoryCaptures).
+func (t *Table) HistoryEnabled() bool {
+	return t.PointInTimeRecovery != nil || len(t.HistoryCaptures) > 0
+}
 
 // HistoryRecordFor derives the history record of one item write of t: its
 // event, keys and image before the write (nil when absent) at now, with
@@ -74,9 +78,16 @@ func ChangeRecords(t *Table, old, new item.Item, id *UserIdentity, now time.Time
 // and an hour before now once it is disabled. The hour's margin keeps a
 // pruner that read t just before its settings changed (recovery enabled
 // again, a longer period) from removing history the new settings keep.
+// A history capture in progress keeps everything from an hour before it
+// started.
 func HistoryCutoff(t *Table, now time.Time) time.Time {
 	if p := t.PointInTimeRecovery; p != nil {
 		now = now.AddDate(0, 0, -p.RecoveryPeriodInDays)
+	}
+	for _, at := range t.HistoryCaptures {
+		if at.Before(now) {
+			now = at
+		}
 	}
 	return now.Add(-historyMargin)
 }

@@ -28,9 +28,10 @@ type SnapshotGetter interface {
 // as of one instant, however long the read takes and whatever is written
 // meanwhile (SQLite: one statement on a reader connection, in WAL mode one
 // read transaction; PostgreSQL: one REPEATABLE READ, READ ONLY
-// transaction). CreateBackup uses it when the backend has it, so that a
-// backup is the table at one instant; a backend without it (Cassandra)
-// gives a page-by-page Scan, as docs/backups.md describes.
+// transaction; Cassandra: a scan corrected by the change history it
+// captures meanwhile, docs/adr/0013g). CreateBackup uses it when the
+// backend has it, so that a backup is the table at one instant; a backend
+// without it gives a page-by-page Scan.
 type SnapshotScanner interface {
 	// ScanSnapshot visits every item of t, in the order of Scan, all as of
 	// the same committed state, until visit returns false. Errors: wrapped

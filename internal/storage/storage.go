@@ -145,6 +145,11 @@ type Table struct {
 	// PointInTimeRecovery is the table's continuous backups setting
 	// (UpdateContinuousBackups); nil means disabled.
 	PointInTimeRecovery *PointInTimeRecovery `json:",omitempty"`
+	// HistoryCaptures are the snapshot reads in progress that need the
+	// table's change history although point in time recovery may be off
+	// (backends whose snapshot read is rebuilt from it, such as
+	// Cassandra): capture ID -> when it started. See HistoryEnabled.
+	HistoryCaptures map[string]time.Time `json:",omitempty"`
 	// Restore is set on a table created by a restore (RestoreSummary).
 	Restore *RestoreSummary `json:",omitempty"`
 	// ContributorInsights holds the contributor insights settings of the
