@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/extenddb/extenddb/internal/policy"
 	"github.com/extenddb/extenddb/internal/protocol"
@@ -133,7 +134,7 @@ func hasDeny(docs []*policy.Document) bool {
 // names, the last of duplicates), when the body is plain enough to read
 // them without decoding it: valid JSON whose top-level names are ASCII
 // without escapes and whose TableName and IndexName, when present, are
-// strings without escapes. ok is false otherwise.
+// valid UTF-8 strings without escapes. ok is false otherwise.
 func simpleTargets(body []byte) (table, index string, ok bool) {
 	if !json.Valid(body) {
 		return "", "", false
@@ -159,7 +160,8 @@ func simpleTargets(body []byte) (table, index string, ok bool) {
 				return "", "", false
 			}
 			start := i + 1
-			if i, plain = stringEnd(body, i); !plain {
+			// encoding/json turns invalid UTF-8 into U+FFFD.
+			if i, plain = stringEnd(body, i); !plain || !utf8.Valid(body[start:i-1]) {
 				return "", "", false
 			}
 			if isTable {
