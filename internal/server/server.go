@@ -17,9 +17,11 @@ import (
 
 	"github.com/extenddb/extenddb/internal/api"
 	"github.com/extenddb/extenddb/internal/auth"
+	"github.com/extenddb/extenddb/internal/jobs"
 	"github.com/extenddb/extenddb/internal/metrics"
 	"github.com/extenddb/extenddb/internal/realism"
 	"github.com/extenddb/extenddb/internal/storage"
+	"github.com/extenddb/extenddb/internal/triggers"
 	"github.com/extenddb/extenddb/internal/workers"
 )
 
@@ -167,16 +169,7 @@ func Start(cfg Config) (*Server, error) {
 		store.Close()
 		return nil, err
 	}
-	acfg := api.Config{AccountID: cfg.AccountID, StatusDelay: cfg.StatusDelay, ItemCollectionLimit: cfg.ItemCollectionLimit, Log: cfg.Log, Now: clk.Now}
-	if cfg.registry != nil {
-		acfg.OnTableUse = cfg.registry.ObserveTable
-		acfg.OnStreamRecords = cfg.registry.StreamRecordsWritten
-		acfg.OnTableDeleted = cfg.registry.ForgetTable
-	}
-	if cfg.Realism.Enabled {
-		acfg.Realism = realism.New(cfg.Realism, clk.Now)
-	}
-	engine := api.New(store, acfg)
+	engine := newEngine(cfg, store, clk.Now)
 	pool := workers.New(store, cfg.workersConfig())
 	engine.SetIndexWorker(pool.Indexes.Kick)
 	engine.SetTTLWorker(pool.TTL.Kick)
@@ -195,25 +188,8 @@ func Start(cfg Config) (*Server, error) {
 		removeOwnBackupRoot(ownRoot)
 		return nil, err
 	}
-	wctx, stopWorkers := context.WithCancel(context.Background())
-	workersDone := make(chan struct{})
-	go func() {
-		defer close(workersDone)
-		var wg sync.WaitGroup
-		wg.Go(func() { runner.Run(wctx) })
-		if hooks != nil {
-			wg.Go(func() { hooks.Run(wctx) })
-		}
-		pool.Run(wctx)
-		wg.Wait()
-	}()
-	limits := cfg.HTTP.withDefaults()
-	nofile := descriptorLimit()
-	if n := fitConnections(limits.MaxConnections, nofile); n < limits.MaxConnections {
-		cfg.Log.Warn("max-connections lowered to fit the process's file descriptor limit (raise it with ulimit -n)",
-			"max_connections", n, "configured", limits.MaxConnections, "nofile", nofile)
-		limits.MaxConnections = n
-	}
+	stopWorkers, workersDone := runWorkers(pool, runner, hooks)
+	limits := cfg.httpLimits()
 	s := &Server{
 		cfg:         cfg,
 		store:       store,
@@ -242,6 +218,53 @@ func Start(cfg Config) (*Server, error) {
 		}
 	}()
 	return s, nil
+}
+
+// newEngine builds the API engine from cfg, with the metrics hooks and
+// realism it asks for.
+func newEngine(cfg Config, store storage.Backend, now func() time.Time) *api.Engine {
+	acfg := api.Config{AccountID: cfg.AccountID, StatusDelay: cfg.StatusDelay, ItemCollectionLimit: cfg.ItemCollectionLimit, Log: cfg.Log, Now: now}
+	if cfg.registry != nil {
+		acfg.OnTableUse = cfg.registry.ObserveTable
+		acfg.OnStreamRecords = cfg.registry.StreamRecordsWritten
+		acfg.OnTableDeleted = cfg.registry.ForgetTable
+	}
+	if cfg.Realism.Enabled {
+		acfg.Realism = realism.New(cfg.Realism, now)
+	}
+	return api.New(store, acfg)
+}
+
+// runWorkers runs the background workers, the job runner and the stream
+// triggers (hooks may be nil) until the returned cancel is called; done
+// closes once they have all returned.
+func runWorkers(pool *workers.Pool, runner *jobs.Runner, hooks *triggers.Runner) (cancel context.CancelFunc, done chan struct{}) {
+	wctx, cancel := context.WithCancel(context.Background())
+	done = make(chan struct{})
+	go func() {
+		defer close(done)
+		var wg sync.WaitGroup
+		wg.Go(func() { runner.Run(wctx) })
+		if hooks != nil {
+			wg.Go(func() { hooks.Run(wctx) })
+		}
+		pool.Run(wctx)
+		wg.Wait()
+	}()
+	return cancel, done
+}
+
+// httpLimits is cfg's HTTP limits with defaults, the connection limit
+// lowered (and logged) to fit the process's descriptor limit.
+func (cfg Config) httpLimits() HTTPLimits {
+	limits := cfg.HTTP.withDefaults()
+	nofile := descriptorLimit()
+	if n := fitConnections(limits.MaxConnections, nofile); n < limits.MaxConnections {
+		cfg.Log.Warn("max-connections lowered to fit the process's file descriptor limit (raise it with ulimit -n)",
+			"max_connections", n, "configured", limits.MaxConnections, "nofile", nofile)
+		limits.MaxConnections = n
+	}
+	return limits
 }
 
 // Endpoint is the URL clients use, e.g. http://127.0.0.1:8000.

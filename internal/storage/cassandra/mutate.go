@@ -213,10 +213,9 @@ func (b *Backend) mutate(ctx context.Context, t *storage.Table, p phys, key stor
 			continue
 		}
 		var old item.Item
-		var prev int64
 		var writes []byte
 		if cur != nil {
-			old, prev, writes = cur.item, cur.version, cur.writes
+			old, writes = cur.item, cur.writes
 		}
 		nw, fnErr := storage.CallMutateFunc(fn, old)
 		if fnErr != nil {
@@ -225,41 +224,7 @@ func (b *Backend) mutate(ctx context.Context, t *storage.Table, p phys, key stor
 		if (old == nil && nw == nil) || storage.SameImage(old, nw) {
 			return nil, nil
 		}
-		blob, err := encodeNewImage(t, key, nw)
-		if err != nil {
-			return nil, err
-		}
-		ver := b.nextVersion(prev)
-		id := rand.Uint64()
-		writes = appendWrite(writes, id, ver)
-		if old == nil {
-			// The directory entry first: a crash after it leaves only an
-			// entry for an empty partition, which Scan skips.
-			if err := b.writeDir(ctx, p, "", key.PK); err != nil {
-				return nil, err
-			}
-		}
-		q := b.itemWriteQuery(p, key, cur, nw, blob, ver, writes)
-		existed := cur != nil
-		// The intent first (intents.go): should this process stop after
-		// the LWT applied, another one writes the effects.
-		if err := b.writeIntent(ctx, t, key, old, nw, ver, id); err != nil {
-			return nil, err
-		}
-		applied, err := b.cas(ctx, q, func() (bool, error) {
-			got, err := b.readItem(ctx, p, key, gocql.Serial)
-			if err != nil {
-				return false, err
-			}
-			// The SERIAL read has finished or discarded the round in doubt.
-			// Later writes may have overwritten ours: the row remembers the
-			// IDs of its last writes, deleted or not.
-			ok := got != nil && hasWrite(got.writes, id)
-			if !ok {
-				doubtful = append(doubtful, attemptInDoubt{id: id, existed: existed, prev: prev, old: old, nw: nw, ver: ver})
-			}
-			return ok, nil
-		})
+		ver, applied, err := b.attemptWrite(ctx, t, p, key, cur, nw, writes, &doubtful)
 		if err != nil {
 			return nil, err
 		}
@@ -277,6 +242,56 @@ func (b *Backend) mutate(ctx context.Context, t *storage.Table, p phys, key stor
 			return nil, err
 		}
 	}
+}
+
+// attemptWrite makes one fenced write of nw over cur (nil: no row), the
+// item's current row as read: the directory entry for a new item, the
+// write intent, then the LWT. It returns the version written and whether
+// the LWT applied; an attempt whose outcome stays uncertain is added to
+// doubtful for the next reads to settle.
+func (b *Backend) attemptWrite(ctx context.Context, t *storage.Table, p phys, key storage.Key, cur *current, nw item.Item,
+	writes []byte, doubtful *[]attemptInDoubt) (ver int64, applied bool, err error) {
+	var old item.Item
+	var prev int64
+	if cur != nil {
+		old, prev = cur.item, cur.version
+	}
+	blob, err := encodeNewImage(t, key, nw)
+	if err != nil {
+		return 0, false, err
+	}
+	ver = b.nextVersion(prev)
+	id := rand.Uint64()
+	writes = appendWrite(writes, id, ver)
+	if old == nil {
+		// The directory entry first: a crash after it leaves only an
+		// entry for an empty partition, which Scan skips.
+		if err := b.writeDir(ctx, p, "", key.PK); err != nil {
+			return 0, false, err
+		}
+	}
+	q := b.itemWriteQuery(p, key, cur, nw, blob, ver, writes)
+	existed := cur != nil
+	// The intent first (intents.go): should this process stop after
+	// the LWT applied, another one writes the effects.
+	if err := b.writeIntent(ctx, t, key, old, nw, ver, id); err != nil {
+		return 0, false, err
+	}
+	applied, err = b.cas(ctx, q, func() (bool, error) {
+		got, err := b.readItem(ctx, p, key, gocql.Serial)
+		if err != nil {
+			return false, err
+		}
+		// The SERIAL read has finished or discarded the round in doubt.
+		// Later writes may have overwritten ours: the row remembers the
+		// IDs of its last writes, deleted or not.
+		ok := got != nil && hasWrite(got.writes, id)
+		if !ok {
+			*doubtful = append(*doubtful, attemptInDoubt{id: id, existed: existed, prev: prev, old: old, nw: nw, ver: ver})
+		}
+		return ok, nil
+	})
+	return ver, applied, err
 }
 
 // encodeNewImage checks that nw, the image a MutateFunc returned for key
