@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -103,18 +102,6 @@ func (b *Backend) freshEntry(ctx context.Context, t *storage.Table) (*storage.Ta
 		return t, nil
 	}
 	return cur, nil
-}
-
-// sleepCtx waits d or until ctx ends.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	tm := time.NewTimer(d)
-	defer tm.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-tm.C:
-		return nil
-	}
 }
 
 // indexByID returns t's index with this ID, or nil.
@@ -430,39 +417,11 @@ func (b *Backend) copyIndexRows(ctx context.Context, t *storage.Table, p phys, i
 	})
 }
 
-// parallel runs f(0..n-1), at most backfillWriters at once, and returns
-// the first error.
+// parallel runs f(0..n-1), at most backfillWriters at once, with
+// storage.EachWrite: after a call fails it starts no more, lets those
+// running finish, and returns the error of the lowest index that failed.
 func parallel(ctx context.Context, n int, f func(i int) error) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		wg    sync.WaitGroup
-		once  sync.Once
-		first error
-	)
-	sem := make(chan struct{}, backfillWriters)
-	for i := 0; i < n; i++ {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			if err := f(i); err != nil {
-				once.Do(func() { first = err; cancel() })
-			}
-		}()
-	}
-	wg.Wait()
-	if first != nil {
-		return first
-	}
-	return ctx.Err()
+	return storage.EachWrite(ctx, n, backfillWriters, f)
 }
 
 // errNothingToDrop ends a DropIndex whose index is gone or not DELETING.
