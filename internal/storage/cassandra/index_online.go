@@ -424,9 +424,6 @@ func parallel(ctx context.Context, n int, f func(i int) error) error {
 	return storage.EachWrite(ctx, n, backfillWriters, f)
 }
 
-// errNothingToDrop ends a DropIndex whose index is gone or not DELETING.
-var errNothingToDrop = errors.New("cassandra: nothing to drop")
-
 // DropIndex removes the index with ID indexID from table (account, name)
 // when its Status is DELETING: first its Cassandra table (writes stopped
 // maintaining it when it became DELETING), then its catalog entry with an
@@ -453,16 +450,7 @@ func (b *Backend) DropIndex(ctx context.Context, account, name, indexID string) 
 	if err := b.dropPhysical(ctx, []string{b.phys(t).index[ix.IndexName]}); err != nil {
 		return err
 	}
-	_, err = b.UpdateTable(ctx, account, name, func(cur *storage.Table) error {
-		if cur.ID != t.ID || !storage.DropDeletingIndex(cur, indexID) {
-			return errNothingToDrop
-		}
-		return nil
-	})
-	if errors.Is(err, errNothingToDrop) || errors.Is(err, storage.ErrTableNotFound) {
-		return nil
-	}
-	return err
+	return storage.DropDeletingIndexEntry(ctx, b, account, name, t.ID, indexID)
 }
 
 // IndexStats counts the rows of every index of t and adds up their sizes

@@ -64,25 +64,13 @@ func (b *Backend) BackfillIndex(ctx context.Context, account, name, indexID stri
 	return done, err
 }
 
-// errNothingToDrop ends a DropIndex whose index is gone or not DELETING.
-var errNothingToDrop = errors.New("postgres: nothing to drop")
-
 // DropIndex removes the index with ID indexID from table (account, name)
 // when its Status is DELETING: its catalog entry and its physical table go
 // in one transaction (UpdateTable). An index or table that is gone, or an
 // index in another state, is left alone without error. Errors:
 // storage.ErrClosed, SQL errors.
 func (b *Backend) DropIndex(ctx context.Context, account, name, indexID string) error {
-	_, err := b.UpdateTable(ctx, account, name, func(t *storage.Table) error {
-		if !storage.DropDeletingIndex(t, indexID) {
-			return errNothingToDrop
-		}
-		return nil
-	})
-	if errors.Is(err, errNothingToDrop) || errors.Is(err, storage.ErrTableNotFound) {
-		return nil
-	}
-	return err
+	return storage.DropDeletingIndexEntry(ctx, b, account, name, "", indexID)
 }
 
 // IndexStats returns, by index ID, the row count and total size of each
