@@ -361,14 +361,10 @@ func (b *Backend) readItemPage(ctx context.Context, p phys, cursor *storage.Key,
 			args = append(args, int64(startH), cursor.PK)
 		}
 		iter := b.s.Query(stmt, args...).WithContext(ctx).Consistency(gocql.Quorum).PageSize(pageSize).Iter()
-		var pk []byte
-		for ; len(out) < limit && iter.Scan(&pk); pk = nil {
-			if err := readPart(pk, nil); err != nil {
-				iter.Close()
-				return nil, nil, err
-			}
-		}
-		if err := iter.Close(); err != nil {
+		if _, err := eachPartition(iter, func(pk []byte) (bool, error) {
+			err := readPart(pk, nil)
+			return len(out) < limit, err
+		}); err != nil {
 			return nil, nil, err
 		}
 	}
