@@ -51,27 +51,11 @@ func (b *Backend) GetJob(ctx context.Context, kind, id string) (storage.JobRecor
 
 // ListJobs returns the records of a kind (see storage.JobStore).
 func (b *Backend) ListJobs(ctx context.Context, kind string) ([]storage.JobRecord, error) {
-	if b.isClosed() {
-		return nil, storage.ErrClosed
-	}
-	s, err := b.readStmt(ctx, "SELECT id, version, body FROM jobs WHERE kind = ? ORDER BY id")
-	if err != nil {
-		return nil, err
-	}
-	rows, err := s.QueryContext(ctx, kind)
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
-	var out []storage.JobRecord
-	for rows.Next() {
+	return queryRows(ctx, b, "SELECT id, version, body FROM jobs WHERE kind = ? ORDER BY id", func(rows *sql.Rows) (storage.JobRecord, error) {
 		r := storage.JobRecord{Kind: kind}
-		if err := rows.Scan(&r.ID, &r.Version, &r.Body); err != nil {
-			return nil, mapErr(err)
-		}
-		out = append(out, r)
-	}
-	return out, mapErr(rows.Err())
+		err := rows.Scan(&r.ID, &r.Version, &r.Body)
+		return r, err
+	}, kind)
 }
 
 // UpdateJob replaces a record at version prev (see storage.JobStore).

@@ -177,36 +177,18 @@ func (w *writer) dropDerived(tid string) error {
 // ReadStream returns up to limit records of stream (tableID, label) after
 // sequence number after.
 func (b *Backend) ReadStream(ctx context.Context, tableID, label string, after uint64, limit int) ([]*storage.StreamRecord, error) {
-	if b.isClosed() {
-		return nil, storage.ErrClosed
-	}
 	q, args := "SELECT seq, rec FROM stream_records WHERE tid = ? AND label = ? AND seq > ? ORDER BY seq LIMIT ?", []any{tableID, label, int64(after), max(limit, 1)}
 	if label == storage.HistoryLabel {
 		q, args = historyRead, []any{tableID, int64(after), max(limit, 1)}
 	}
-	s, err := b.readStmt(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := s.QueryContext(ctx, args...)
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
-	var out []*storage.StreamRecord
-	for rows.Next() {
+	return queryRows(ctx, b, q, func(rows *sql.Rows) (*storage.StreamRecord, error) {
 		var seq int64
 		var rec []byte
 		if err := rows.Scan(&seq, &rec); err != nil {
-			return nil, mapErr(err)
-		}
-		r, err := storage.DecodeStreamRecord(rec, uint64(seq))
-		if err != nil {
 			return nil, err
 		}
-		out = append(out, r)
-	}
-	return out, mapErr(rows.Err())
+		return storage.DecodeStreamRecord(rec, uint64(seq))
+	}, args...)
 }
 
 // historyFrom is the FROM clause of table ?1's history records (h), each
@@ -397,27 +379,12 @@ func (b *Backend) DrainTTL(ctx context.Context, account, name string, gen int64,
 // ExpiredRows returns up to limit expiry rows of t with ExpireAt in
 // (from, to].
 func (b *Backend) ExpiredRows(ctx context.Context, t *storage.Table, from, to int64, limit int) ([]storage.TTLRow, error) {
-	if b.isClosed() {
-		return nil, storage.ErrClosed
-	}
-	s, err := b.readStmt(ctx, "SELECT expire_at, pk, sk FROM ttl_rows WHERE tid = ? AND expire_at > ? AND expire_at <= ? ORDER BY expire_at, pk, sk LIMIT ?")
-	if err != nil {
-		return nil, err
-	}
-	rows, err := s.QueryContext(ctx, t.ID, from, to, max(limit, 1))
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
-	var out []storage.TTLRow
-	for rows.Next() {
+	const q = "SELECT expire_at, pk, sk FROM ttl_rows WHERE tid = ? AND expire_at > ? AND expire_at <= ? ORDER BY expire_at, pk, sk LIMIT ?"
+	return queryRows(ctx, b, q, func(rows *sql.Rows) (storage.TTLRow, error) {
 		var r storage.TTLRow
 		var sk []byte
-		if err := rows.Scan(&r.ExpireAt, &r.Key.PK, &sk); err != nil {
-			return nil, mapErr(err)
-		}
+		err := rows.Scan(&r.ExpireAt, &r.Key.PK, &sk)
 		r.Key.SK = storage.LoadedSK(sk)
-		out = append(out, r)
-	}
-	return out, mapErr(rows.Err())
+		return r, err
+	}, t.ID, from, to, max(limit, 1))
 }
