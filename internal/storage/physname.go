@@ -77,3 +77,26 @@ func SQLSourceOf(t *Table, index string) (SQLSource, error) {
 	name, err := IndexTableName(ix.ID)
 	return SQLSource{Name: name, Index: true, PKCol: "ipk", Cols: "ipk, isk, pk, sk, item, size"}, err
 }
+
+// SQLQueryOrder is the ORDER BY clause of a Query of an index table
+// (index) or an items table: by sort key, then for an index by table key,
+// ascending when forward, else descending.
+func SQLQueryOrder(index, forward bool) string {
+	dir := ""
+	if !forward {
+		dir = " DESC"
+	}
+	if index {
+		return " ORDER BY isk" + dir + ", pk" + dir + ", sk" + dir
+	}
+	return " ORDER BY sk" + dir
+}
+
+// SQLScanOrder is the ORDER BY clause of a Scan of an index table (index)
+// or an items table: by partition hash, then by key, ascending.
+func SQLScanOrder(index bool) string {
+	if index {
+		return " ORDER BY h, ipk, isk, pk, sk"
+	}
+	return " ORDER BY h, pk, sk"
+}
