@@ -18,17 +18,12 @@ import (
 // CreateJob stores a new record (see storage.JobStore).
 func (b *Backend) CreateJob(ctx context.Context, r storage.JobRecord) error {
 	return b.submit(ctx, false, func(w *writer) error {
-		res, err := w.exec("INSERT INTO jobs (kind, id, version, body) VALUES (?, ?, ?, ?) ON CONFLICT (kind, id) DO NOTHING",
+		n, err := w.execCount("INSERT INTO jobs (kind, id, version, body) VALUES (?, ?, ?, ?) ON CONFLICT (kind, id) DO NOTHING",
 			r.Kind, r.ID, r.Version, r.Body)
-		if err != nil {
-			return err
+		if err == nil && n == 0 {
+			err = storage.ErrJobExists
 		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			return storage.ErrJobExists
-		}
-		return nil
+		return err
 	})
 }
 
@@ -61,12 +56,8 @@ func (b *Backend) ListJobs(ctx context.Context, kind string) ([]storage.JobRecor
 // UpdateJob replaces a record at version prev (see storage.JobStore).
 func (b *Backend) UpdateJob(ctx context.Context, r storage.JobRecord, prev int64) error {
 	return b.submit(ctx, false, func(w *writer) error {
-		res, err := w.exec("UPDATE jobs SET version = ?, body = ? WHERE kind = ? AND id = ? AND version = ?",
-			r.Version, r.Body, r.Kind, r.ID, prev)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil || n == 1 {
+		if n, err := w.execCount("UPDATE jobs SET version = ?, body = ? WHERE kind = ? AND id = ? AND version = ?",
+			r.Version, r.Body, r.Kind, r.ID, prev); err != nil || n == 1 {
 			return err
 		}
 		s, err := w.stmt("SELECT count(*) FROM jobs WHERE kind = ? AND id = ?")

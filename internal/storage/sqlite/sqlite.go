@@ -333,6 +333,16 @@ func queryRows[T any](ctx context.Context, b *Backend, query string, scan func(*
 	return out, mapErr(rows.Err())
 }
 
+// execCount runs a write statement on w and returns how many rows it
+// changed.
+func (w *writer) execCount(query string, args ...any) (int64, error) {
+	res, err := w.exec(query, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
 // scanString scans a row of one text column.
 func scanString(rows *sql.Rows) (string, error) {
 	var s string

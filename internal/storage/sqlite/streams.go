@@ -256,12 +256,8 @@ SELECT ?1, ?2, max(id) - ?3 FROM history_rows WHERE id > ?3 AND id < ?4 HAVING c
 ON CONFLICT (tid, label) DO UPDATE SET upto = max(upto, excluded.upto)`, tableID, storage.HistoryLabel, lo, bound); err != nil {
 			return err
 		}
-		res, err := w.exec("DELETE FROM history_rows WHERE id > ? AND id < ?", lo, bound)
-		if err != nil {
-			return err
-		}
-		n, _ = res.RowsAffected()
-		return nil
+		n, err = w.execCount("DELETE FROM history_rows WHERE id > ? AND id < ?", lo, bound)
+		return err
 	})
 	return n, err
 }
@@ -277,12 +273,9 @@ SELECT tid, label, max(seq) FROM stream_records WHERE `+where+` GROUP BY tid, la
 ON CONFLICT (tid, label) DO UPDATE SET upto = max(upto, excluded.upto)`, args...); err != nil {
 			return err
 		}
-		res, err := w.exec("DELETE FROM stream_records WHERE "+where, args...)
-		if err != nil {
-			return err
-		}
-		n, _ = res.RowsAffected()
-		return nil
+		var err error
+		n, err = w.execCount("DELETE FROM stream_records WHERE "+where, args...)
+		return err
 	})
 	return n, err
 }
@@ -362,12 +355,12 @@ func (b *Backend) DrainTTL(ctx context.Context, account, name string, gen int64,
 		if cur.TTL.Status != storage.TTLDisabling || cur.TTL.Generation != gen {
 			return nil
 		}
-		res, err := w.exec(`DELETE FROM ttl_rows WHERE tid = ?1 AND (expire_at, pk, sk) IN
+		n, err := w.execCount(`DELETE FROM ttl_rows WHERE tid = ?1 AND (expire_at, pk, sk) IN
 (SELECT expire_at, pk, sk FROM ttl_rows WHERE tid = ?1 ORDER BY expire_at, pk, sk LIMIT ?2)`, cur.ID, limit)
 		if err != nil {
 			return err
 		}
-		if n, _ := res.RowsAffected(); n >= int64(limit) {
+		if n >= int64(limit) {
 			*done = false
 			return nil
 		}
