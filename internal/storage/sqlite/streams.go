@@ -280,6 +280,17 @@ ON CONFLICT (tid, label) DO UPDATE SET upto = max(upto, excluded.upto)`, args...
 	return n, err
 }
 
+// ttlPage is entryPage for one page of the TTL transition of generation
+// gen towards status: a table in another state or generation is done.
+func (b *Backend) ttlPage(ctx context.Context, account, name, status string, gen int64, page func(w *writer, cur *storage.Table, done *bool) error) (bool, error) {
+	return b.entryPage(ctx, account, name, func(w *writer, cur *storage.Table, done *bool) error {
+		if cur.TTL.Status != status || cur.TTL.Generation != gen {
+			return nil
+		}
+		return page(w, cur, done)
+	})
+}
+
 // BackfillTTL registers the next page of items of an ENABLING table (see
 // storage.TTLStore). The single writer serialises the page with every item
 // write, so each row derives from the committed image.
@@ -287,10 +298,7 @@ func (b *Backend) BackfillTTL(ctx context.Context, account, name string, gen int
 	if limit <= 0 {
 		limit = 256
 	}
-	return b.entryPage(ctx, account, name, func(w *writer, cur *storage.Table, done *bool) error {
-		if cur.TTL.Status != storage.TTLEnabling || cur.TTL.Generation != gen {
-			return nil
-		}
+	return b.ttlPage(ctx, account, name, storage.TTLEnabling, gen, func(w *writer, cur *storage.Table, done *bool) error {
 		pt, err := newPhysTable(cur)
 		if err != nil {
 			return err
@@ -351,10 +359,7 @@ func (b *Backend) DrainTTL(ctx context.Context, account, name string, gen int64,
 	if limit <= 0 {
 		limit = 256
 	}
-	return b.entryPage(ctx, account, name, func(w *writer, cur *storage.Table, done *bool) error {
-		if cur.TTL.Status != storage.TTLDisabling || cur.TTL.Generation != gen {
-			return nil
-		}
+	return b.ttlPage(ctx, account, name, storage.TTLDisabling, gen, func(w *writer, cur *storage.Table, done *bool) error {
 		n, err := w.execCount(`DELETE FROM ttl_rows WHERE tid = ?1 AND (expire_at, pk, sk) IN
 (SELECT expire_at, pk, sk FROM ttl_rows WHERE tid = ?1 ORDER BY expire_at, pk, sk LIMIT ?2)`, cur.ID, limit)
 		if err != nil {
