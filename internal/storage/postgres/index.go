@@ -139,20 +139,9 @@ func (b *Backend) CollectionSize(ctx context.Context, t *storage.Table, pk []byt
 	if b.closed.Load() {
 		return 0, storage.ErrClosed
 	}
-	name, err := storage.ItemsTableName(t.ID)
+	parts, err := storage.SQLCollectionSums(t, "$1", "$2")
 	if err != nil {
 		return 0, err
-	}
-	parts := []string{"SELECT coalesce(sum(size), 0) FROM " + name + " WHERE h = $1 AND pk = $2"}
-	for _, ix := range t.Indexes {
-		if ix.Global {
-			continue
-		}
-		iname, err := storage.IndexTableName(ix.ID)
-		if err != nil {
-			return 0, err
-		}
-		parts = append(parts, "SELECT coalesce(sum(size), 0) FROM "+iname+" WHERE h = $1 AND ipk = $2")
 	}
 	var size int64
 	err = b.pool.QueryRow(ctx, "SELECT coalesce(sum(s), 0)::bigint FROM ("+strings.Join(parts, " UNION ALL ")+") AS c(s)",
