@@ -315,34 +315,16 @@ func (b *Backend) readItemPage(ctx context.Context, p phys, cursor *storage.Key,
 	var out []pageItem
 	var last storage.Key
 	// readPart reads partition pk after sort key after (nil: all of it).
+	// A deleted item's row (mutate.go) counts as a page entry with no
+	// image: it has no index row, but the page's limit and cursor count
+	// it, like the rows LIMIT returns.
 	readPart := func(pk, after []byte) error {
-		stmt := `SELECT sk, item, version FROM ` + p.items + ` WHERE pk = ?`
-		args := []any{pk}
-		if after != nil {
-			stmt += ` AND sk > ?`
-			args = append(args, after)
+		rows, err := b.readPartRows(ctx, p, pk, after, limit-len(out))
+		for _, r := range rows {
+			out = append(out, r.pageItem)
+			last = r.key
 		}
-		stmt += ` LIMIT ?`
-		args = append(args, limit-len(out))
-		iter := b.s.Query(stmt, args...).WithContext(ctx).Consistency(gocql.Quorum).PageSize(pageSize).Iter()
-		var sk, blob []byte
-		var ver int64
-		for ; iter.Scan(&sk, &blob, &ver); sk, blob = nil, nil {
-			// A deleted item's row (mutate.go) counts as a page entry
-			// with no image: it has no index row, but the page's limit
-			// and cursor count it, like the rows LIMIT returns.
-			var it item.Item
-			if blob != nil {
-				var err error
-				if it, err = item.UnmarshalItem(blob); err != nil {
-					iter.Close()
-					return fmt.Errorf("cassandra: corrupt item in %s: %w", p.items, err)
-				}
-			}
-			out = append(out, pageItem{it: it, version: ver})
-			last = storage.Key{PK: pk, SK: storage.LoadedSK(sk)}
-		}
-		return iter.Close()
+		return err
 	}
 	firstBucket := uint64(0)
 	var startH uint64
