@@ -47,12 +47,9 @@ type Indexes struct {
 
 // NewIndexes returns a worker over store.
 func NewIndexes(store storage.Backend, cfg IndexConfig) *Indexes {
-	cfg.Accounts, cfg.Log = accountsOrDefault(cfg.Accounts), logOrDefault(cfg.Log)
+	cfg.Accounts, cfg.Log, cfg.Now = accountsOrDefault(cfg.Accounts), logOrDefault(cfg.Log), clockOrDefault(cfg.Now)
 	cfg.PageSize = orDefault(cfg.PageSize, 256)
 	cfg.Sweep = orDefault(cfg.Sweep, 5*time.Second)
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
 	w := &Indexes{backfiller: newBackfiller(store, cfg.Log), cfg: cfg}
 	w.register(KindIndexBackfill, w.runBackfill)
 	return w

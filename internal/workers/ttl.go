@@ -58,7 +58,7 @@ type TTL struct {
 
 // NewTTL returns a worker over store.
 func NewTTL(store storage.Backend, cfg TTLConfig) *TTL {
-	cfg.Accounts, cfg.Log = accountsOrDefault(cfg.Accounts), logOrDefault(cfg.Log)
+	cfg.Accounts, cfg.Log, cfg.Now = accountsOrDefault(cfg.Accounts), logOrDefault(cfg.Log), clockOrDefault(cfg.Now)
 	cfg.Interval = orDefault(cfg.Interval, 30*time.Second)
 	cfg.PageSize = orDefault(cfg.PageSize, 256)
 	cfg.Batch = orDefault(cfg.Batch, 256)
@@ -67,9 +67,6 @@ func NewTTL(store storage.Backend, cfg TTLConfig) *TTL {
 		var b [8]byte
 		_, _ = rand.Read(b[:])
 		cfg.Owner = hex.EncodeToString(b[:])
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
 	}
 	w := &TTL{backfiller: newBackfiller(store, cfg.Log), cfg: cfg}
 	w.register(KindTTLBackfill, w.runTransition(storage.TTLEnabling, w.store.BackfillTTL))
