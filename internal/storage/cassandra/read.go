@@ -155,6 +155,7 @@ type source struct {
 	table string
 	ix    *storage.Index // nil for the items table
 	ixID  string         // directory name: "" or the index's physical ID
+	raw   bool           // hand rows over undecoded (storage.Row.Raw)
 }
 
 func (b *Backend) source(t *storage.Table, p phys, index string) (source, error) {
@@ -215,12 +216,15 @@ func (b *Backend) readPartition(ctx context.Context, s source, pk []byte, lo, hi
 		if blob == nil {
 			continue // a deleted item's row (mutate.go)
 		}
-		it, err := item.UnmarshalItem(blob)
-		if err != nil {
-			iter.Close()
-			return false, fmt.Errorf("cassandra: corrupt row in %s: %w", s.table, err)
+		r := storage.Row{Raw: blob, Size: size}
+		if !s.raw {
+			it, err := item.UnmarshalItem(blob)
+			if err != nil {
+				iter.Close()
+				return false, fmt.Errorf("cassandra: corrupt row in %s: %w", s.table, err)
+			}
+			r = storage.Row{Item: it, Size: size}
 		}
-		r := storage.Row{Item: it, Size: size}
 		if s.ix == nil {
 			r.Pos.Key = storage.Key{PK: pk, SK: storage.LoadedSK(rsk)}
 		} else {
@@ -253,6 +257,7 @@ func (b *Backend) Query(ctx context.Context, t *storage.Table, q *storage.QueryR
 	if err != nil {
 		return err
 	}
+	s.raw = q.Raw
 	lo, hi, err := condBounds(q.SK)
 	if err != nil {
 		return err
@@ -282,6 +287,7 @@ func (b *Backend) Scan(ctx context.Context, t *storage.Table, sr *storage.ScanRe
 	if err != nil {
 		return err
 	}
+	s.raw = sr.Raw
 	total := uint64(max(sr.TotalSegments, 1))
 	seg := uint64(sr.Segment)
 	if seg >= total {

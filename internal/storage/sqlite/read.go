@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -112,7 +113,7 @@ func (b *Backend) Query(ctx context.Context, t *storage.Table, q *storage.QueryR
 	} else {
 		sb.WriteString(" ORDER BY sk " + dir)
 	}
-	return b.visitRows(ctx, sb.String(), args, src.Index, visit)
+	return b.visitRows(ctx, sb.String(), args, src.Index, q.Raw, visit)
 }
 
 // Scan visits the rows of t (or of index s.Index) in partition-hash order:
@@ -161,7 +162,7 @@ func (b *Backend) Scan(ctx context.Context, t *storage.Table, s *storage.ScanReq
 	} else {
 		sb.WriteString(" ORDER BY h, pk, sk")
 	}
-	return b.visitRows(ctx, sb.String(), args, src.Index, visit)
+	return b.visitRows(ctx, sb.String(), args, src.Index, s.Raw, visit)
 }
 
 // Stats returns t's committed item count and total stored size in bytes
@@ -184,8 +185,9 @@ func (b *Backend) Stats(ctx context.Context, t *storage.Table) (storage.TableSta
 	return st, nil
 }
 
-// visitRows runs a read statement and streams its rows to visit.
-func (b *Backend) visitRows(ctx context.Context, query string, args []any, index bool, visit storage.VisitFunc) error {
+// visitRows runs a read statement and streams its rows to visit; with raw,
+// undecoded and in the driver's buffers (storage.Row.Raw).
+func (b *Backend) visitRows(ctx context.Context, query string, args []any, index, raw bool, visit storage.VisitFunc) error {
 	s, err := b.readStmt(ctx, query)
 	if err != nil {
 		return err
@@ -195,24 +197,35 @@ func (b *Backend) visitRows(ctx context.Context, query string, args []any, index
 		return mapErr(err)
 	}
 	defer rows.Close()
+	// The stored item is read in place: decodeItem copies what it keeps,
+	// so the driver's buffer need not be copied first. Raw rows keep their
+	// keys in place too.
+	var blob sql.RawBytes
+	var size int64
+	var ipk, isk, pk, sk sql.RawBytes
+	dest := []any{&pk, &sk, &blob, &size}
+	if index {
+		dest = []any{&ipk, &isk, &pk, &sk, &blob, &size}
+	}
 	for rows.Next() {
 		var r storage.Row
-		// The stored item is read in place: decodeItem copies what it
-		// keeps, so the driver's buffer need not be copied first.
-		var blob sql.RawBytes
-		var size int64
-		if index {
-			err = rows.Scan(&r.Pos.IndexKey.PK, &r.Pos.IndexKey.SK, &r.Pos.Key.PK, &r.Pos.Key.SK, &blob, &size)
-			r.Pos.IndexKey.SK = storage.LoadedSK(r.Pos.IndexKey.SK)
-		} else {
-			err = rows.Scan(&r.Pos.Key.PK, &r.Pos.Key.SK, &blob, &size)
-		}
-		if err != nil {
+		if err = rows.Scan(dest...); err != nil {
 			return mapErr(err)
 		}
-		r.Pos.Key.SK = storage.LoadedSK(r.Pos.Key.SK)
-		if r.Item, err = decodeItem(blob); err != nil {
-			return err
+		r.Pos.Key = storage.Key{PK: pk, SK: storage.LoadedSK(sk)}
+		if index {
+			r.Pos.IndexKey = storage.Key{PK: ipk, SK: storage.LoadedSK(isk)}
+		}
+		if raw {
+			r.Raw = blob
+		} else {
+			r.Pos.Key = storage.Key{PK: bytes.Clone(pk), SK: storage.LoadedSK(bytes.Clone(sk))}
+			if index {
+				r.Pos.IndexKey = storage.Key{PK: bytes.Clone(ipk), SK: storage.LoadedSK(bytes.Clone(isk))}
+			}
+			if r.Item, err = decodeItem(blob); err != nil {
+				return err
+			}
 		}
 		r.Size = int(size)
 		if !visit(r) {
