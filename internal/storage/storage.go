@@ -298,9 +298,10 @@ type Position struct {
 // A read with Raw set hands over the item as stored instead: Raw holds
 // item.MarshalItem's encoding, undecoded, and Item is nil, so that a reader
 // can transcode it (item.AppendStoredJSON) or decode only the attributes it
-// needs (item.UnmarshalAttributes). The byte slices of such a row, Raw and
-// those of Pos, may be the driver's buffers: they are valid only until the
-// visit call returns, and the visitor must not modify them.
+// needs (item.UnmarshalAttributes), the key included: such a row carries no
+// position (Pos is zero), which spares the backends reading it. Raw may be
+// the driver's buffer: it is valid only until the visit call returns, and
+// the visitor must not modify it.
 type Row struct {
 	Pos  Position
 	Item item.Item

@@ -216,15 +216,18 @@ func (b *Backend) readPartition(ctx context.Context, s source, pk []byte, lo, hi
 		if blob == nil {
 			continue // a deleted item's row (mutate.go)
 		}
-		r := storage.Row{Raw: blob, Size: size}
-		if !s.raw {
-			it, err := item.UnmarshalItem(blob)
-			if err != nil {
-				iter.Close()
-				return false, fmt.Errorf("cassandra: corrupt row in %s: %w", s.table, err)
+		if s.raw { // no position (storage.Row.Raw)
+			if !visit(storage.Row{Raw: blob, Size: size}) {
+				return false, iter.Close()
 			}
-			r = storage.Row{Item: it, Size: size}
+			continue
 		}
+		it, err := item.UnmarshalItem(blob)
+		if err != nil {
+			iter.Close()
+			return false, fmt.Errorf("cassandra: corrupt row in %s: %w", s.table, err)
+		}
+		r := storage.Row{Item: it, Size: size}
 		if s.ix == nil {
 			r.Pos.Key = storage.Key{PK: pk, SK: storage.LoadedSK(rsk)}
 		} else {

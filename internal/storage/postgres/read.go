@@ -256,6 +256,9 @@ func visitChunksOn(ctx context.Context, q querier, build func(start *storage.Pos
 			r.Size = int(size)
 			n++
 			last = r.Pos
+			if raw {
+				r.Pos = storage.Position{} // a raw row carries no position
+			}
 			if !visit(r) {
 				// The rest of this chunk is at most limit rows: drained by
 				// Close, never the rest of the range.

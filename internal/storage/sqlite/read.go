@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -95,7 +94,7 @@ func (b *Backend) Query(ctx context.Context, t *storage.Table, q *storage.QueryR
 	}
 	var sb strings.Builder
 	args := []any{int64(item.PartitionHash(q.PK)), q.PK}
-	sb.WriteString("SELECT " + src.Cols + " FROM " + src.Name + " WHERE h = ? AND " + src.PKCol + " = ?")
+	sb.WriteString("SELECT " + readCols(src, q.Raw) + " FROM " + src.Name + " WHERE h = ? AND " + src.PKCol + " = ?")
 	for _, bd := range []storage.SortBound{lo, hi} {
 		if bd.Op != "" {
 			sb.WriteString(" AND " + skCol + " " + bd.Op + " ?")
@@ -134,7 +133,7 @@ func (b *Backend) Scan(ctx context.Context, t *storage.Table, s *storage.ScanReq
 		return fmt.Errorf("sqlite: segment %d outside [0, %d)", s.Segment, max(s.TotalSegments, 1))
 	}
 	var sb strings.Builder
-	sb.WriteString("SELECT " + src.Cols + " FROM " + src.Name + " WHERE h < ?")
+	sb.WriteString("SELECT " + readCols(src, s.Raw) + " FROM " + src.Name + " WHERE h < ?")
 	args := []any{hi}
 	// A start inside the segment replaces its lower bound, so SQLite seeks
 	// to it; a start before the segment is irrelevant.
@@ -185,6 +184,15 @@ func (b *Backend) Stats(ctx context.Context, t *storage.Table) (storage.TableSta
 	return st, nil
 }
 
+// readCols are the columns a read of src selects: a raw read's rows carry
+// no position (storage.Row.Raw).
+func readCols(src storage.SQLSource, raw bool) string {
+	if raw {
+		return "item, size"
+	}
+	return src.Cols
+}
+
 // visitRows runs a read statement and streams its rows to visit; with raw,
 // undecoded and in the driver's buffers (storage.Row.Raw).
 func (b *Backend) visitRows(ctx context.Context, query string, args []any, index, raw bool, visit storage.VisitFunc) error {
@@ -198,31 +206,27 @@ func (b *Backend) visitRows(ctx context.Context, query string, args []any, index
 	}
 	defer rows.Close()
 	// The stored item is read in place: decodeItem copies what it keeps,
-	// so the driver's buffer need not be copied first. Raw rows keep their
-	// keys in place too.
+	// so the driver's buffer need not be copied first.
 	var blob sql.RawBytes
 	var size int64
-	var ipk, isk, pk, sk sql.RawBytes
-	dest := []any{&pk, &sk, &blob, &size}
-	if index {
-		dest = []any{&ipk, &isk, &pk, &sk, &blob, &size}
-	}
 	for rows.Next() {
 		var r storage.Row
-		if err = rows.Scan(dest...); err != nil {
-			return mapErr(err)
+		switch {
+		case raw:
+			err = rows.Scan(&blob, &size)
+		case index:
+			err = rows.Scan(&r.Pos.IndexKey.PK, &r.Pos.IndexKey.SK, &r.Pos.Key.PK, &r.Pos.Key.SK, &blob, &size)
+		default:
+			err = rows.Scan(&r.Pos.Key.PK, &r.Pos.Key.SK, &blob, &size)
 		}
-		r.Pos.Key = storage.Key{PK: pk, SK: storage.LoadedSK(sk)}
-		if index {
-			r.Pos.IndexKey = storage.Key{PK: ipk, SK: storage.LoadedSK(isk)}
+		if err != nil {
+			return mapErr(err)
 		}
 		if raw {
 			r.Raw = blob
 		} else {
-			r.Pos.Key = storage.Key{PK: bytes.Clone(pk), SK: storage.LoadedSK(bytes.Clone(sk))}
-			if index {
-				r.Pos.IndexKey = storage.Key{PK: bytes.Clone(ipk), SK: storage.LoadedSK(bytes.Clone(isk))}
-			}
+			r.Pos.Key.SK = storage.LoadedSK(r.Pos.Key.SK)
+			r.Pos.IndexKey.SK = storage.LoadedSK(r.Pos.IndexKey.SK)
 			if r.Item, err = decodeItem(blob); err != nil {
 				return err
 			}
