@@ -31,7 +31,7 @@ var hotPaths = []struct {
 	{"Query", "Query", `{"TableName":"range","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"S":"q"}}}`, 123},
 	{"Query100", "Query", `{"TableName":"range","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"S":"p"}}}`, 401},
 	{"QueryFilterProjection", "Query", `{"TableName":"range","KeyConditionExpression":"pk = :p","FilterExpression":"n < :n","ProjectionExpression":"sk, a",` +
-		`"ExpressionAttributeValues":{":p":{"S":"q"},":n":{"N":"5"}}}`, 236},
+		`"ExpressionAttributeValues":{":p":{"S":"q"},":n":{"N":"5"}}}`, 194},
 	{"QueryLimit", "Query", `{"TableName":"range","KeyConditionExpression":"pk = :p","Limit":5,"ExpressionAttributeValues":{":p":{"S":"q"}}}`, 113},
 	{"Scan100", "Scan", `{"TableName":"range","Limit":100}`, 356},
 }

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 
+	"github.com/extenddb/extenddb/internal/expr"
 	"github.com/extenddb/extenddb/internal/item"
 	"github.com/extenddb/extenddb/internal/storage"
 )
@@ -19,14 +20,17 @@ import (
 // not when each index row fetches its table image, nor with the realism
 // effects, which rework a page's items after the read.
 func (e *Engine) readsRaw(p *readPlan) bool {
-	return !p.fetchTable && e.realism == nil
+	return !p.fetchTable && e.realism == nil && !e.decodeReads
 }
 
 // rawPage builds the page of a raw read row by row.
 type rawPage struct {
-	p       *readPlan
-	res     *readOutput
-	names   []string // the attributes the filter and the projection read
+	p   *readPlan
+	res *readOutput
+	// decode are the attributes decoded for the filter and, unless the
+	// projection is of top-level names only (top), for the projection.
+	decode  []string
+	top     []string
 	keys    []string // the attributes of LastEvaluatedKey
 	lastRaw []byte   // a copy of the last row taken, for LastEvaluatedKey
 }
@@ -34,21 +38,33 @@ type rawPage struct {
 // newRawPage starts the page of plan p.
 func newRawPage(p *readPlan) *rawPage {
 	w := &rawPage{p: p, res: &readOutput{count: p.count}}
-	if p.proj != nil {
-		w.names = append(w.names, p.proj.TopLevel()...)
+	w.decode = conditionNames(p.filter)
+	if p.proj != nil && topLevelOnly(p.proj.Paths()) {
+		w.top = p.proj.TopLevel()
+	} else if p.proj != nil {
+		w.decode = append(w.decode, p.proj.TopLevel()...)
 	}
-	w.names = append(w.names, conditionNames(p.filter)...)
 	w.keys = append(p.tks.names(), p.iks.names()...)
 	return w
+}
+
+// topLevelOnly reports whether every path is a top-level attribute name.
+func topLevelOnly(paths []expr.Path) bool {
+	for _, path := range paths {
+		if len(path) != 1 || path[0].IsIndex {
+			return false
+		}
+	}
+	return true
 }
 
 // add filters, projects and encodes one stored item into the page.
 func (w *rawPage) add(raw []byte) error {
 	p, res := w.p, w.res
 	var it item.Item
-	if p.filter != nil || p.proj != nil {
+	if p.filter != nil || (p.proj != nil && w.top == nil) {
 		var err error
-		if it, err = item.UnmarshalAttributes(raw, w.names); err != nil {
+		if it, err = item.UnmarshalAttributes(raw, w.decode); err != nil {
 			return err
 		}
 	}
@@ -67,12 +83,15 @@ func (w *rawPage) add(raw []byte) error {
 	} else {
 		res.itemsJSON = append(res.itemsJSON, ',')
 	}
-	if p.proj != nil {
-		res.itemsJSON = item.AppendItemJSON(res.itemsJSON, projectItem(p.proj, it))
-		return nil
-	}
 	var err error
-	res.itemsJSON, err = item.AppendStoredJSON(res.itemsJSON, raw)
+	switch {
+	case w.top != nil:
+		res.itemsJSON, err = item.AppendStoredJSONAttributes(res.itemsJSON, raw, w.top)
+	case p.proj != nil:
+		res.itemsJSON = item.AppendItemJSON(res.itemsJSON, projectItem(p.proj, it))
+	default:
+		res.itemsJSON, err = item.AppendStoredJSON(res.itemsJSON, raw)
+	}
 	return err
 }
 

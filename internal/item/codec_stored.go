@@ -11,11 +11,23 @@ package item
 // the item. Corrupt input is an error, never a panic; dst's appended part
 // is then unspecified.
 func AppendStoredJSON(dst, b []byte) ([]byte, error) {
+	return appendStoredJSON(dst, b, nil, true)
+}
+
+// AppendStoredJSONAttributes is AppendStoredJSON for an item of only the
+// top-level attributes of b named in names: what a ProjectionExpression of
+// top-level names returns, {} when b has none of them.
+func AppendStoredJSONAttributes(dst, b []byte, names []string) ([]byte, error) {
+	return appendStoredJSON(dst, b, names, false)
+}
+
+// appendStoredJSON transcodes b, with all its attributes or those in names.
+func appendStoredJSON(dst, b []byte, names []string, all bool) ([]byte, error) {
 	if err := checkVersion(b); err != nil {
 		return dst, err
 	}
 	r := storedCursor{src: b, pos: 1}
-	dst, err := r.appendMapJSON(dst, 0)
+	dst, err := r.appendTopJSON(dst, names, all)
 	if err != nil {
 		return dst, err
 	}
@@ -111,6 +123,41 @@ func (r *storedCursor) skipValue(depth int) error {
 		return errCorruptItem
 	}
 	return err
+}
+
+// appendTopJSON transcodes the item's map, all of it or the attributes in
+// names.
+func (r *storedCursor) appendTopJSON(b []byte, names []string, all bool) ([]byte, error) {
+	if all {
+		return r.appendMapJSON(b, 0)
+	}
+	n, err := r.count(2)
+	if err != nil {
+		return b, err
+	}
+	b = append(b, '{')
+	first := true
+	for range n {
+		i, j, err := r.span()
+		if err != nil {
+			return b, err
+		}
+		if !hasName(names, r.src[i:j]) {
+			if err := r.skipValue(0); err != nil {
+				return b, err
+			}
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(appendJSONString(b, r.src[i:j]), ':')
+		if b, err = r.appendValueJSON(b, 0); err != nil {
+			return b, err
+		}
+	}
+	return append(b, '}'), nil
 }
 
 // appendMapJSON transcodes a stored map: its names are stored in ascending

@@ -84,8 +84,10 @@ func checkStoredReaders(t *testing.T, b []byte) {
 	it, err := UnmarshalItem(b)
 	js, jsErr := AppendStoredJSON(nil, b)
 	part, partErr := UnmarshalAttributes(b, []string{"doc", "x", "a"})
-	if (err == nil) != (jsErr == nil) || (err == nil) != (partErr == nil) {
-		t.Fatalf("%x: UnmarshalItem error %v, AppendStoredJSON error %v, UnmarshalAttributes error %v", b, err, jsErr, partErr)
+	pjs, pjsErr := AppendStoredJSONAttributes(nil, b, []string{"doc", "x", "a"})
+	if (err == nil) != (jsErr == nil) || (err == nil) != (partErr == nil) || (err == nil) != (pjsErr == nil) {
+		t.Fatalf("%x: UnmarshalItem error %v, AppendStoredJSON error %v, UnmarshalAttributes error %v, AppendStoredJSONAttributes error %v",
+			b, err, jsErr, partErr, pjsErr)
 	}
 	if err != nil {
 		return
@@ -104,6 +106,29 @@ func checkStoredReaders(t *testing.T, b []byte) {
 	// writes them) transcodes to the decoded item's JSON.
 	if bytes.Equal(MarshalItem(it), b) && !bytes.Equal(js, AppendItemJSON(nil, it)) {
 		t.Fatalf("%x: AppendStoredJSON = %s, want %s", b, js, AppendItemJSON(nil, it))
+	}
+	if bytes.Equal(MarshalItem(it), b) && !bytes.Equal(pjs, AppendItemJSON(nil, part)) {
+		t.Fatalf("%x: AppendStoredJSONAttributes = %s, want %s", b, pjs, AppendItemJSON(nil, part))
+	}
+}
+
+// A projection of top-level names, transcoded, is the JSON of the decoded
+// item's projection; an item with none of the names is {}.
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Expressions.ProjectionExpressions.html
+func TestAppendStoredJSONAttributes(t *testing.T) {
+	for i, it := range storedItems() {
+		for _, names := range [][]string{nil, {"doc"}, {"s", "b", "bs", "missing"}, {"", "é", "a\"b"}, {"long", "list", "deep"}} {
+			want := Item{}
+			for _, n := range names {
+				if v, ok := it[n]; ok {
+					want[n] = v
+				}
+			}
+			got, err := AppendStoredJSONAttributes([]byte("x"), MarshalItem(it), names)
+			if err != nil || !bytes.Equal(got, AppendItemJSON([]byte("x"), want)) {
+				t.Errorf("item %d %q: got %.200s, %v; want %.200s", i, names, got, err, AppendItemJSON(nil, want))
+			}
+		}
 	}
 }
 
