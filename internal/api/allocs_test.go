@@ -32,8 +32,8 @@ var hotPaths = []struct {
 	{"Query100", "Query", `{"TableName":"range","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"S":"p"}}}`, 401},
 	{"QueryFilterProjection", "Query", `{"TableName":"range","KeyConditionExpression":"pk = :p","FilterExpression":"n < :n","ProjectionExpression":"sk, a",` +
 		`"ExpressionAttributeValues":{":p":{"S":"q"},":n":{"N":"5"}}}`, 194},
-	{"QueryLimit", "Query", `{"TableName":"range","KeyConditionExpression":"pk = :p","Limit":5,"ExpressionAttributeValues":{":p":{"S":"q"}}}`, 113},
-	{"Scan100", "Scan", `{"TableName":"range","Limit":100}`, 356},
+	{"QueryLimit", "Query", `{"TableName":"range","KeyConditionExpression":"pk = :p","Limit":5,"ExpressionAttributeValues":{":p":{"S":"q"}}}`, 114},
+	{"Scan100", "Scan", `{"TableName":"range","Limit":100}`, 357},
 }
 
 // hotPathEngine is itemEngine with item x in table hash, items 0..99 in

@@ -218,12 +218,14 @@ func (r *storedCursor) tag(depth int) (byte, error) {
 }
 
 // itemReader decodes MarshalItem's output. Strings are cut from one copy of
-// the input (s), so decoding allocates once for all of them; binaries are
-// cut from a second copy (bin), made only when the item holds any.
+// the input (s, a copy of src from offset base on), so decoding allocates
+// once for all of them; binaries are cut from a second copy (bin), made
+// only when the item holds any.
 type itemReader struct {
 	storedCursor
-	s   string
-	bin []byte
+	s    string
+	base int
+	bin  []byte
 }
 
 // UnmarshalItem decodes MarshalItem's output. Corrupt input is an error,
@@ -259,7 +261,7 @@ func (r *itemReader) str() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return r.s[i:j], nil
+	return r.s[i-r.base : j-r.base], nil
 }
 
 func (r *itemReader) bytes() ([]byte, error) {

@@ -51,24 +51,28 @@ func UnmarshalAttributes(b []byte, names []string) (Item, error) {
 	}
 	m := make(Item, min(n, len(names)))
 	for range n {
+		start := r.pos
 		i, j, err := r.span()
 		if err != nil {
 			return nil, err
 		}
+		value := r.pos
+		if err := r.skipValue(0); err != nil {
+			return nil, err
+		}
 		if !hasName(names, b[i:j]) {
-			if err := r.skipValue(0); err != nil {
-				return nil, err
-			}
 			continue
 		}
-		if r.s == "" {
-			r.s = string(b) // strings are cut from one copy, as UnmarshalItem's
-		}
+		// The strings of this attribute, its name included, are cut from
+		// one copy of its bytes, and binaries from a copy of the item made
+		// when it holds any.
+		end := r.pos
+		r.s, r.base, r.pos = string(b[start:end]), start, value
 		v, err := r.readValue(0)
 		if err != nil {
 			return nil, err
 		}
-		m[r.s[i:j]] = v
+		m[r.s[i-start:j-start]] = v
 	}
 	if r.pos != len(b) {
 		return nil, errCorruptItem

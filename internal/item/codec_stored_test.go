@@ -141,6 +141,19 @@ func TestUnmarshalAttributes(t *testing.T) {
 	if want := (Item{"sk": N("7"), "b": B([]byte("bin"))}); !Equal(M(got), M(want)) {
 		t.Errorf("UnmarshalAttributes = %v, want %v", got, want)
 	}
+	// The decoded attributes do not alias the input, which may be a
+	// driver's buffer reused for the next row.
+	enc := MarshalItem(it)
+	got, err = UnmarshalAttributes(enc, []string{"pk", "b", "doc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range enc {
+		enc[i] = 0
+	}
+	if want := (Item{"pk": S("p"), "b": B([]byte("bin")), "doc": sampleValue()}); !Equal(M(got), M(want)) {
+		t.Errorf("UnmarshalAttributes aliases its input: %v", got)
+	}
 	got, err = UnmarshalAttributes(MarshalItem(it), nil)
 	if err != nil || len(got) != 0 {
 		t.Errorf("UnmarshalAttributes(no names) = %v, %v", got, err)
