@@ -31,20 +31,18 @@ type rawPage struct {
 	// projection is of top-level names only (top), for the projection.
 	decode  []string
 	top     []string
-	keys    []string // the attributes of LastEvaluatedKey
-	lastRaw []byte   // a copy of the last row taken, for LastEvaluatedKey
+	lastRaw []byte // a copy of the last row taken, for LastEvaluatedKey
 }
 
 // newRawPage starts the page of plan p.
-func newRawPage(p *readPlan) *rawPage {
-	w := &rawPage{p: p, res: &readOutput{count: p.count}}
+func newRawPage(p *readPlan) rawPage {
+	w := rawPage{p: p, res: &readOutput{count: p.count}}
 	w.decode = conditionNames(p.filter)
 	if p.proj != nil && topLevelOnly(p.proj.Paths()) {
 		w.top = p.proj.TopLevel()
 	} else if p.proj != nil {
 		w.decode = append(w.decode, p.proj.TopLevel()...)
 	}
-	w.keys = append(p.tks.names(), p.iks.names()...)
 	return w
 }
 
@@ -151,7 +149,8 @@ func (e *Engine) runRaw(ctx context.Context, p *readPlan, read func(raw bool, vi
 		res.itemsJSON = []byte{}
 	}
 	if ended {
-		if res.lastKey, err = item.UnmarshalAttributes(w.lastRaw, w.keys); err != nil {
+		keys := append(p.tks.names(), p.iks.names()...)
+		if res.lastKey, err = item.UnmarshalAttributes(w.lastRaw, keys); err != nil {
 			return nil, err
 		}
 	}

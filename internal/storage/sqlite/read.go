@@ -206,20 +206,22 @@ func (b *Backend) visitRows(ctx context.Context, query string, args []any, index
 	}
 	defer rows.Close()
 	// The stored item is read in place: decodeItem copies what it keeps,
-	// so the driver's buffer need not be copied first.
+	// so the driver's buffer need not be copied first. The destinations
+	// are set up once, not per row.
+	var r storage.Row
 	var blob sql.RawBytes
 	var size int64
+	dest := []any{&blob, &size}
+	switch {
+	case raw:
+	case index:
+		dest = []any{&r.Pos.IndexKey.PK, &r.Pos.IndexKey.SK, &r.Pos.Key.PK, &r.Pos.Key.SK, &blob, &size}
+	default:
+		dest = []any{&r.Pos.Key.PK, &r.Pos.Key.SK, &blob, &size}
+	}
 	for rows.Next() {
-		var r storage.Row
-		switch {
-		case raw:
-			err = rows.Scan(&blob, &size)
-		case index:
-			err = rows.Scan(&r.Pos.IndexKey.PK, &r.Pos.IndexKey.SK, &r.Pos.Key.PK, &r.Pos.Key.SK, &blob, &size)
-		default:
-			err = rows.Scan(&r.Pos.Key.PK, &r.Pos.Key.SK, &blob, &size)
-		}
-		if err != nil {
+		r = storage.Row{}
+		if err = rows.Scan(dest...); err != nil {
 			return mapErr(err)
 		}
 		if raw {
