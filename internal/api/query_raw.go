@@ -133,15 +133,7 @@ func (e *Engine) runRaw(ctx context.Context, p *readPlan, read func(raw bool, vi
 	if err != nil {
 		return nil, err
 	}
-	if p.capMode != capNone {
-		res.capacity = newConsumed(p.capMode, p.t.Name)
-		units := readUnits(bytes, p.consistent)
-		if p.ix != nil {
-			res.capacity.addIndex(p.ix, units)
-		} else {
-			res.capacity.units = units
-		}
-	}
+	res.capacity = p.consumed(bytes)
 	if e.cfg.OnTableUse != nil {
 		e.meterRead(p.t, res.scanned, bytes, readUnits(bytes, p.consistent))
 	}

@@ -247,6 +247,22 @@ func (p *readPlan) page(ctx context.Context, read func(raw bool, visit storage.V
 	return rows, bytes, last, err
 }
 
+// consumed is the capacity a page of bytes consumed, charged to the table
+// or the index read; nil when the request did not ask for it.
+func (p *readPlan) consumed(bytes int) *consumed {
+	if p.capMode == capNone {
+		return nil
+	}
+	c := newConsumed(p.capMode, p.t.Name)
+	units := readUnits(bytes, p.consistent)
+	if p.ix != nil {
+		c.addIndex(p.ix, units)
+	} else {
+		c.units = units
+	}
+	return c
+}
+
 // run pages through the rows read yields and builds the response. read
 // asks storage for raw rows (storage.Row.Raw) when told to.
 func (e *Engine) run(ctx context.Context, p *readPlan, read func(raw bool, visit storage.VisitFunc) error) (*readOutput, error) {
@@ -259,17 +275,8 @@ func (e *Engine) run(ctx context.Context, p *readPlan, read func(raw bool, visit
 	}
 
 	res := &readOutput{count: p.count, scanned: len(rows)}
-	var capacity *consumed
-	if p.capMode != capNone {
-		capacity = newConsumed(p.capMode, p.t.Name)
-		units := readUnits(bytes, p.consistent)
-		if p.ix != nil {
-			capacity.addIndex(p.ix, units)
-		} else {
-			capacity.units = units
-		}
-		res.capacity = capacity
-	}
+	capacity := p.consumed(bytes)
+	res.capacity = capacity
 
 	tableBytes := 0
 	for i := range rows {
