@@ -1,6 +1,7 @@
 // Package sqlite is the SQLite storage backend: one database file in WAL
-// mode, a single writer goroutine that group-commits queued writes, and a
-// pool of read-only connections that read concurrently with it.
+// mode, one writer connection on which queued writes are group-committed
+// by the goroutine of the first of them, and a pool of read-only
+// connections that read concurrently with it.
 //
 // Physical layout (names derive from immutable IDs, never from user names):
 //
@@ -89,11 +90,13 @@ type Backend struct {
 	wdb   *sql.DB
 	wconn *sql.Conn // the writer's connection, closed last
 	rdb   *sql.DB
-	queue chan *writeReq
-	done  chan struct{} // closed when the writer goroutine exits
+	w     *writer // used only by the goroutine leading a group commit
 
-	mu     sync.RWMutex // guards closed and sends on queue
-	closed bool
+	closed  atomic.Bool // Close has begun; set under wmu
+	wmu     sync.Mutex  // guards pending and leading
+	pending []*writeReq // queued writes, oldest first (see submit)
+	leading bool        // a goroutine is leading a group commit
+	idle    sync.Cond   // on wmu: broadcast when leading ends
 
 	rmu    sync.Mutex
 	rstmts map[string]*sql.Stmt // read statements by SQL text
@@ -133,6 +136,7 @@ func Open(_ context.Context, opts Options) (*Backend, error) {
 		opts.QuickCheckMaxBytes = 1 << 30
 	}
 	b := &Backend{path: path, rstmts: map[string]*sql.Stmt{}}
+	b.idle.L = &b.wmu
 	if path == "" || path == ":memory:" {
 		base := os.TempDir()
 		if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
@@ -236,14 +240,12 @@ func (b *Backend) open(syncMode string, opts Options) error {
 		return fmt.Errorf("sqlite: open reader %s: %w", b.path, err)
 	}
 
-	b.queue = make(chan *writeReq, opts.MaxBatch)
-	b.done = make(chan struct{})
 	w := &writer{b: b, conn: conn, maxBatch: opts.MaxBatch, onCommit: opts.OnCommit, now: opts.Now}
 	if w.now == nil {
 		w.now = time.Now
 	}
 	w.reset()
-	go w.run()
+	b.w = w
 	return nil
 }
 
@@ -251,15 +253,21 @@ func (b *Backend) open(syncMode string, opts Options) error {
 // database; later calls return storage.ErrClosed from every method. Close
 // itself is idempotent.
 func (b *Backend) Close() error {
-	b.mu.Lock()
-	if b.closed {
-		b.mu.Unlock()
+	b.wmu.Lock()
+	if b.closed.Load() {
+		b.wmu.Unlock()
 		return nil
 	}
-	b.closed = true
-	close(b.queue)
-	b.mu.Unlock()
-	<-b.done
+	b.closed.Store(true)
+	for b.leading {
+		b.idle.Wait()
+	}
+	b.wmu.Unlock()
+	if b.w != nil {
+		for _, s := range b.w.stmts {
+			s.Close()
+		}
+	}
 	return b.closeDBs()
 }
 
@@ -328,11 +336,7 @@ func (b *Backend) forgetReadStmts(names []string) {
 func containsName(q, n string) bool { return strings.Contains(q, n+" ") }
 
 // isClosed reports whether Close has begun.
-func (b *Backend) isClosed() bool {
-	b.mu.RLock()
-	defer b.mu.RUnlock()
-	return b.closed
-}
+func (b *Backend) isClosed() bool { return b.closed.Load() }
 
 // mapErr turns SQLite's missing-table error into storage.ErrTableNotFound
 // (the table was deleted under the caller) and a closed pool into
