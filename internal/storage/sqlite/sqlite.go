@@ -58,6 +58,15 @@ type Options struct {
 	// CacheSizeKiB is each connection's page cache in KiB; 0 keeps SQLite's
 	// default (2 MiB).
 	CacheSizeKiB int
+	// PageSize is the page size in bytes given to a new database file: a
+	// power of two from 512 to 65536; 0 keeps SQLite's default, 4096. An
+	// existing file keeps the page size it was created with. See
+	// docs/adr/0018c-sqlite-write-path.md for the measurements.
+	PageSize int
+	// MmapSizeBytes is how many bytes of the database file each
+	// connection reads through a memory map (SQLite's mmap_size); 0 reads
+	// with read(2) system calls. The write-ahead log is not mapped.
+	MmapSizeBytes int64
 	// MaxReadConns bounds the read-only connections open at once (each
 	// holds three file descriptors); a read past it waits for one.
 	// Default max(16, 4*ReadConns).
@@ -123,6 +132,9 @@ func Open(_ context.Context, opts Options) (*Backend, error) {
 	default:
 		return nil, fmt.Errorf("sqlite: invalid Synchronous %q", opts.Synchronous)
 	}
+	if err := checkPageSize(opts.PageSize); err != nil {
+		return nil, err
+	}
 	if opts.MaxBatch <= 0 {
 		opts.MaxBatch = 256
 	}
@@ -187,11 +199,11 @@ func dsn(path string, params string) string {
 }
 
 func (b *Backend) open(syncMode string, opts Options) error {
-	var err error
-	b.wdb, err = sql.Open("sqlite3", dsn(b.path, "_busy_timeout=10000&_journal_mode=WAL&_synchronous="+syncMode))
-	if err != nil {
+	if err := initPageSize(b.path, opts.PageSize); err != nil {
 		return err
 	}
+	pragmas := connPragmas(opts)
+	b.wdb = openDB(dsn(b.path, "_busy_timeout=10000&_journal_mode=WAL&_synchronous="+syncMode), pragmas)
 	b.wdb.SetMaxOpenConns(1)
 	b.wdb.SetMaxIdleConns(1)
 	b.wdb.SetConnMaxLifetime(0)
@@ -201,11 +213,11 @@ func (b *Backend) open(syncMode string, opts Options) error {
 		return fmt.Errorf("sqlite: open %s: %w", b.path, err)
 	}
 	b.wconn = conn
-	pragmas := []string{"PRAGMA foreign_keys=OFF"}
+	wpragmas := []string{"PRAGMA foreign_keys=OFF"}
 	if opts.CacheSizeKiB > 0 {
-		pragmas = append(pragmas, fmt.Sprintf("PRAGMA cache_size=-%d", opts.CacheSizeKiB))
+		wpragmas = append(wpragmas, fmt.Sprintf("PRAGMA cache_size=-%d", opts.CacheSizeKiB))
 	}
-	for _, p := range pragmas {
+	for _, p := range wpragmas {
 		if _, err := conn.ExecContext(ctx, p); err != nil {
 			return fmt.Errorf("sqlite: %s: %w", p, err)
 		}
@@ -228,10 +240,7 @@ func (b *Backend) open(syncMode string, opts Options) error {
 	if opts.CacheSizeKiB > 0 {
 		rparams += fmt.Sprintf("&_cache_size=-%d", opts.CacheSizeKiB)
 	}
-	b.rdb, err = sql.Open("sqlite3", dsn(b.path, rparams))
-	if err != nil {
-		return err
-	}
+	b.rdb = openDB(dsn(b.path, rparams), pragmas)
 	b.rdb.SetMaxOpenConns(opts.MaxReadConns)
 	b.rdb.SetMaxIdleConns(opts.ReadConns)
 	b.rdb.SetConnMaxIdleTime(time.Minute)
