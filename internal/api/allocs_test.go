@@ -25,9 +25,9 @@ var hotPaths = []struct {
 	ceiling        float64
 }{
 	{"GetItem", "GetItem", `{"TableName":"range","Key":{"pk":{"S":"p"},"sk":{"N":"7"}}}`, 52},
-	{"PutItem", "PutItem", `{"TableName":"hash","Item":{"pk":{"S":"x"},"a":{"S":"some text"},"n":{"N":"12"}}}`, 79},
-	{"UpdateItem", "UpdateItem", `{"TableName":"hash","Key":{"pk":{"S":"x"}},"UpdateExpression":"SET n = n + :one","ExpressionAttributeValues":{":one":{"N":"1"}}}`, 112},
-	{"DeleteItem", "DeleteItem", `{"TableName":"hash","Key":{"pk":{"S":"gone"}}}`, 53},
+	{"PutItem", "PutItem", `{"TableName":"hash","Item":{"pk":{"S":"x"},"a":{"S":"some text"},"n":{"N":"12"}}}`, 75},
+	{"UpdateItem", "UpdateItem", `{"TableName":"hash","Key":{"pk":{"S":"x"}},"UpdateExpression":"SET n = n + :one","ExpressionAttributeValues":{":one":{"N":"1"}}}`, 108},
+	{"DeleteItem", "DeleteItem", `{"TableName":"hash","Key":{"pk":{"S":"gone"}}}`, 49},
 	{"Query", "Query", `{"TableName":"range","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"S":"q"}}}`, 103},
 	{"Query100", "Query", `{"TableName":"range","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"S":"p"}}}`, 291},
 	{"QueryFilterProjection", "Query", `{"TableName":"range","KeyConditionExpression":"pk = :p","FilterExpression":"n < :n","ProjectionExpression":"sk, a",` +
