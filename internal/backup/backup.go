@@ -40,10 +40,6 @@ var (
 // checkpointEvery is how many items a run handles between checkpoints.
 const checkpointEvery = 1000
 
-// restoringUntil is the ActiveAt of a table being restored: it stays
-// CREATING until the restore completes and clears it.
-var restoringUntil = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
-
 // restoreRecordsKept is how long the record of an ended restore is kept
 // (for the log of what happened); a backup's record lives as long as the
 // backup.

@@ -105,10 +105,9 @@ func (s *Service) run(ctx context.Context, run *jobs.Run) error {
 			return err
 		}
 	}
-	t, err := s.store.GetTable(ctx, run.Job.Account, p.Table.Name)
-	if errors.Is(err, storage.ErrTableNotFound) || (err == nil && t.ID != p.Table.ID) {
-		return fmt.Errorf("table %s was deleted during its import", p.Table.Name)
-	}
+	def := p.Table
+	def.Account = run.Job.Account
+	t, err := run.FillingTable(ctx, s.store, &def, "import")
 	if err != nil {
 		return err
 	}
