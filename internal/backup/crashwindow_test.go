@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -14,19 +15,30 @@ import (
 // A restore's job record is made before its table. A process that stops
 // between the two leaves the record alone (made here directly, as the
 // crash would leave it): the job creates the table when it runs and fills
-// it, so the table is neither CREATING forever nor ACTIVE incomplete.
+// it, so the table is neither CREATING forever nor ACTIVE incomplete. It
+// waits for the runner's TableGrace first, as the request that made the
+// job may still be creating the table.
 func TestRestoreJobWithoutItsTableCreatesIt(t *testing.T) {
-	f := newFixture(t)
+	f := newFixtureWith(t, jobs.Config{TableGrace: 300 * time.Millisecond})
 	src := f.table(t, "src", 120)
 	b := f.backup(t, src)
 	target := b.Params.Table
 	target.Name, target.ID, target.Restore = "dst", uuid.NewString(), &storage.RestoreSummary{InProgress: true}
 	p := restoreParams{BackupAccount: src.Account, BackupID: b.ID, TableName: "dst", TableID: target.ID, Table: &target}
+	created := time.Now()
 	if _, err := f.jobs.Create(context.Background(), KindRestore, target.ID, src.Account, p); err != nil {
 		t.Fatal(err)
 	}
-	if j := f.wait(t, KindRestore, target.ID); j.State != jobs.Succeeded || j.Progress.Done != 120 {
+	time.Sleep(100 * time.Millisecond)
+	if _, err := f.store.GetTable(context.Background(), src.Account, "dst"); !errors.Is(err, storage.ErrTableNotFound) {
+		t.Fatalf("table of a job younger than the grace: %v, want none yet", err)
+	}
+	j := f.wait(t, KindRestore, target.ID)
+	if j.State != jobs.Succeeded || j.Progress.Done != 120 {
 		t.Fatalf("restore job whose table was never created: %+v", j)
+	}
+	if waited := time.Since(created); waited < 300*time.Millisecond {
+		t.Fatalf("the job created its table after %v, within the grace", waited)
 	}
 	got, err := f.store.GetTable(context.Background(), src.Account, "dst")
 	if err != nil || got.ID != target.ID || got.Status != storage.StatusActive || got.Restore.InProgress {
@@ -59,7 +71,7 @@ func TestRestoreToTakenNameLeavesNoJob(t *testing.T) {
 // A restore job that finds another table under its table's name (taken
 // between the crash and the job's run) fails and leaves that table alone.
 func TestRestoreJobWhoseTableWasReplacedFails(t *testing.T) {
-	f := newFixture(t)
+	f := newFixtureWith(t, jobs.Config{TableGrace: time.Millisecond})
 	src := f.table(t, "src", 3)
 	b := f.backup(t, src)
 	target := b.Params.Table

@@ -57,32 +57,10 @@ func (s *Service) runPointInTimeRestore(ctx context.Context, run *jobs.Run) erro
 		return err
 	}
 	var n int64
-	err = s.rebuild(ctx, run, account, &p, t, &n)
-	if err == nil {
-		err = s.activate(ctx, t, p.TableID)
-	}
-	if err != nil {
-		if !interrupted(ctx, err) {
-			s.dropRestored(t)
-		}
+	if err := run.Fill(ctx, s.store, t, func() error { return s.rebuild(ctx, run, account, &p, t, &n) }); err != nil {
 		return err
 	}
 	return run.Checkpoint(ctx, nil, jobs.Progress{Done: n, Total: n})
-}
-
-// activate makes the restored table (of ID id) ACTIVE.
-func (s *Service) activate(ctx context.Context, t *storage.Table, id string) error {
-	_, err := s.store.UpdateTable(ctx, t.Account, t.Name, func(cur *storage.Table) error {
-		if cur.ID != id {
-			return storage.ErrTableNotFound
-		}
-		cur.Status, cur.ActiveAt = storage.StatusActive, cur.CreatedAt
-		if cur.Restore != nil {
-			cur.Restore.InProgress = false
-		}
-		return nil
-	})
-	return err
 }
 
 // rebuild copies the source's current items into t, then undoes the

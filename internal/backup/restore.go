@@ -3,7 +3,6 @@ package backup
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"golang.org/x/sync/errgroup"
@@ -84,29 +83,10 @@ func (s *Service) runRestore(ctx context.Context, run *jobs.Run) error {
 	if err != nil {
 		return err
 	}
-	err = s.load(ctx, run, t, &p, &c)
-	if err == nil {
-		err = s.activate(ctx, t, p.TableID)
-	}
-	if err != nil {
-		if !interrupted(ctx, err) {
-			s.dropRestored(t)
-		}
+	if err := run.Fill(ctx, s.store, t, func() error { return s.load(ctx, run, t, &p, &c) }); err != nil {
 		return err
 	}
 	return run.Checkpoint(ctx, c, jobs.Progress{Done: c.Items, Total: c.Items, Bytes: c.Bytes})
-}
-
-// dropRestored deletes the table of a restore that failed.
-func (s *Service) dropRestored(t *storage.Table) {
-	ctx := context.Background()
-	cur, err := s.store.GetTable(ctx, t.Account, t.Name)
-	if err == nil && cur.ID == t.ID {
-		err = s.store.DeleteTable(ctx, t.Account, t.Name)
-	}
-	if err != nil && !errors.Is(err, storage.ErrTableNotFound) {
-		s.log.Error("deleting the table of a failed restore", "table", t.Name, "error", err)
-	}
 }
 
 // loadChunk is how many items a restore writes concurrently before it
