@@ -194,8 +194,8 @@ func sameRequest(a, b *Params) bool {
 
 // Get returns an import of account by ID. Errors: ErrNotFound.
 func (s *Service) Get(ctx context.Context, account, id string) (*Import, error) {
-	j, err := s.jobs.Get(ctx, Kind, id)
-	if errors.Is(err, jobs.ErrNotFound) || (err == nil && j.Account != account) {
+	j, err := s.jobs.GetOf(ctx, Kind, id, account)
+	if errors.Is(err, jobs.ErrNotFound) {
 		return nil, ErrNotFound
 	}
 	if err != nil {
@@ -210,16 +210,9 @@ func (s *Service) List(ctx context.Context, account string) ([]*Import, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []*Import
-	for _, j := range js {
-		if j.Account != account {
-			continue
-		}
-		im, err := importOf(j)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, im)
+	out, err := jobs.OfAccount(js, account, importOf)
+	if err != nil {
+		return nil, err
 	}
 	slices.SortFunc(out, func(a, b *Import) int { return strings.Compare(a.ID, b.ID) })
 	return out, nil
