@@ -14,8 +14,9 @@ import (
 // The backup operations' refusals of a table or backup in the middle of
 // something: CreateBackup of a table being created (TableInUseException),
 // RestoreTableFromBackup and DeleteBackup of a backup being created
-// (BackupInUseException). No job runner runs here, so the backup stays
-// CREATING; a second engine over the same data keeps its tables CREATING
+// (BackupInUseException), DeleteTable and CreateBackup of a table being
+// restored. No job runner runs here, so the backup and the restore stay
+// where they are; a second engine over the same data keeps its tables CREATING
 // for an hour. The documented conditions are cited per case; the message
 // texts are worded here (docs/differences-from-dynamodb.md).
 func TestValidationBackupStates(t *testing.T) {
@@ -55,5 +56,29 @@ func TestValidationBackupStates(t *testing.T) {
 		{"backup being created", `{"BackupArn":"` + arn + `"}`,
 			"BackupInUseException: Backup is being created: " + arn,
 			"https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DeleteBackup.html#API_DeleteBackup_Errors (BackupInUseException: the backup is being created, deleted or restored)"},
+	})
+	// A table being restored is CREATING with RestoreInProgress until its
+	// job ends; it can be neither deleted nor backed up meanwhile.
+	mustServe(t, e, "UpdateContinuousBackups", `{"TableName":"active","PointInTimeRecoverySpecification":{"PointInTimeRecoveryEnabled":true}}`)
+	mustServe(t, e, "RestoreTableToPointInTime", `{"SourceTableName":"active","TargetTableName":"restoring","UseLatestRestorableTime":true}`)
+	got, gerr = callService(e, "", "DescribeTable", `{"TableName":"restoring"}`)
+	var d struct {
+		Table struct {
+			TableStatus    string
+			RestoreSummary struct{ RestoreInProgress bool }
+		}
+	}
+	if err := json.Unmarshal([]byte(got), &d); gerr != "" || err != nil || d.Table.TableStatus != "CREATING" || !d.Table.RestoreSummary.RestoreInProgress {
+		t.Fatalf("DescribeTable of a table being restored: %s %s", got, gerr)
+	}
+	runValidations(t, e, "DeleteTable", []validation{
+		{"table being restored", `{"TableName":"restoring"}`,
+			"ResourceInUseException: Attempt to change a resource which is still in use: Table is being created: restoring",
+			"https://github.com/vdesabou/kafka-docker-playground/issues/8703 (DeleteTable of a table being created, DynamoDB's answer quoted)"},
+	})
+	runValidations(t, e, "CreateBackup", []validation{
+		{"table being restored", `{"TableName":"restoring","BackupName":"third"}`,
+			"TableInUseException: Table is being created: restoring",
+			"https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_CreateBackup.html#API_CreateBackup_Errors (TableInUseException: the table is being created or deleted)"},
 	})
 }
