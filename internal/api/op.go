@@ -61,3 +61,17 @@ func decoded[T any](run func(e *Engine, ctx context.Context, account string, in 
 		return run(e, ctx, e.account(r), in)
 	}
 }
+
+// decodeChecked decodes a request body into a new T and checks it against
+// the operation's member rules: the prologue of the operations over several
+// tables (transactions, PartiQL), which resolve their tables themselves.
+func decodeChecked[T any](body []byte, rs rules[T]) (*T, error) {
+	in := new(T)
+	if err := decode(body, in); err != nil {
+		return nil, err
+	}
+	if err := rs.check(in); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
