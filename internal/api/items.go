@@ -28,8 +28,6 @@ type conditionalWrite struct {
 	cond *expr.Condition // the parsed ConditionExpression or Expected
 }
 
-func (w *conditionalWrite) tableName() string { return *w.TableName }
-
 // checkConditionParams checks how the write's condition is given: not
 // both ConditionExpression and the legacy Expected/ConditionalOperator,
 // expression attribute maps only with an expression, ConditionalOperator
@@ -50,17 +48,32 @@ func (e *Engine) parseCondition(w *conditionalWrite) error {
 	return err
 }
 
-// Accessors of the shared members, for the rule tables.
-func cwTable(w *conditionalWrite) *string        { return w.TableName }
-func cwCapacity(w *conditionalWrite) *string     { return w.ReturnConsumedCapacity }
-func cwMetrics(w *conditionalWrite) *string      { return w.ReturnItemCollectionMetrics }
-func cwReturnValues(w *conditionalWrite) *string { return w.ReturnValues }
-func cwOnFailure(w *conditionalWrite) *string    { return w.ReturnValuesOnConditionCheckFailure }
-func cwOperator(w *conditionalWrite) *string     { return w.ConditionalOperator }
+// writeRules are the rules of the members the three writes share, by path.
+var writeRules = map[string]rule[conditionalWrite]{
+	"tableName":              tableNameRule(func(w *conditionalWrite) *string { return w.TableName }),
+	"returnConsumedCapacity": enumRule("returnConsumedCapacity", func(w *conditionalWrite) *string { return w.ReturnConsumedCapacity }, enumReturnConsumedCapacity),
+	"returnItemCollectionMetrics": enumRule("returnItemCollectionMetrics",
+		func(w *conditionalWrite) *string { return w.ReturnItemCollectionMetrics }, enumReturnItemCollectionMetrics),
+	"returnValues": enumRule("returnValues", func(w *conditionalWrite) *string { return w.ReturnValues }, enumReturnValues),
+	"returnValuesOnConditionCheckFailure": enumRule("returnValuesOnConditionCheckFailure",
+		func(w *conditionalWrite) *string { return w.ReturnValuesOnConditionCheckFailure }, enumReturnValuesOnFailure),
+	"conditionalOperator": enumRule("conditionalOperator", func(w *conditionalWrite) *string { return w.ConditionalOperator }, enumConditionalOperator),
+}
 
-// lift makes a rule on the shared members a rule of a request embedding them.
-func lift[T any](get func(*T) *conditionalWrite, r rule[conditionalWrite]) rule[T] {
-	return func(in *T, c *constraints) { r(get(in), c) }
+// writeOp declares a conditional single-item write, whose request T embeds
+// conditionalWrite (reached through get): its members' rules in the order
+// DynamoDB reports them (orderedRules), its checks before the table, and
+// its execution on a table found as the item operations find it.
+func writeOp[T any](get func(*T) *conditionalWrite, order string, own map[string]rule[T],
+	check func(*Engine, *T) error, execute func(*Engine, context.Context, *T, *storage.Table) (any, error)) *tableOp[T] {
+	return &tableOp[T]{
+		rules:   orderedRules(order, get, writeRules, own),
+		check:   check,
+		table:   func(in *T) string { return *get(in).TableName },
+		mode:    lookupData,
+		execute: execute,
+		access:  func(*T) access { return access{kind: realism.Write} },
+	}
 }
 
 // output builds the response parts every single-item write shares.
@@ -106,22 +119,10 @@ func putWrite(in *putItemInput) *conditionalWrite { return &in.conditionalWrite 
 
 // putItemOp is PutItem. Its members are reported in DynamoDB's order.
 // https://github.com/mhart/dynalite/blob/master/test/putItem.js ("incorrect attributes")
-var putItemOp = &tableOp[putItemInput]{
-	rules: rules[putItemInput]{
-		lift(putWrite, enumRule("returnConsumedCapacity", cwCapacity, enumReturnConsumedCapacity)),
-		lift(putWrite, tableNameRule(cwTable)),
-		required("item", func(in *putItemInput) bool { return in.Item != nil }),
-		lift(putWrite, enumRule("returnValues", cwReturnValues, enumReturnValues)),
-		lift(putWrite, enumRule("returnItemCollectionMetrics", cwMetrics, enumReturnItemCollectionMetrics)),
-		lift(putWrite, enumRule("returnValuesOnConditionCheckFailure", cwOnFailure, enumReturnValuesOnFailure)),
-		lift(putWrite, enumRule("conditionalOperator", cwOperator, enumConditionalOperator)),
-	},
-	check:   (*Engine).checkPutItem,
-	table:   func(in *putItemInput) string { return in.tableName() },
-	mode:    lookupData,
-	execute: (*Engine).putItem,
-	access:  func(*putItemInput) access { return access{kind: realism.Write} },
-}
+var putItemOp = writeOp(putWrite,
+	"returnConsumedCapacity tableName item returnValues returnItemCollectionMetrics returnValuesOnConditionCheckFailure conditionalOperator",
+	map[string]rule[putItemInput]{"item": required("item", func(in *putItemInput) bool { return in.Item != nil })},
+	(*Engine).checkPutItem, (*Engine).putItem)
 
 // checkPutItem is PutItem's checks before its table: parameter families,
 // the item's values, ReturnValues, the item's size, then the condition.
@@ -369,22 +370,10 @@ func deleteWrite(in *deleteItemInput) *conditionalWrite { return &in.conditional
 
 // deleteItemOp is DeleteItem. Its members are reported in DynamoDB's order.
 // https://github.com/mhart/dynalite/blob/master/test/deleteItem.js ("incorrect attributes")
-var deleteItemOp = &tableOp[deleteItemInput]{
-	rules: rules[deleteItemInput]{
-		lift(deleteWrite, enumRule("returnConsumedCapacity", cwCapacity, enumReturnConsumedCapacity)),
-		lift(deleteWrite, tableNameRule(cwTable)),
-		lift(deleteWrite, enumRule("returnValues", cwReturnValues, enumReturnValues)),
-		lift(deleteWrite, enumRule("returnItemCollectionMetrics", cwMetrics, enumReturnItemCollectionMetrics)),
-		required("key", func(in *deleteItemInput) bool { return in.Key != nil }),
-		lift(deleteWrite, enumRule("returnValuesOnConditionCheckFailure", cwOnFailure, enumReturnValuesOnFailure)),
-		lift(deleteWrite, enumRule("conditionalOperator", cwOperator, enumConditionalOperator)),
-	},
-	check:   (*Engine).checkDeleteItem,
-	table:   func(in *deleteItemInput) string { return in.tableName() },
-	mode:    lookupData,
-	execute: (*Engine).deleteItem,
-	access:  func(*deleteItemInput) access { return access{kind: realism.Write} },
-}
+var deleteItemOp = writeOp(deleteWrite,
+	"returnConsumedCapacity tableName returnValues returnItemCollectionMetrics key returnValuesOnConditionCheckFailure conditionalOperator",
+	map[string]rule[deleteItemInput]{"key": required("key", func(in *deleteItemInput) bool { return in.Key != nil })},
+	(*Engine).checkDeleteItem, (*Engine).deleteItem)
 
 // checkDeleteItem is DeleteItem's checks before its table: parameter
 // families, the key's values, ReturnValues, then the condition.

@@ -6,7 +6,6 @@ import (
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/expr"
 	"github.com/extenddb/extenddb/internal/item"
-	"github.com/extenddb/extenddb/internal/realism"
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
@@ -25,23 +24,13 @@ func updateWrite(in *updateItemInput) *conditionalWrite { return &in.conditional
 
 // updateItemOp is UpdateItem. Its members are reported in DynamoDB's order.
 // https://github.com/mhart/dynalite/blob/master/test/updateItem.js ("incorrect attributes")
-var updateItemOp = &tableOp[updateItemInput]{
-	rules: rules[updateItemInput]{
-		lift(updateWrite, enumRule("returnConsumedCapacity", cwCapacity, enumReturnConsumedCapacity)),
-		lift(updateWrite, tableNameRule(cwTable)),
-		lift(updateWrite, enumRule("returnItemCollectionMetrics", cwMetrics, enumReturnItemCollectionMetrics)),
-		lift(updateWrite, enumRule("returnValues", cwReturnValues, enumReturnValues)),
-		required("key", func(in *updateItemInput) bool { return in.Key != nil }),
-		lift(updateWrite, enumRule("returnValuesOnConditionCheckFailure", cwOnFailure, enumReturnValuesOnFailure)),
-		lift(updateWrite, enumRule("conditionalOperator", cwOperator, enumConditionalOperator)),
-		attributeUpdateActionsRule,
+var updateItemOp = writeOp(updateWrite,
+	"returnConsumedCapacity tableName returnItemCollectionMetrics returnValues key returnValuesOnConditionCheckFailure conditionalOperator attributeUpdates",
+	map[string]rule[updateItemInput]{
+		"key":              required("key", func(in *updateItemInput) bool { return in.Key != nil }),
+		"attributeUpdates": attributeUpdateActionsRule,
 	},
-	check:   (*Engine).checkUpdateItem,
-	table:   func(in *updateItemInput) string { return in.tableName() },
-	mode:    lookupData,
-	execute: (*Engine).updateItem,
-	access:  func(*updateItemInput) access { return access{kind: realism.Write} },
-}
+	(*Engine).checkUpdateItem, (*Engine).updateItem)
 
 // attributeUpdateActionsRule checks each legacy AttributeUpdates Action
 // against its enum, in attribute-name order.

@@ -34,25 +34,36 @@ type readInput struct {
 	filter *expr.Condition  // the parsed filter
 }
 
-// The member rules of the members Query and Scan share; each operation
-// lists them in its own order.
-var (
-	readTableName = tableNameRule(func(in *readInput) *string { return in.TableName })
-	readIndexName = rule[readInput](func(in *readInput, c *constraints) {
+// readRules are the rules of the members Query and Scan share, by path;
+// each operation lists them in its own order.
+var readRules = map[string]rule[readInput]{
+	"tableName": tableNameRule(func(in *readInput) *string { return in.TableName }),
+	"indexName": func(in *readInput, c *constraints) {
 		if in.IndexName != nil {
 			c.name(in.IndexName, "indexName")
 		}
-	})
-	readLimit           = minRule("limit", func(in *readInput) *int64 { return in.Limit }, 1)
-	readSelectEnum      = enumRule("select", func(in *readInput) *string { return in.Select }, enumSelect)
-	readCapacity        = enumRule("returnConsumedCapacity", func(in *readInput) *string { return in.ReturnConsumedCapacity }, enumReturnConsumedCapacity)
-	readOperator        = enumRule("conditionalOperator", func(in *readInput) *string { return in.ConditionalOperator }, enumConditionalOperator)
-	readAttributesToGet = attributesToGetRule(func(in *readInput) []string { return in.AttributesToGet })
-)
+	},
+	"limit":                  minRule("limit", func(in *readInput) *int64 { return in.Limit }, 1),
+	"select":                 enumRule("select", func(in *readInput) *string { return in.Select }, enumSelect),
+	"returnConsumedCapacity": enumRule("returnConsumedCapacity", func(in *readInput) *string { return in.ReturnConsumedCapacity }, enumReturnConsumedCapacity),
+	"conditionalOperator":    enumRule("conditionalOperator", func(in *readInput) *string { return in.ConditionalOperator }, enumConditionalOperator),
+	"attributesToGet":        attributesToGetRule(func(in *readInput) []string { return in.AttributesToGet }),
+}
 
-// readRule lifts a rule of the shared members to a request embedding them.
-func readRule[T any](get func(*T) *readInput, r rule[readInput]) rule[T] {
-	return func(in *T, c *constraints) { r(get(in), c) }
+// readOp declares Query or Scan, whose request T embeds readInput (reached
+// through get): its members' rules in the order DynamoDB reports them
+// (orderedRules), its checks before the table, and its execution on a
+// table found as the item operations find it.
+func readOp[T any](get func(*T) *readInput, order string, own map[string]rule[T],
+	check func(*Engine, *T) error, execute func(*Engine, context.Context, *T, *storage.Table) (any, error)) *tableOp[T] {
+	return &tableOp[T]{
+		rules:   orderedRules(order, get, readRules, own),
+		check:   check,
+		table:   func(in *T) string { return *get(in).TableName },
+		mode:    lookupData,
+		execute: execute,
+		access:  func(in *T) access { return readAccess(get(in)) },
+	}
 }
 
 // conditionsRule checks the ComparisonOperator of each legacy condition, in
@@ -144,24 +155,13 @@ func queryRead(in *queryInput) *readInput { return &in.readInput }
 
 // queryOp is Query. Its members are reported in DynamoDB's order.
 // https://github.com/mhart/dynalite/blob/master/test/query.js ("incorrect attributes")
-var queryOp = &tableOp[queryInput]{
-	rules: rules[queryInput]{
-		readRule(queryRead, readLimit),
-		readRule(queryRead, readCapacity),
-		readRule(queryRead, readAttributesToGet),
-		conditionsRule("queryFilter", true, func(in *queryInput) map[string]expr.LegacyCondition { return in.QueryFilter }),
-		readRule(queryRead, readSelectEnum),
-		conditionsRule("keyConditions", true, func(in *queryInput) map[string]expr.LegacyCondition { return in.KeyConditions }),
-		readRule(queryRead, readTableName),
-		readRule(queryRead, readIndexName),
-		readRule(queryRead, readOperator),
+var queryOp = readOp(queryRead,
+	"limit returnConsumedCapacity attributesToGet queryFilter select keyConditions tableName indexName conditionalOperator",
+	map[string]rule[queryInput]{
+		"queryFilter":   conditionsRule("queryFilter", true, func(in *queryInput) map[string]expr.LegacyCondition { return in.QueryFilter }),
+		"keyConditions": conditionsRule("keyConditions", true, func(in *queryInput) map[string]expr.LegacyCondition { return in.KeyConditions }),
 	},
-	check:   (*Engine).checkQuery,
-	table:   func(in *queryInput) string { return *in.TableName },
-	mode:    lookupData,
-	execute: (*Engine).query,
-	access:  func(in *queryInput) access { return readAccess(&in.readInput) },
-}
+	(*Engine).checkQuery, (*Engine).query)
 
 // checkQuery is Query's checks before its table.
 func (e *Engine) checkQuery(in *queryInput) error {
