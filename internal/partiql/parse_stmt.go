@@ -17,25 +17,43 @@ func (p *parser) selectRest() (*Statement, error) {
 	if !p.acceptKw("FROM") {
 		return nil, p.unexpected()
 	}
-	if err := p.tableRef(st, p.unexpected()); err != nil {
+	if err := p.tableHead(st, p.unexpected()); err != nil {
 		return nil, err
 	}
-	if err := p.noAlias(); err != nil {
+	if err := p.optional(st, "WHERE", p.where); err != nil {
 		return nil, err
 	}
-	if p.acceptKw("WHERE") {
-		w, err := p.condition()
-		if err != nil {
-			return nil, err
-		}
-		st.Where = w
-	}
-	if p.acceptKw("ORDER") {
-		if err := p.orderBy(st); err != nil {
-			return nil, err
-		}
+	if err := p.optional(st, "ORDER", p.orderBy); err != nil {
+		return nil, err
 	}
 	return st, nil
+}
+
+// tableHead parses a statement's table, missing being the error of its
+// absence, and refuses an alias after it.
+func (p *parser) tableHead(st *Statement, missing error) error {
+	if err := p.tableRef(st, missing); err != nil {
+		return err
+	}
+	return p.noAlias()
+}
+
+// optional parses clause when the next token is its keyword kw (consumed).
+func (p *parser) optional(st *Statement, kw string, clause func(*Statement) error) error {
+	if !p.acceptKw(kw) {
+		return nil
+	}
+	return clause(st)
+}
+
+// where parses what follows WHERE into st.Where.
+func (p *parser) where(st *Statement) error {
+	w, err := p.condition()
+	if err != nil {
+		return err
+	}
+	st.Where = w
+	return nil
 }
 
 // projection parses "*" or a list of paths.
@@ -139,48 +157,36 @@ func errNoKeyEquality() error {
 // updateRest parses what follows UPDATE: table SET/REMOVE ... WHERE ... [RETURNING ...].
 func (p *parser) updateRest() (*Statement, error) {
 	st := &Statement{Kind: Update}
-	if err := p.tableRef(st, Malformed(detailSimplePath)); err != nil {
+	if err := p.tableHead(st, Malformed(detailSimplePath)); err != nil {
 		return nil, err
 	}
-	if err := p.noAlias(); err != nil {
+	if err := p.actions(st); err != nil {
 		return nil, err
 	}
-	for {
-		var err error
-		switch {
-		case p.acceptKw("SET"):
-			err = p.setList(st)
-		case p.acceptKw("REMOVE"):
-			err = p.removeList(st)
-		default:
-			if len(st.Actions) == 0 {
-				return nil, p.unexpected()
-			}
-			return p.writeTail(st)
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
+	return p.writeTail(st)
 }
 
 // fromUpdateRest parses PartiQL's FROM-first form of UPDATE, what follows
 // FROM: table [WHERE ...] SET/REMOVE ... [RETURNING ...].
 func (p *parser) fromUpdateRest() (*Statement, error) {
 	st := &Statement{Kind: Update}
-	if err := p.tableRef(st, Malformed(detailSimplePath)); err != nil {
+	if err := p.tableHead(st, Malformed(detailSimplePath)); err != nil {
 		return nil, err
 	}
-	if err := p.noAlias(); err != nil {
+	if err := p.optional(st, "WHERE", p.where); err != nil {
 		return nil, err
 	}
-	if p.acceptKw("WHERE") {
-		w, err := p.condition()
-		if err != nil {
-			return nil, err
-		}
-		st.Where = w
+	if err := p.actions(st); err != nil {
+		return nil, err
 	}
+	if err := p.optional(st, "RETURNING", p.returning); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// actions parses one or more SET and REMOVE clauses of an UPDATE.
+func (p *parser) actions(st *Statement) error {
 	for {
 		var err error
 		switch {
@@ -189,15 +195,12 @@ func (p *parser) fromUpdateRest() (*Statement, error) {
 		case p.acceptKw("REMOVE"):
 			err = p.removeList(st)
 		case len(st.Actions) == 0:
-			return nil, p.unexpected()
+			return p.unexpected()
 		default:
-			if p.acceptKw("RETURNING") {
-				err = p.returning(st)
-			}
-			return st, err
+			return nil
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
 }
@@ -241,10 +244,7 @@ func (p *parser) deleteRest() (*Statement, error) {
 	if !p.acceptKw("FROM") {
 		return nil, p.unexpected()
 	}
-	if err := p.tableRef(st, Malformed(detailSimplePath)); err != nil {
-		return nil, err
-	}
-	if err := p.noAlias(); err != nil {
+	if err := p.tableHead(st, Malformed(detailSimplePath)); err != nil {
 		return nil, err
 	}
 	return p.writeTail(st)
@@ -258,15 +258,11 @@ func (p *parser) writeTail(st *Statement) (*Statement, error) {
 		}
 		return nil, p.leftover()
 	}
-	w, err := p.condition()
-	if err != nil {
+	if err := p.where(st); err != nil {
 		return nil, err
 	}
-	st.Where = w
-	if p.acceptKw("RETURNING") {
-		if err := p.returning(st); err != nil {
-			return nil, err
-		}
+	if err := p.optional(st, "RETURNING", p.returning); err != nil {
+		return nil, err
 	}
 	return st, nil
 }

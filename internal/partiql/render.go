@@ -70,8 +70,15 @@ func (r *renderer) operand(x Expr) (string, error) {
 	case *Missing:
 		return "", ddberr.Validation("MISSING must be compared using IS operator")
 	}
+	return r.valueOperand(x, "Unsupported operation: ")
+}
+
+// valueOperand renders x, which must be a value (a literal or a
+// parameter), as a placeholder; when it is not, the refusal is the
+// message refused followed by a description of x.
+func (r *renderer) valueOperand(x Expr, refused string) (string, error) {
 	if !isValue(x) {
-		return "", ddberr.Validation("Unsupported operation: " + describe(x))
+		return "", ddberr.Validation(refused + describe(x))
 	}
 	v, err := Value(x, r.params)
 	if err != nil {
