@@ -60,31 +60,36 @@ var writeRules = map[string]rule[conditionalWrite]{
 	"conditionalOperator": enumRule("conditionalOperator", func(w *conditionalWrite) *string { return w.ConditionalOperator }, enumConditionalOperator),
 }
 
-// writeOp declares a conditional single-item write, whose request T embeds
-// conditionalWrite (reached through get): its members' rules in the order
-// DynamoDB reports them (orderedRules), its checks before the table, and
-// its execution on a table found as the item operations find it.
-func writeOp[T any](get func(*T) *conditionalWrite, order string, own map[string]rule[T],
-	check func(*Engine, *T) error, execute func(*Engine, context.Context, *T, *storage.Table) (any, error)) *tableOp[T] {
-	return &tableOp[T]{
-		rules:   orderedRules(order, get, writeRules, own),
-		check:   check,
-		table:   func(in *T) string { return *get(in).TableName },
-		mode:    lookupData,
-		execute: execute,
-		access:  func(*T) access { return access{kind: realism.Write} },
-	}
+// writeMembers are the members the three writes share.
+var writeMembers = sharedMembers[conditionalWrite]{
+	rules:  writeRules,
+	table:  func(w *conditionalWrite) *string { return w.TableName },
+	access: func(*conditionalWrite) access { return access{kind: realism.Write} },
 }
 
-// output builds the response parts every single-item write shares.
-func (w *conditionalWrite) output(t *storage.Table, ks keySchema, old, new item.Item, key item.Item) *writeOutput {
-	out := &writeOutput{}
+// respond builds the response of a write of t from old to new on the
+// item of key: Attributes as given, and ConsumedCapacity and
+// ItemCollectionMetrics (with the collection's size) when requested.
+func (e *Engine) respond(ctx context.Context, w *conditionalWrite, t *storage.Table, ks keySchema, old, new, key, attributes item.Item) (any, error) {
+	out := &writeOutput{attributes: attributes}
 	if mode := capacityMode(w.ReturnConsumedCapacity); mode != capNone {
 		out.capacity = newConsumed(mode, t.Name)
 		out.capacity.chargeWrite(t, old, new)
 	}
 	out.metrics = collectionMetrics(t, ks, w.ReturnItemCollectionMetrics, key)
-	return out
+	if err := e.sizeCollection(ctx, t, out.metrics); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// allOld is the Attributes of a PutItem or DeleteItem: the old image when
+// ReturnValues is ALL_OLD, the only other value they accept being NONE.
+func allOld(returnValues *string, old item.Item) item.Item {
+	if returnValuesMode(returnValues) == "ALL_OLD" {
+		return old
+	}
+	return nil
 }
 
 // collectionMetrics returns ItemCollectionMetrics when requested and the
@@ -119,7 +124,7 @@ func putWrite(in *putItemInput) *conditionalWrite { return &in.conditionalWrite 
 
 // putItemOp is PutItem. Its members are reported in DynamoDB's order.
 // https://github.com/mhart/dynalite/blob/master/test/putItem.js ("incorrect attributes")
-var putItemOp = writeOp(putWrite,
+var putItemOp = itemOp(putWrite, writeMembers,
 	"returnConsumedCapacity tableName item returnValues returnItemCollectionMetrics returnValuesOnConditionCheckFailure conditionalOperator",
 	map[string]rule[putItemInput]{"item": required("item", func(in *putItemInput) bool { return in.Item != nil })},
 	(*Engine).checkPutItem, (*Engine).putItem)
@@ -160,14 +165,7 @@ func (e *Engine) putItem(ctx context.Context, in *putItemInput, t *storage.Table
 	if err != nil {
 		return nil, err
 	}
-	out := in.output(t, ks, old, in.Item, in.Item)
-	if err := e.sizeCollection(ctx, t, out.metrics); err != nil {
-		return nil, err
-	}
-	if returnValuesMode(in.ReturnValues) == "ALL_OLD" {
-		out.attributes = old
-	}
-	return out, nil
+	return e.respond(ctx, &in.conditionalWrite, t, ks, old, in.Item, in.Item, allOld(in.ReturnValues, old))
 }
 
 // The expression and legacy parameters of PutItem and DeleteItem.
@@ -370,7 +368,7 @@ func deleteWrite(in *deleteItemInput) *conditionalWrite { return &in.conditional
 
 // deleteItemOp is DeleteItem. Its members are reported in DynamoDB's order.
 // https://github.com/mhart/dynalite/blob/master/test/deleteItem.js ("incorrect attributes")
-var deleteItemOp = writeOp(deleteWrite,
+var deleteItemOp = itemOp(deleteWrite, writeMembers,
 	"returnConsumedCapacity tableName returnValues returnItemCollectionMetrics key returnValuesOnConditionCheckFailure conditionalOperator",
 	map[string]rule[deleteItemInput]{"key": required("key", func(in *deleteItemInput) bool { return in.Key != nil })},
 	(*Engine).checkDeleteItem, (*Engine).deleteItem)
@@ -408,12 +406,5 @@ func (e *Engine) deleteItem(ctx context.Context, in *deleteItemInput, t *storage
 	if err != nil {
 		return nil, err
 	}
-	out := in.output(t, ks, old, nil, in.Key)
-	if err := e.sizeCollection(ctx, t, out.metrics); err != nil {
-		return nil, err
-	}
-	if returnValuesMode(in.ReturnValues) == "ALL_OLD" {
-		out.attributes = old
-	}
-	return out, nil
+	return e.respond(ctx, &in.conditionalWrite, t, ks, old, nil, in.Key, allOld(in.ReturnValues, old))
 }

@@ -24,7 +24,7 @@ func updateWrite(in *updateItemInput) *conditionalWrite { return &in.conditional
 
 // updateItemOp is UpdateItem. Its members are reported in DynamoDB's order.
 // https://github.com/mhart/dynalite/blob/master/test/updateItem.js ("incorrect attributes")
-var updateItemOp = writeOp(updateWrite,
+var updateItemOp = itemOp(updateWrite, writeMembers,
 	"returnConsumedCapacity tableName returnItemCollectionMetrics returnValues key returnValuesOnConditionCheckFailure conditionalOperator attributeUpdates",
 	map[string]rule[updateItemInput]{
 		"key":              required("key", func(in *updateItemInput) bool { return in.Key != nil }),
@@ -161,12 +161,7 @@ func (e *Engine) updateItem(ctx context.Context, in *updateItemInput, t *storage
 	if err != nil {
 		return nil, err
 	}
-	out := in.output(t, ks, old, new, in.Key)
-	if err := e.sizeCollection(ctx, t, out.metrics); err != nil {
-		return nil, err
-	}
-	out.attributes = updateReturnValues(returnValuesMode(in.ReturnValues), old, new, upd)
-	return out, nil
+	return e.respond(ctx, &in.conditionalWrite, t, ks, old, new, in.Key, updateReturnValues(returnValuesMode(in.ReturnValues), old, new, upd))
 }
 
 // updateReturnValues selects the Attributes UpdateItem returns: nothing,

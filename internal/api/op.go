@@ -75,3 +75,30 @@ func decodeChecked[T any](body []byte, rs rules[T]) (*T, error) {
 	}
 	return in, nil
 }
+
+// sharedMembers are the members several item operations share (S is
+// conditionalWrite or readInput), embedded in each one's request: their
+// rules by path, the table they name and what a request does as the
+// realism effects see it.
+type sharedMembers[S any] struct {
+	rules  map[string]rule[S]
+	table  func(*S) *string
+	access func(*S) access
+}
+
+// itemOp declares an item operation whose request T embeds the shared
+// members m (reached through get): its members' rules in the order
+// DynamoDB reports them (orderedRules, own holding the rules of its own
+// members), its checks before the table, and its execution on the table
+// the request names, found as the item operations find it.
+func itemOp[T, S any](get func(*T) *S, m sharedMembers[S], order string, own map[string]rule[T],
+	check func(*Engine, *T) error, execute func(*Engine, context.Context, *T, *storage.Table) (any, error)) *tableOp[T] {
+	return &tableOp[T]{
+		rules:   orderedRules(order, get, m.rules, own),
+		check:   check,
+		table:   func(in *T) string { return *m.table(get(in)) },
+		mode:    lookupData,
+		execute: execute,
+		access:  func(in *T) access { return m.access(get(in)) },
+	}
+}

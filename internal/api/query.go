@@ -50,20 +50,11 @@ var readRules = map[string]rule[readInput]{
 	"attributesToGet":        attributesToGetRule(func(in *readInput) []string { return in.AttributesToGet }),
 }
 
-// readOp declares Query or Scan, whose request T embeds readInput (reached
-// through get): its members' rules in the order DynamoDB reports them
-// (orderedRules), its checks before the table, and its execution on a
-// table found as the item operations find it.
-func readOp[T any](get func(*T) *readInput, order string, own map[string]rule[T],
-	check func(*Engine, *T) error, execute func(*Engine, context.Context, *T, *storage.Table) (any, error)) *tableOp[T] {
-	return &tableOp[T]{
-		rules:   orderedRules(order, get, readRules, own),
-		check:   check,
-		table:   func(in *T) string { return *get(in).TableName },
-		mode:    lookupData,
-		execute: execute,
-		access:  func(in *T) access { return readAccess(get(in)) },
-	}
+// readMembers are the members Query and Scan share.
+var readMembers = sharedMembers[readInput]{
+	rules:  readRules,
+	table:  func(in *readInput) *string { return in.TableName },
+	access: readAccess,
 }
 
 // conditionsRule checks the ComparisonOperator of each legacy condition, in
@@ -155,7 +146,7 @@ func queryRead(in *queryInput) *readInput { return &in.readInput }
 
 // queryOp is Query. Its members are reported in DynamoDB's order.
 // https://github.com/mhart/dynalite/blob/master/test/query.js ("incorrect attributes")
-var queryOp = readOp(queryRead,
+var queryOp = itemOp(queryRead, readMembers,
 	"limit returnConsumedCapacity attributesToGet queryFilter select keyConditions tableName indexName conditionalOperator",
 	map[string]rule[queryInput]{
 		"queryFilter":   conditionsRule("queryFilter", true, func(in *queryInput) map[string]expr.LegacyCondition { return in.QueryFilter }),

@@ -25,7 +25,7 @@ func scanRead(in *scanInput) *readInput { return &in.readInput }
 
 // scanOp is Scan. Its members are reported in DynamoDB's order.
 // https://github.com/mhart/dynalite/blob/master/test/scan.js ("incorrect attributes")
-var scanOp = readOp(scanRead,
+var scanOp = itemOp(scanRead, readMembers,
 	"tableName indexName limit select returnConsumedCapacity conditionalOperator attributesToGet segment totalSegments scanFilter",
 	map[string]rule[scanInput]{
 		"segment":       rangeRule("segment", func(in *scanInput) *int64 { return in.Segment }, 0, maxTotalSegments-1),
