@@ -58,21 +58,23 @@ func (p *parser) where(st *Statement) error {
 
 // projection parses "*" or a list of paths.
 func (p *parser) projection(st *Statement) error {
-	for {
+	err := p.commaSeparated(func() error {
 		if p.accept(tkPunct, "*") {
 			st.Star = true
-		} else if t := p.peek(); t.kind == tkIdent && strings.EqualFold(t.text, "COUNT") && p.toks[p.i+1].kind == tkPunct && p.toks[p.i+1].text == "(" {
+			return nil
+		}
+		if t := p.peek(); t.kind == tkIdent && strings.EqualFold(t.text, "COUNT") && p.toks[p.i+1].kind == tkPunct && p.toks[p.i+1].text == "(" {
 			return p.errAggregate(t)
-		} else {
-			path, err := p.path()
-			if err != nil {
-				return err
-			}
-			st.Projection = append(st.Projection, path)
 		}
-		if !p.accept(tkPunct, ",") {
-			break
+		path, err := p.path()
+		if err != nil {
+			return err
 		}
+		st.Projection = append(st.Projection, path)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if st.Star && len(st.Projection) > 0 {
 		return ddberr.Validation("Other attributes should not be present in the projection when '*' is used.")
@@ -101,7 +103,7 @@ func (p *parser) orderBy(st *Statement) error {
 	if !p.acceptKw("BY") {
 		return p.unexpected()
 	}
-	for {
+	return p.commaSeparated(func() error {
 		name, ok := p.name()
 		if !ok {
 			return p.unexpected()
@@ -113,6 +115,17 @@ func (p *parser) orderBy(st *Statement) error {
 			p.acceptKw("ASC")
 		}
 		st.OrderBy = append(st.OrderBy, o)
+		return nil
+	})
+}
+
+// commaSeparated parses one or more elements with elem, separated by
+// commas.
+func (p *parser) commaSeparated(elem func() error) error {
+	for {
+		if err := elem(); err != nil {
+			return err
+		}
 		if !p.accept(tkPunct, ",") {
 			return nil
 		}
@@ -205,8 +218,9 @@ func (p *parser) actions(st *Statement) error {
 	}
 }
 
+// setList parses path = value {, path = value}.
 func (p *parser) setList(st *Statement) error {
-	for {
+	return p.commaSeparated(func() error {
 		path, err := p.path()
 		if err != nil {
 			return err
@@ -219,23 +233,20 @@ func (p *parser) setList(st *Statement) error {
 			return err
 		}
 		st.Actions = append(st.Actions, Action{Path: path, Value: v})
-		if !p.accept(tkPunct, ",") {
-			return nil
-		}
-	}
+		return nil
+	})
 }
 
+// removeList parses path {, path}.
 func (p *parser) removeList(st *Statement) error {
-	for {
+	return p.commaSeparated(func() error {
 		path, err := p.path()
 		if err != nil {
 			return err
 		}
 		st.Actions = append(st.Actions, Action{Path: path})
-		if !p.accept(tkPunct, ",") {
-			return nil
-		}
-	}
+		return nil
+	})
 }
 
 // deleteRest parses what follows DELETE: FROM table WHERE ... [RETURNING ALL OLD *].
