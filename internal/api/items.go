@@ -28,6 +28,8 @@ type conditionalWrite struct {
 	cond *expr.Condition // the parsed ConditionExpression or Expected
 }
 
+func (w *conditionalWrite) members() *conditionalWrite { return w }
+
 // checkConditionParams checks how the write's condition is given: not
 // both ConditionExpression and the legacy Expected/ConditionalOperator,
 // expression attribute maps only with an expression, ConditionalOperator
@@ -120,11 +122,9 @@ type putItemInput struct {
 	Item item.Item `json:"Item"`
 }
 
-func putWrite(in *putItemInput) *conditionalWrite { return &in.conditionalWrite }
-
 // putItemOp is PutItem. Its members are reported in DynamoDB's order.
 // https://github.com/mhart/dynalite/blob/master/test/putItem.js ("incorrect attributes")
-var putItemOp = itemOp(putWrite, writeMembers,
+var putItemOp = itemOp[putItemInput](writeMembers,
 	"returnConsumedCapacity tableName item returnValues returnItemCollectionMetrics returnValuesOnConditionCheckFailure conditionalOperator",
 	map[string]rule[putItemInput]{"item": required("item", func(in *putItemInput) bool { return in.Item != nil })},
 	(*Engine).checkPutItem, (*Engine).putItem)
@@ -364,11 +364,9 @@ type deleteItemInput struct {
 	Key item.Item `json:"Key"`
 }
 
-func deleteWrite(in *deleteItemInput) *conditionalWrite { return &in.conditionalWrite }
-
 // deleteItemOp is DeleteItem. Its members are reported in DynamoDB's order.
 // https://github.com/mhart/dynalite/blob/master/test/deleteItem.js ("incorrect attributes")
-var deleteItemOp = itemOp(deleteWrite, writeMembers,
+var deleteItemOp = itemOp[deleteItemInput](writeMembers,
 	"returnConsumedCapacity tableName returnValues returnItemCollectionMetrics key returnValuesOnConditionCheckFailure conditionalOperator",
 	map[string]rule[deleteItemInput]{"key": required("key", func(in *deleteItemInput) bool { return in.Key != nil })},
 	(*Engine).checkDeleteItem, (*Engine).deleteItem)

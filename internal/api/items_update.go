@@ -20,11 +20,9 @@ type updateItemInput struct {
 	upd *expr.Update // the parsed UpdateExpression or AttributeUpdates
 }
 
-func updateWrite(in *updateItemInput) *conditionalWrite { return &in.conditionalWrite }
-
 // updateItemOp is UpdateItem. Its members are reported in DynamoDB's order.
 // https://github.com/mhart/dynalite/blob/master/test/updateItem.js ("incorrect attributes")
-var updateItemOp = itemOp(updateWrite, writeMembers,
+var updateItemOp = itemOp[updateItemInput](writeMembers,
 	"returnConsumedCapacity tableName returnItemCollectionMetrics returnValues key returnValuesOnConditionCheckFailure conditionalOperator attributeUpdates",
 	map[string]rule[updateItemInput]{
 		"key":              required("key", func(in *updateItemInput) bool { return in.Key != nil }),

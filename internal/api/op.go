@@ -86,13 +86,21 @@ type sharedMembers[S any] struct {
 	access func(*S) access
 }
 
+// embeds is a pointer to a request T that embeds the shared members S,
+// which it reaches through the promoted method members.
+type embeds[T, S any] interface {
+	*T
+	members() *S
+}
+
 // itemOp declares an item operation whose request T embeds the shared
-// members m (reached through get): its members' rules in the order
-// DynamoDB reports them (orderedRules, own holding the rules of its own
-// members), its checks before the table, and its execution on the table
-// the request names, found as the item operations find it.
-func itemOp[T, S any](get func(*T) *S, m sharedMembers[S], order string, own map[string]rule[T],
+// members m: its members' rules in the order DynamoDB reports them
+// (orderedRules, own holding the rules of its own members), its checks
+// before the table, and its execution on the table the request names,
+// found as the item operations find it.
+func itemOp[T, S any, PT embeds[T, S]](m sharedMembers[S], order string, own map[string]rule[T],
 	check func(*Engine, *T) error, execute func(*Engine, context.Context, *T, *storage.Table) (any, error)) *tableOp[T] {
+	get := func(in *T) *S { return PT(in).members() }
 	return &tableOp[T]{
 		rules:   orderedRules(order, get, m.rules, own),
 		check:   check,

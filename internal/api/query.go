@@ -34,6 +34,8 @@ type readInput struct {
 	filter *expr.Condition  // the parsed filter
 }
 
+func (in *readInput) members() *readInput { return in }
+
 // readRules are the rules of the members Query and Scan share, by path;
 // each operation lists them in its own order.
 var readRules = map[string]rule[readInput]{
@@ -142,11 +144,9 @@ type queryInput struct {
 	KeyConditionExpression *string                         `json:"KeyConditionExpression"`
 }
 
-func queryRead(in *queryInput) *readInput { return &in.readInput }
-
 // queryOp is Query. Its members are reported in DynamoDB's order.
 // https://github.com/mhart/dynalite/blob/master/test/query.js ("incorrect attributes")
-var queryOp = itemOp(queryRead, readMembers,
+var queryOp = itemOp[queryInput](readMembers,
 	"limit returnConsumedCapacity attributesToGet queryFilter select keyConditions tableName indexName conditionalOperator",
 	map[string]rule[queryInput]{
 		"queryFilter":   conditionsRule("queryFilter", true, func(in *queryInput) map[string]expr.LegacyCondition { return in.QueryFilter }),

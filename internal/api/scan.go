@@ -21,11 +21,9 @@ type scanInput struct {
 	Segment       *int64                          `json:"Segment"`
 }
 
-func scanRead(in *scanInput) *readInput { return &in.readInput }
-
 // scanOp is Scan. Its members are reported in DynamoDB's order.
 // https://github.com/mhart/dynalite/blob/master/test/scan.js ("incorrect attributes")
-var scanOp = itemOp(scanRead, readMembers,
+var scanOp = itemOp[scanInput](readMembers,
 	"tableName indexName limit select returnConsumedCapacity conditionalOperator attributesToGet segment totalSegments scanFilter",
 	map[string]rule[scanInput]{
 		"segment":       rangeRule("segment", func(in *scanInput) *int64 { return in.Segment }, 0, maxTotalSegments-1),
