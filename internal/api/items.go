@@ -108,6 +108,22 @@ func collectionMetrics(t *storage.Table, ks keySchema, mode *string, key item.It
 	return nil
 }
 
+// checkAllOldWrite is the start of PutItem's and DeleteItem's checks:
+// parameter families, the values of it (the item or the key, checked by
+// check), then ReturnValues, which they accept only as ALL_OLD or NONE.
+func (w *conditionalWrite) checkAllOldWrite(check func(item.Item) error, it item.Item) error {
+	if err := w.checkConditionParams(); err != nil {
+		return err
+	}
+	if err := check(it); err != nil {
+		return err
+	}
+	if rv := returnValuesMode(w.ReturnValues); rv != "NONE" && rv != "ALL_OLD" {
+		return errOnlyAllOld()
+	}
+	return nil
+}
+
 // errOnlyAllOld is PutItem's and DeleteItem's answer to a ReturnValues they
 // do not support.
 // https://github.com/mhart/dynalite/blob/master/test/putItem.js
@@ -132,14 +148,8 @@ var putItemOp = itemOp[putItemInput](writeMembers,
 // checkPutItem is PutItem's checks before its table: parameter families,
 // the item's values, ReturnValues, the item's size, then the condition.
 func (e *Engine) checkPutItem(in *putItemInput) error {
-	if err := in.checkConditionParams(); err != nil {
+	if err := in.checkAllOldWrite(checkItem, in.Item); err != nil {
 		return err
-	}
-	if err := checkItem(in.Item); err != nil {
-		return err
-	}
-	if rv := returnValuesMode(in.ReturnValues); rv != "NONE" && rv != "ALL_OLD" {
-		return errOnlyAllOld()
 	}
 	if item.Size(in.Item) > maxItemBytes {
 		return ddberr.Validation("Item size has exceeded the maximum allowed size")
@@ -374,14 +384,8 @@ var deleteItemOp = itemOp[deleteItemInput](writeMembers,
 // checkDeleteItem is DeleteItem's checks before its table: parameter
 // families, the key's values, ReturnValues, then the condition.
 func (e *Engine) checkDeleteItem(in *deleteItemInput) error {
-	if err := in.checkConditionParams(); err != nil {
+	if err := in.checkAllOldWrite(validateItemValues, in.Key); err != nil {
 		return err
-	}
-	if err := validateItemValues(in.Key); err != nil {
-		return err
-	}
-	if rv := returnValuesMode(in.ReturnValues); rv != "NONE" && rv != "ALL_OLD" {
-		return errOnlyAllOld()
 	}
 	return e.parseCondition(&in.conditionalWrite)
 }
