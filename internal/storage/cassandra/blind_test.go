@@ -13,13 +13,16 @@ import (
 	"github.com/extenddb/extenddb/internal/storage/storagetest"
 )
 
-// blindFrontend opens a second frontend whose every write that can go
-// blind does (blind.go).
-func blindFrontend(t *testing.T) *Backend {
+// blindBackend returns the shared backend with every write that can go
+// blind doing so (blind.go) until the end of the test. It is the shared
+// backend rather than a frontend of its own, so that no stopped frontend
+// is left whose intents a later test's Recover would replay.
+func blindBackend(t *testing.T) *Backend {
 	t.Helper()
-	o := otherFrontend(t)
-	o.blindAlways.Store(true)
-	return o
+	b := backend(t)
+	b.blindAlways.Store(true)
+	t.Cleanup(func() { b.blindAlways.Store(false) })
+	return b
 }
 
 // TestContractBlindInserts runs the whole storage contract with every
@@ -27,7 +30,7 @@ func blindFrontend(t *testing.T) *Backend {
 // first: over existing items, tombstones and items held by transactions
 // the outcome must be the same as with the read first.
 func TestContractBlindInserts(t *testing.T) {
-	b := blindFrontend(t)
+	b := blindBackend(t)
 	storagetest.Run(t, func(t *testing.T) storage.Backend { return b })
 }
 
@@ -87,7 +90,7 @@ func TestAbsenceCounter(t *testing.T) {
 // function that fails or writes nothing on no item is never decided
 // blind.
 func TestBlindInsert(t *testing.T) {
-	b := blindFrontend(t)
+	b := blindBackend(t)
 	ctx := ctxT(t, 3*time.Minute)
 	tb := streamTestTable(t, b)
 	k := strKey(t, tb, "a")
