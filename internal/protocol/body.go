@@ -49,7 +49,7 @@ func readBody(ctx context.Context, w http.ResponseWriter, r *http.Request, res *
 		return nil, classify(err, raw)
 	}
 	defer closeSrc()
-	buf := make([]byte, 0, 4<<10)
+	buf := make([]byte, 0, firstBufferSize(r))
 	for {
 		if len(buf) == cap(buf) {
 			if len(buf) > MaxBodyBytes {
@@ -74,6 +74,21 @@ func readBody(ctx context.Context, w http.ResponseWriter, r *http.Request, res *
 		return nil, tooLarge()
 	}
 	return buf, nil
+}
+
+// maxFirstBuffer is the most readBody allocates before bytes arrive.
+const maxFirstBuffer = 4 << 10
+
+// firstBufferSize is the capacity of readBody's first buffer: room for a
+// plain body whose length r declares (one byte more, so that its end is
+// seen without growing), else maxFirstBuffer. A declared length above
+// maxFirstBuffer is not trusted for more: the buffer grows as bytes
+// arrive.
+func firstBufferSize(r *http.Request) int {
+	if r.ContentLength >= 0 && r.ContentLength < maxFirstBuffer && r.Header.Get("Content-Encoding") == "" {
+		return int(r.ContentLength) + 1
+	}
+	return maxFirstBuffer
 }
 
 func tooLarge() *ddberr.Error {
