@@ -34,7 +34,8 @@ const baseReservation = 64 << 10
 var errBodyRead = ddberr.Serialization("")
 
 // readBody reads and decodes r's body, reserving memory from res as bytes
-// arrive; it never reserves or allocates from a declared Content-Length.
+// arrive; it never reserves from a declared Content-Length, and allocates
+// from one only below 4 KB (firstBufferSize).
 // Errors: RequestTooLarge (413) past MaxBodyBytes, sent or decoded;
 // InternalFailure (500) for a body that does not decompress or an unknown
 // Content-Encoding, as DynamoDB answers; ThrottlingException when the memory
