@@ -42,12 +42,12 @@ var errBodyRead = ddberr.Serialization("")
 // budget stays full.
 func readBody(ctx context.Context, w http.ResponseWriter, r *http.Request, res *admission.Reservation) ([]byte, error) {
 	if r.ContentLength > MaxBodyBytes {
-		return nil, tooLarge()
+		return nil, tooLargeClose(w)
 	}
-	raw := &rawReader{r: http.MaxBytesReader(w, r.Body, MaxBodyBytes)}
+	raw := &rawReader{r: r.Body, left: MaxBodyBytes}
 	src, closeSrc, err := decoder(r.Header.Get("Content-Encoding"), raw)
 	if err != nil {
-		return nil, classify(err, raw)
+		return nil, classify(w, err, raw)
 	}
 	defer closeSrc()
 	buf := make([]byte, 0, firstBufferSize(r))
@@ -68,7 +68,7 @@ func readBody(ctx context.Context, w http.ResponseWriter, r *http.Request, res *
 			break
 		}
 		if err != nil {
-			return nil, classify(err, raw)
+			return nil, classify(w, err, raw)
 		}
 	}
 	if len(buf) > MaxBodyBytes {
@@ -96,12 +96,24 @@ func tooLarge() *ddberr.Error {
 	return ddberr.RequestTooLarge("Request size exceeded %d bytes", MaxBodyBytes)
 }
 
+// closeValue is the Connection header of an answer after which the
+// connection is closed.
+var closeValue = []string{"close"}
+
+// tooLargeClose is tooLarge, with the connection closed after the answer
+// rather than the rest of the body read and thrown away (as
+// http.MaxBytesReader arranges).
+func tooLargeClose(w http.ResponseWriter) *ddberr.Error {
+	w.Header()["Connection"] = closeValue
+	return tooLarge()
+}
+
 // classify turns a read error into the client's answer: a body over the
 // limit, a connection that failed, or a body that failed to decompress.
-func classify(err error, raw *rawReader) error {
+func classify(w http.ResponseWriter, err error, raw *rawReader) error {
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) || errors.As(raw.err, &tooBig) {
-		return tooLarge()
+		return tooLargeClose(w)
 	}
 	if raw.err != nil && !errors.Is(raw.err, io.EOF) {
 		return errBodyRead
@@ -109,15 +121,29 @@ func classify(err error, raw *rawReader) error {
 	return ddberr.InternalFailure()
 }
 
-// rawReader remembers the error of the connection's body, to tell it from
-// a decompression error.
+// rawReader reads the connection's body up to left bytes, failing with an
+// *http.MaxBytesError past them (as http.MaxBytesReader does, without an
+// allocation of its own), and remembers the body's first error, to tell it
+// from a decompression error.
 type rawReader struct {
-	r   io.Reader
-	err error
+	r    io.Reader
+	left int64
+	err  error
 }
 
 func (r *rawReader) Read(p []byte) (int, error) {
+	if int64(len(p)) > r.left+1 {
+		// One byte more than allowed tells a body at the limit from one
+		// past it.
+		p = p[:r.left+1]
+	}
 	n, err := r.r.Read(p)
+	if int64(n) > r.left {
+		n, err = int(r.left), &http.MaxBytesError{Limit: MaxBodyBytes}
+		r.left = 0
+	} else {
+		r.left -= int64(n)
+	}
 	if err != nil && r.err == nil {
 		r.err = err
 	}

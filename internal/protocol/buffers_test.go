@@ -2,7 +2,9 @@ package protocol
 
 import (
 	"context"
+	"errors"
 	"hash/crc32"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -59,6 +61,33 @@ func TestBuffersAcrossSizes(t *testing.T) {
 			}
 			if id := w.Header().Get("X-Amzn-Requestid"); len(id) != requestIDLen || strings.Trim(id, idAlphabet) != "" {
 				t.Fatalf("request id %q", id)
+			}
+		}
+	}
+}
+
+// The body's reader lets exactly its limit through and fails one byte
+// past it with *http.MaxBytesError, as http.MaxBytesReader does, whatever
+// the size of the reads.
+func TestRawReaderLimit(t *testing.T) {
+	for _, size := range []int{1, 7, 4096} {
+		for _, sent := range []int{0, 9, 10, 11, 50} {
+			raw := &rawReader{r: strings.NewReader(strings.Repeat("x", sent)), left: 10}
+			var got int
+			var err error
+			p := make([]byte, size)
+			for err == nil {
+				var n int
+				n, err = raw.Read(p)
+				got += n
+			}
+			var tooBig *http.MaxBytesError
+			if sent <= 10 {
+				if err != io.EOF || got != sent {
+					t.Errorf("read size %d, %d bytes sent: got %d bytes, %v; want %d, EOF", size, sent, got, err, sent)
+				}
+			} else if !errors.As(err, &tooBig) || !errors.As(raw.err, &tooBig) || got > 10 {
+				t.Errorf("read size %d, %d bytes sent: got %d bytes, %v (remembered %v); want at most 10, MaxBytesError", size, sent, got, err, raw.err)
 			}
 		}
 	}

@@ -82,7 +82,7 @@ func (failingHandler) Known(_, op string) bool { return op == "GetItem" }
 //
 //	go test -run TestProtocolErrorAllocationCeiling -v ./internal/protocol/
 //	go test -run X -bench ProtocolErrorResponse -benchmem ./internal/protocol/
-const errorCeiling = 10
+const errorCeiling = 9
 
 func TestProtocolErrorAllocationCeiling(t *testing.T) {
 	if raceEnabled {
