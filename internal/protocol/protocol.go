@@ -366,10 +366,11 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	putBuffer(buf)
 }
 
-// writeBody sends body with a new request id, its CRC-32 and length. A body of 4 KB or more
-// is compressed when acceptEncoding (the request's Accept-Encoding) allows
-// gzip or deflate, as DynamoDB does; the CRC-32 is then the compressed
-// bytes', which is what the SDKs verify before decompressing.
+// writeBody sends body with a new request id, its CRC-32 and its length.
+// A body of 4 KB or more is compressed when acceptEncoding (the request's
+// Accept-Encoding) allows gzip or deflate, as DynamoDB does; the CRC-32 is
+// then the compressed bytes', which is what the SDKs verify before
+// decompressing.
 func writeBody(w http.ResponseWriter, acceptEncoding string, status int, body []byte) {
 	h := w.Header()
 	if len(body) >= compressMinBytes && acceptEncoding != "" {
