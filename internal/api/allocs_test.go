@@ -8,11 +8,12 @@ import (
 	"github.com/extenddb/extenddb/internal/protocol"
 )
 
-// hotPaths are the single-item operations and a 10-item Query, each with the
-// most allocations per request it may make through Serve and the response
-// encoder (storage included, SQLite in a file). Allocations per request are
-// deterministic, so a ceiling catches a regression that timing would blur;
-// BenchmarkHotPaths beside it measures the same requests:
+// hotPaths are the single-item operations and the reads of many items,
+// each with the most allocations per request it may make through Serve and
+// the response encoder (storage included, SQLite in a file). Allocations
+// per request are deterministic, so a ceiling catches a regression that
+// timing would blur; BenchmarkHotPaths beside it measures the same
+// requests, with the process's CPU time per request (cpu-ns/op):
 //
 //	go test -run TestAllocationCeilings -v ./internal/api/
 //	go test -run X -bench HotPaths -benchmem ./internal/api/
@@ -20,14 +21,19 @@ import (
 // Lower a ceiling when a change cuts allocations; raise one only with the
 // reason in the commit.
 var hotPaths = []struct {
-	op, body string
-	ceiling  float64
+	name, op, body string
+	ceiling        float64
 }{
-	{"GetItem", `{"TableName":"range","Key":{"pk":{"S":"p"},"sk":{"N":"7"}}}`, 52},
-	{"PutItem", `{"TableName":"hash","Item":{"pk":{"S":"x"},"a":{"S":"some text"},"n":{"N":"12"}}}`, 79},
-	{"UpdateItem", `{"TableName":"hash","Key":{"pk":{"S":"x"}},"UpdateExpression":"SET n = n + :one","ExpressionAttributeValues":{":one":{"N":"1"}}}`, 118},
-	{"DeleteItem", `{"TableName":"hash","Key":{"pk":{"S":"gone"}}}`, 53},
-	{"Query", `{"TableName":"range","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"S":"q"}}}`, 284},
+	{"GetItem", "GetItem", `{"TableName":"range","Key":{"pk":{"S":"p"},"sk":{"N":"7"}}}`, 52},
+	{"PutItem", "PutItem", `{"TableName":"hash","Item":{"pk":{"S":"x"},"a":{"S":"some text"},"n":{"N":"12"}}}`, 75},
+	{"UpdateItem", "UpdateItem", `{"TableName":"hash","Key":{"pk":{"S":"x"}},"UpdateExpression":"SET n = n + :one","ExpressionAttributeValues":{":one":{"N":"1"}}}`, 108},
+	{"DeleteItem", "DeleteItem", `{"TableName":"hash","Key":{"pk":{"S":"gone"}}}`, 49},
+	{"Query", "Query", `{"TableName":"range","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"S":"q"}}}`, 103},
+	{"Query100", "Query", `{"TableName":"range","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"S":"p"}}}`, 291},
+	{"QueryFilterProjection", "Query", `{"TableName":"range","KeyConditionExpression":"pk = :p","FilterExpression":"n < :n","ProjectionExpression":"sk, a",` +
+		`"ExpressionAttributeValues":{":p":{"S":"q"},":n":{"N":"5"}}}`, 174},
+	{"QueryLimit", "Query", `{"TableName":"range","KeyConditionExpression":"pk = :p","Limit":5,"ExpressionAttributeValues":{":p":{"S":"q"}}}`, 100},
+	{"Scan100", "Scan", `{"TableName":"range","Limit":100}`, 254},
 }
 
 // hotPathEngine is itemEngine with item x in table hash, items 0..99 in
@@ -59,13 +65,13 @@ func TestAllocationCeilings(t *testing.T) {
 	}
 	e := hotPathEngine(t)
 	for _, hp := range hotPaths {
-		t.Run(hp.op, func(t *testing.T) {
+		t.Run(hp.name, func(t *testing.T) {
 			req := &protocol.Request{Operation: hp.op, Body: []byte(hp.body)}
 			buf := make([]byte, 0, 4096)
 			got := testing.AllocsPerRun(200, func() { buf = serveEncoded(t, e, req, buf) })
-			t.Logf("%s: %.0f allocations per request (ceiling %.0f)", hp.op, got, hp.ceiling)
+			t.Logf("%s: %.0f allocations per request (ceiling %.0f)", hp.name, got, hp.ceiling)
 			if got > hp.ceiling {
-				t.Errorf("%s allocates %.0f times per request, ceiling %.0f", hp.op, got, hp.ceiling)
+				t.Errorf("%s allocates %.0f times per request, ceiling %.0f", hp.name, got, hp.ceiling)
 			}
 		})
 	}
@@ -74,13 +80,15 @@ func TestAllocationCeilings(t *testing.T) {
 func BenchmarkHotPaths(b *testing.B) {
 	e := hotPathEngine(b)
 	for _, hp := range hotPaths {
-		b.Run(hp.op, func(b *testing.B) {
+		b.Run(hp.name, func(b *testing.B) {
 			req := &protocol.Request{Operation: hp.op, Body: []byte(hp.body)}
 			buf := make([]byte, 0, 4096)
 			b.ReportAllocs()
+			cpu := cpuTime()
 			for b.Loop() {
 				buf = serveEncoded(b, e, req, buf)
 			}
+			b.ReportMetric(float64((cpuTime()-cpu).Nanoseconds())/float64(b.N), "cpu-ns/op")
 		})
 	}
 }

@@ -24,11 +24,16 @@ import (
 // serving.
 func (e *Engine) SetBackups(s *backup.Service) { e.backups = s }
 
-func (e *Engine) backupService() (*backup.Service, error) {
-	if e.backups == nil {
-		return nil, ddberr.Validation("Backups are not configured on this server")
+func (e *Engine) backupService() (*backup.Service, error) { return configured(e.backups, "Backups") }
+
+// configured returns s, the service of the operations of what ("Backups",
+// "Exports", "Imports"), or, when the server was started without it, the
+// ValidationException saying so.
+func configured[S any](s *S, what string) (*S, error) {
+	if s == nil {
+		return nil, ddberr.Validation("%s are not configured on this server", what)
 	}
-	return e.backups, nil
+	return s, nil
 }
 
 type backupDetails struct {

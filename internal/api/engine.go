@@ -81,6 +81,9 @@ type Engine struct {
 	imports *importer.Service
 	// realism is Config.Realism (realism.go).
 	realism *realism.Realism
+	// decodeReads makes Query and Scan decode every row (query_raw.go);
+	// tests set it to compare the two ways of reading.
+	decodeReads bool
 }
 
 type opFunc func(e *Engine, ctx context.Context, r *protocol.Request) (any, error)

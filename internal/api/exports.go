@@ -28,12 +28,7 @@ import (
 // serving.
 func (e *Engine) SetExports(s *export.Service) { e.exports = s }
 
-func (e *Engine) exportService() (*export.Service, error) {
-	if e.exports == nil {
-		return nil, ddberr.Validation("Exports are not configured on this server")
-	}
-	return e.exports, nil
-}
+func (e *Engine) exportService() (*export.Service, error) { return configured(e.exports, "Exports") }
 
 type incrementalExportSpecification struct {
 	ExportFromTime *float64 `json:"ExportFromTime,omitempty"`

@@ -26,12 +26,7 @@ import (
 // serving.
 func (e *Engine) SetImports(s *importer.Service) { e.imports = s }
 
-func (e *Engine) importService() (*importer.Service, error) {
-	if e.imports == nil {
-		return nil, ddberr.Validation("Imports are not configured on this server")
-	}
-	return e.imports, nil
-}
+func (e *Engine) importService() (*importer.Service, error) { return configured(e.imports, "Imports") }
 
 type s3BucketSource struct {
 	S3Bucket      *string `json:"S3Bucket,omitempty"`

@@ -122,6 +122,9 @@ func errMessage(err error) string {
 }
 
 func sortedKeys[V any](m map[string]V) []string {
+	if len(m) == 0 {
+		return nil // without the iterator, which allocates
+	}
 	return slices.Sorted(maps.Keys(m))
 }
 

@@ -85,7 +85,10 @@ func (o *getItemOutput) AppendJSON(dst []byte) []byte {
 
 // readOutput is the response of Query and Scan.
 type readOutput struct {
-	items        []item.Item
+	items []item.Item
+	// itemsJSON, when not nil, holds the Items instead, encoded and
+	// separated by commas (query_raw.go).
+	itemsJSON    []byte
 	count        bool // Select COUNT: no Items member
 	n, scanned   int
 	lastKey      item.Item
@@ -95,14 +98,15 @@ type readOutput struct {
 
 // AppendJSON implements protocol.Appender.
 func (o *readOutput) AppendJSON(dst []byte) []byte {
-	if cap(dst)-len(dst) < o.approxLength {
-		grown := make([]byte, len(dst), len(dst)+o.approxLength+256)
+	if need := o.approxLength + len(o.itemsJSON); cap(dst)-len(dst) < need {
+		grown := make([]byte, len(dst), len(dst)+need+256)
 		copy(grown, dst)
 		dst = grown
 	}
 	dst = append(dst, '{')
 	if !o.count {
 		dst = append(dst, `"Items":[`...)
+		dst = append(dst, o.itemsJSON...)
 		for i, it := range o.items {
 			if i > 0 {
 				dst = append(dst, ',')

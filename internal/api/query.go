@@ -224,7 +224,10 @@ func (e *Engine) query(ctx context.Context, in *queryInput, t *storage.Table) (a
 	}
 	q.Forward = in.ScanIndexForward == nil || *in.ScanIndexForward
 	q.Consistent = p.consistent
-	return e.run(ctx, p, func(visit storage.VisitFunc) error { return e.store.Query(ctx, t, q, visit) })
+	return e.run(ctx, p, func(raw bool, visit storage.VisitFunc) error {
+		q.Raw = raw
+		return e.store.Query(ctx, t, q, visit)
+	})
 }
 
 // singleKeyQuery matches a Query's key condition with a one-attribute

@@ -218,9 +218,9 @@ func keyParts(s keySchema) []keyPart {
 // the page size limit or the memory budget. last is the row the page ends
 // at when one of those limits ended it (nil when the rows ran out), bytes
 // the size of the rows read.
-func (p *readPlan) page(ctx context.Context, read func(storage.VisitFunc) error) (rows []storage.Row, bytes int, last *storage.Row, err error) {
+func (p *readPlan) page(ctx context.Context, read func(raw bool, visit storage.VisitFunc) error) (rows []storage.Row, bytes int, last *storage.Row, err error) {
 	var charged error
-	err = read(func(row storage.Row) bool {
+	err = read(false, func(row storage.Row) bool {
 		size := row.Size
 		if size <= 0 {
 			size = item.Size(row.Item)
@@ -247,25 +247,36 @@ func (p *readPlan) page(ctx context.Context, read func(storage.VisitFunc) error)
 	return rows, bytes, last, err
 }
 
-// run pages through the rows read yields and builds the response.
-func (e *Engine) run(ctx context.Context, p *readPlan, read func(storage.VisitFunc) error) (*readOutput, error) {
+// consumed is the capacity a page of bytes consumed, charged to the table
+// or the index read; nil when the request did not ask for it.
+func (p *readPlan) consumed(bytes int) *consumed {
+	if p.capMode == capNone {
+		return nil
+	}
+	c := newConsumed(p.capMode, p.t.Name)
+	units := readUnits(bytes, p.consistent)
+	if p.ix != nil {
+		c.addIndex(p.ix, units)
+	} else {
+		c.units = units
+	}
+	return c
+}
+
+// run pages through the rows read yields and builds the response. read
+// asks storage for raw rows (storage.Row.Raw) when told to.
+func (e *Engine) run(ctx context.Context, p *readPlan, read func(raw bool, visit storage.VisitFunc) error) (*readOutput, error) {
+	if e.readsRaw(p) {
+		return e.runRaw(ctx, p, read)
+	}
 	rows, bytes, last, err := p.page(ctx, read)
 	if err != nil {
 		return nil, err
 	}
 
 	res := &readOutput{count: p.count, scanned: len(rows)}
-	var capacity *consumed
-	if p.capMode != capNone {
-		capacity = newConsumed(p.capMode, p.t.Name)
-		units := readUnits(bytes, p.consistent)
-		if p.ix != nil {
-			capacity.addIndex(p.ix, units)
-		} else {
-			capacity.units = units
-		}
-		res.capacity = capacity
-	}
+	capacity := p.consumed(bytes)
+	res.capacity = capacity
 
 	tableBytes := 0
 	for i := range rows {

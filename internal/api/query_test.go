@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -154,7 +155,7 @@ func TestScan(t *testing.T) {
 			body += `,"ExclusiveStartKey":` + esk
 		}
 		out := mustServe(t, e, "Scan", body+`}`).(*readOutput)
-		for _, it := range out.items {
+		for _, it := range pageItems(t, out) {
 			k := it["pk"].S
 			if seen[k] {
 				t.Fatalf("page %d repeats %s", pages, k)
@@ -222,4 +223,14 @@ func TestReadPageLimit(t *testing.T) {
 	if out.scanned != 4 || out.lastKey == nil {
 		t.Fatalf("scan read %d items, last %v", out.scanned, out.lastKey)
 	}
+}
+
+// pageItems decodes the Items of a Query or Scan response as a client does.
+func pageItems(t *testing.T, out *readOutput) []item.Item {
+	t.Helper()
+	var resp struct{ Items []item.Item }
+	if err := json.Unmarshal(out.AppendJSON(nil), &resp); err != nil {
+		t.Fatalf("response: %v", err)
+	}
+	return resp.Items
 }

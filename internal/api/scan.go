@@ -87,7 +87,10 @@ func (e *Engine) scan(ctx context.Context, in *scanInput, t *storage.Table) (any
 	if in.TotalSegments != nil {
 		s.Segment, s.TotalSegments = int(*in.Segment), int(*in.TotalSegments)
 	}
-	return e.run(ctx, p, func(visit storage.VisitFunc) error { return e.store.Scan(ctx, t, s, visit) })
+	return e.run(ctx, p, func(raw bool, visit storage.VisitFunc) error {
+		s.Raw = raw
+		return e.store.Scan(ctx, t, s, visit)
+	})
 }
 
 // checkSegments applies the rules pairing Segment with TotalSegments.

@@ -40,10 +40,6 @@ var (
 // checkpointEvery is how many items a run handles between checkpoints.
 const checkpointEvery = 1000
 
-// restoringUntil is the ActiveAt of a table being restored: it stays
-// CREATING until the restore completes and clears it.
-var restoringUntil = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
-
 // restoreRecordsKept is how long the record of an ended restore is kept
 // (for the log of what happened); a backup's record lives as long as the
 // backup.
@@ -207,18 +203,7 @@ func (s *Service) List(ctx context.Context, account string) ([]*Backup, error) {
 			return nil, err
 		}
 	}
-	var out []*Backup
-	for _, j := range js {
-		if j.Account != account {
-			continue
-		}
-		b, err := fromJob(j)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, b)
-	}
-	return out, nil
+	return jobs.OfAccount(js, account, fromJob)
 }
 
 // adoptAll adopts every finished backup of account in the backup root
@@ -296,12 +281,6 @@ func (s *Service) restoring(ctx context.Context, account, id string) (bool, erro
 	return false, nil
 }
 
-// interrupted reports whether a run's error means the process is stopping
-// or lost the job (it resumes later) rather than that the job failed.
-func interrupted(ctx context.Context, err error) bool {
-	return errors.Is(err, jobs.ErrLeaseLost) || errors.Is(err, storage.ErrClosed) || ctx.Err() != nil
-}
-
 // runBackup writes the backup's files: one snapshot of the table where
 // the backend reads one (storage.SnapshotScanner), else one Scan (see
 // docs/backups.md). A resumed run starts again from scratch.
@@ -316,7 +295,7 @@ func (s *Service) runBackup(ctx context.Context, run *jobs.Run) error {
 	}
 	m, err := s.writeBackup(ctx, run, dir, &p)
 	if err != nil {
-		if !interrupted(ctx, err) {
+		if !jobs.Interrupted(ctx, err) {
 			os.RemoveAll(dir)
 		}
 		return err

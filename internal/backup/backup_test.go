@@ -28,6 +28,13 @@ type fixture struct {
 
 func newFixture(tb testing.TB) *fixture {
 	tb.Helper()
+	return newFixtureWith(tb, jobs.Config{})
+}
+
+// newFixtureWith is newFixture with the runner's configuration cfg
+// (its Exclusive and Poll set here).
+func newFixtureWith(tb testing.TB, cfg jobs.Config) *fixture {
+	tb.Helper()
 	dir := tb.TempDir()
 	b, err := sqlite.Open(context.Background(), sqlite.Options{Path: filepath.Join(dir, "data.db")})
 	if err != nil {
@@ -36,7 +43,8 @@ func newFixture(tb testing.TB) *fixture {
 	js := jobs.NewStore(b)
 	f := &fixture{store: b, jobs: js, root: filepath.Join(dir, "backups")}
 	f.svc = New(b, js, f.root, nil)
-	r := jobs.NewRunner(js, jobs.Config{Exclusive: true, Poll: 5 * time.Millisecond})
+	cfg.Exclusive, cfg.Poll = true, 5*time.Millisecond
+	r := jobs.NewRunner(js, cfg)
 	f.svc.Register(r)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

@@ -29,26 +29,18 @@ type pitrParams struct {
 	RestoreTime time.Time
 	TableName   string
 	TableID     string
+	// Table is the restored table's definition (see restoreParams.Table).
+	Table *storage.Table `json:",omitempty"`
 }
 
 // RestoreToTime creates target, CREATING with target.Restore in progress,
-// and starts rebuilding src as it was at at into it. Errors:
+// and starts rebuilding src as it was at at into it. The job's record is
+// made before the table (jobs.CreateFilling). Errors:
 // storage.ErrTableExists, backend errors.
 func (s *Service) RestoreToTime(ctx context.Context, account string, src *storage.Table, at time.Time, target *storage.Table) error {
 	target.Account = account
-	target.Status = storage.StatusCreating
-	target.ActiveAt = restoringUntil
-	if err := s.store.CreateTable(ctx, target); err != nil {
-		return err
-	}
-	_, err := s.jobs.Create(ctx, KindPointInTimeRestore, target.ID, account, pitrParams{
-		SourceName: src.Name, SourceID: src.ID, RestoreTime: at, TableName: target.Name, TableID: target.ID})
-	if err != nil {
-		s.store.DeleteTable(context.WithoutCancel(ctx), account, target.Name)
-		return err
-	}
-	s.kick()
-	return nil
+	p := pitrParams{SourceName: src.Name, SourceID: src.ID, RestoreTime: at, TableName: target.Name, TableID: target.ID, Table: target}
+	return s.startFilling(ctx, KindPointInTimeRestore, p, target)
 }
 
 // runPointInTimeRestore rebuilds the source table as of the restore time
@@ -60,40 +52,15 @@ func (s *Service) runPointInTimeRestore(ctx context.Context, run *jobs.Run) erro
 		return err
 	}
 	account := run.Job.Account
-	t, err := s.store.GetTable(ctx, account, p.TableName)
-	if errors.Is(err, storage.ErrTableNotFound) || (err == nil && t.ID != p.TableID) {
-		return fmt.Errorf("table %s was deleted during its restore", p.TableName)
-	}
+	t, err := run.FillingTable(ctx, s.store, restoredTable(account, p.Table, p.TableName, p.TableID), "restore")
 	if err != nil {
 		return err
 	}
 	var n int64
-	err = s.rebuild(ctx, run, account, &p, t, &n)
-	if err == nil {
-		err = s.activate(ctx, t, p.TableID)
-	}
-	if err != nil {
-		if !interrupted(ctx, err) {
-			s.dropRestored(t)
-		}
+	if err := run.Fill(ctx, s.store, t, func() error { return s.rebuild(ctx, run, account, &p, t, &n) }); err != nil {
 		return err
 	}
 	return run.Checkpoint(ctx, nil, jobs.Progress{Done: n, Total: n})
-}
-
-// activate makes the restored table (of ID id) ACTIVE.
-func (s *Service) activate(ctx context.Context, t *storage.Table, id string) error {
-	_, err := s.store.UpdateTable(ctx, t.Account, t.Name, func(cur *storage.Table) error {
-		if cur.ID != id {
-			return storage.ErrTableNotFound
-		}
-		cur.Status, cur.ActiveAt = storage.StatusActive, cur.CreatedAt
-		if cur.Restore != nil {
-			cur.Restore.InProgress = false
-		}
-		return nil
-	})
-	return err
 }
 
 // rebuild copies the source's current items into t, then undoes the

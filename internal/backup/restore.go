@@ -3,7 +3,6 @@ package backup
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"golang.org/x/sync/errgroup"
@@ -19,6 +18,10 @@ type restoreParams struct {
 	BackupID      string
 	TableName     string
 	TableID       string // the restored table's: a table of that name with another ID is not ours
+	// Table is the restored table's definition, created by the job when
+	// its process stopped before creating it (nil in records of versions
+	// that created the table first).
+	Table *storage.Table `json:",omitempty"`
 }
 
 // restoreCursor is a restore's durable position: the next line to load.
@@ -32,26 +35,34 @@ type restoreCursor struct {
 // Restore creates target, CREATING with target.Restore in progress, and
 // starts loading backup b into it; the table becomes ACTIVE when every item
 // is in. target is a complete new table (new IDs) whose definition derives
-// from b's. Errors: storage.ErrTableExists, backend errors.
+// from b's. The job's record is made before the table (jobs.CreateFilling).
+// Errors: storage.ErrTableExists, backend errors.
 func (s *Service) Restore(ctx context.Context, account string, b *Backup, target *storage.Table) error {
 	if _, err := ReadManifest(s.dir(account, b.ID)); err != nil {
 		return fmt.Errorf("backup %s cannot be read: %w", b.ID, err)
 	}
 	target.Account = account
-	target.Status = storage.StatusCreating
-	target.ActiveAt = restoringUntil
-	if err := s.store.CreateTable(ctx, target); err != nil {
-		return err
-	}
-	_, err := s.jobs.Create(ctx, KindRestore, target.ID, account, restoreParams{
-		BackupAccount: account, BackupID: b.ID, TableName: target.Name, TableID: target.ID})
-	if err != nil {
-		// Never leave a table CREATING that nothing will finish.
-		s.store.DeleteTable(context.WithoutCancel(ctx), account, target.Name)
+	p := restoreParams{BackupAccount: account, BackupID: b.ID, TableName: target.Name, TableID: target.ID, Table: target}
+	return s.startFilling(ctx, KindRestore, p, target)
+}
+
+// startFilling creates the job of kind that fills target, then target,
+// and wakes the runner.
+func (s *Service) startFilling(ctx context.Context, kind string, params any, target *storage.Table) error {
+	if _, err := s.jobs.CreateFilling(ctx, s.store, kind, target.ID, params, target); err != nil {
 		return err
 	}
 	s.kick()
 	return nil
+}
+
+// restoredTable is the table a restore job fills: the definition in its
+// parameters, or a stub naming the table of a record without one.
+func restoredTable(account string, def *storage.Table, name, id string) *storage.Table {
+	if def != nil {
+		return def
+	}
+	return &storage.Table{Account: account, Name: name, ID: id}
 }
 
 // runRestore loads a backup's items into the restored table from the
@@ -68,45 +79,14 @@ func (s *Service) runRestore(ctx context.Context, run *jobs.Run) error {
 			return err
 		}
 	}
-	t, err := s.store.GetTable(ctx, run.Job.Account, p.TableName)
-	if errors.Is(err, storage.ErrTableNotFound) || (err == nil && t.ID != p.TableID) {
-		return fmt.Errorf("table %s was deleted during its restore", p.TableName)
-	}
+	t, err := run.FillingTable(ctx, s.store, restoredTable(run.Job.Account, p.Table, p.TableName, p.TableID), "restore")
 	if err != nil {
 		return err
 	}
-	err = s.load(ctx, run, t, &p, &c)
-	if err == nil {
-		_, err = s.store.UpdateTable(ctx, t.Account, t.Name, func(cur *storage.Table) error {
-			if cur.ID != p.TableID {
-				return storage.ErrTableNotFound
-			}
-			cur.Status, cur.ActiveAt = storage.StatusActive, cur.CreatedAt
-			if cur.Restore != nil {
-				cur.Restore.InProgress = false
-			}
-			return nil
-		})
-	}
-	if err != nil {
-		if !interrupted(ctx, err) {
-			s.dropRestored(t)
-		}
+	if err := run.Fill(ctx, s.store, t, func() error { return s.load(ctx, run, t, &p, &c) }); err != nil {
 		return err
 	}
 	return run.Checkpoint(ctx, c, jobs.Progress{Done: c.Items, Total: c.Items, Bytes: c.Bytes})
-}
-
-// dropRestored deletes the table of a restore that failed.
-func (s *Service) dropRestored(t *storage.Table) {
-	ctx := context.Background()
-	cur, err := s.store.GetTable(ctx, t.Account, t.Name)
-	if err == nil && cur.ID == t.ID {
-		err = s.store.DeleteTable(ctx, t.Account, t.Name)
-	}
-	if err != nil && !errors.Is(err, storage.ErrTableNotFound) {
-		s.log.Error("deleting the table of a failed restore", "table", t.Name, "error", err)
-	}
 }
 
 // loadChunk is how many items a restore writes concurrently before it

@@ -74,11 +74,11 @@ type CSVOptions struct {
 func NewDecoder(format string, r io.Reader, csv CSVOptions) (Decoder, error) {
 	switch format {
 	case DynamoDBJSON:
-		return newJSONDecoder(r), nil
+		return newLineDecoder(r, parseJSONLine), nil
 	case CSV:
 		return newCSVDecoder(r, csv)
 	case ION:
-		return newIonDecoder(r), nil
+		return newLineDecoder(r, parseIonLine), nil
 	}
 	return nil, fmt.Errorf("dataformat: unknown input format %q", format)
 }
@@ -99,6 +99,39 @@ func Decompress(r io.Reader, compression string) (io.ReadCloser, error) {
 		return d.IOReadCloser(), nil
 	}
 	return nil, fmt.Errorf("dataformat: unknown compression %q", compression)
+}
+
+// lineDecoder reads a format of one record a line (DYNAMODB_JSON, ION):
+// parse makes a line's item, or nil for a line that holds none (blank, a
+// version marker), which is skipped; its error refuses the line's record.
+type lineDecoder struct {
+	lines *lineReader
+	parse func(line []byte) (item.Item, error)
+}
+
+func newLineDecoder(r io.Reader, parse func([]byte) (item.Item, error)) *lineDecoder {
+	return &lineDecoder{lines: newLineReader(r), parse: parse}
+}
+
+func (d *lineDecoder) Line() int64 { return d.lines.line }
+
+func (d *lineDecoder) Next() (item.Item, error) {
+	for {
+		b, err := d.lines.next()
+		if err == errTooLong {
+			return nil, &RecordError{Line: d.lines.line, Err: err}
+		}
+		if err != nil {
+			return nil, err
+		}
+		it, err := d.parse(b)
+		if err != nil {
+			return nil, &RecordError{Line: d.lines.line, Err: err}
+		}
+		if it != nil {
+			return it, nil
+		}
+	}
 }
 
 // lineReader reads lines of at most maxRecord bytes, counting them; a

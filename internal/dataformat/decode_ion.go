@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -12,7 +11,7 @@ import (
 	"github.com/extenddb/extenddb/internal/item"
 )
 
-// ionDecoder reads ION as DynamoDB's export writes it: Ion text, one
+// parseIonLine reads a line of ION as DynamoDB's export writes it: Ion text, one
 // value a line, each a struct {Item:{...}} (a line may start with the
 // version marker $ion_1_0). DynamoDB's mapping: string is S, decimal, int
 // and float are N, blob is B, bool is BOOL, null is NULL, list is L,
@@ -22,37 +21,15 @@ import (
 //
 // The reader covers the Ion text DynamoDB writes (comments, quoted
 // symbols, escapes, long strings and annotations included); a value
-// spread over several lines is a record error.
-type ionDecoder struct {
-	lines *lineReader
-}
-
-func newIonDecoder(r io.Reader) *ionDecoder { return &ionDecoder{lines: newLineReader(r)} }
-
-func (d *ionDecoder) Line() int64 { return d.lines.line }
-
-func (d *ionDecoder) Next() (item.Item, error) {
-	for {
-		b, err := d.lines.next()
-		if err == errTooLong {
-			return nil, &RecordError{Line: d.lines.line, Err: err}
-		}
-		if err != nil {
-			return nil, err
-		}
-		p := &ionParser{s: string(b)}
-		p.space()
-		if p.s[p.i:] == "" {
-			continue
-		}
-		it, err := p.record()
-		if err != nil {
-			return nil, &RecordError{Line: d.lines.line, Err: err}
-		}
-		if it != nil {
-			return it, nil
-		}
+// spread over several lines is a record error. A blank line, or one of
+// the version marker alone, holds no item.
+func parseIonLine(b []byte) (item.Item, error) {
+	p := &ionParser{s: string(b)}
+	p.space()
+	if p.s[p.i:] == "" {
+		return nil, nil
 	}
+	return p.record()
 }
 
 // ionParser parses Ion text values from s.

@@ -4,21 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
 
 	"github.com/extenddb/extenddb/internal/item"
 )
-
-// jsonDecoder reads DYNAMODB_JSON: one item a line, {"Item":{...}} with
-// the item in DynamoDB JSON, as DynamoDB's export writes it. Blank lines
-// are skipped.
-type jsonDecoder struct {
-	lines *lineReader
-}
-
-func newJSONDecoder(r io.Reader) *jsonDecoder { return &jsonDecoder{lines: newLineReader(r)} }
-
-func (d *jsonDecoder) Line() int64 { return d.lines.line }
 
 type jsonLine struct {
 	Item item.Item `json:"Item"`
@@ -26,34 +14,28 @@ type jsonLine struct {
 
 var errNoItem = errors.New(`the line has no "Item" object`)
 
-func (d *jsonDecoder) Next() (item.Item, error) {
-	for {
-		b, err := d.lines.next()
-		if err == errTooLong {
-			return nil, &RecordError{Line: d.lines.line, Err: err}
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(bytes.TrimSpace(b)) == 0 {
-			continue
-		}
-		if inner, ok := exportLine(b); ok {
-			var it item.Item
-			if err := it.UnmarshalJSON(inner); err != nil || it == nil {
-				return nil, &RecordError{Line: d.lines.line, Err: orNoItem(err)}
-			}
-			return it, nil
-		}
-		var l jsonLine
-		if err := json.Unmarshal(b, &l); err != nil {
-			return nil, &RecordError{Line: d.lines.line, Err: err}
-		}
-		if l.Item == nil {
-			return nil, &RecordError{Line: d.lines.line, Err: errNoItem}
-		}
-		return l.Item, nil
+// parseJSONLine reads a line of DYNAMODB_JSON: {"Item":{...}} with the
+// item in DynamoDB JSON, as DynamoDB's export writes it. A blank line
+// holds no item.
+func parseJSONLine(b []byte) (item.Item, error) {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, nil
 	}
+	if inner, ok := exportLine(b); ok {
+		var it item.Item
+		if err := it.UnmarshalJSON(inner); err != nil || it == nil {
+			return nil, orNoItem(err)
+		}
+		return it, nil
+	}
+	var l jsonLine
+	if err := json.Unmarshal(b, &l); err != nil {
+		return nil, err
+	}
+	if l.Item == nil {
+		return nil, errNoItem
+	}
+	return l.Item, nil
 }
 
 // exportLine returns the item of a line written as DynamoDB's export

@@ -293,8 +293,8 @@ func fromJob(j *jobs.Job) (*Export, error) {
 
 // Get returns export id of account; ErrNotFound if there is none.
 func (s *Service) Get(ctx context.Context, account, id string) (*Export, error) {
-	j, err := s.jobs.Get(ctx, Kind, id)
-	if errors.Is(err, jobs.ErrNotFound) || (err == nil && j.Account != account) {
+	j, err := s.jobs.GetOf(ctx, Kind, id, account)
+	if errors.Is(err, jobs.ErrNotFound) {
 		return nil, ErrNotFound
 	}
 	if err != nil {
@@ -310,19 +310,11 @@ func (s *Service) List(ctx context.Context, account, tableArn string) ([]*Export
 	if err != nil {
 		return nil, err
 	}
-	var out []*Export
-	for _, j := range js {
-		if j.Account != account {
-			continue
-		}
-		x, err := fromJob(j)
-		if err != nil {
-			return nil, err
-		}
-		if tableArn == "" || x.Params.TableArn == tableArn {
-			out = append(out, x)
-		}
+	all, err := jobs.OfAccount(js, account, fromJob)
+	if err != nil {
+		return nil, err
 	}
+	out := slices.DeleteFunc(all, func(x *Export) bool { return tableArn != "" && x.Params.TableArn != tableArn })
 	slices.SortFunc(out, func(a, b *Export) int { return strings.Compare(b.Params.ExportArn, a.Params.ExportArn) })
 	return out, nil
 }

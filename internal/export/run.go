@@ -40,12 +40,6 @@ func parseFailure(s string) (code, msg string) {
 	return "UNKNOWN", s
 }
 
-// interrupted reports whether a run's error means the process is stopping
-// or lost the job (it resumes later) rather than that the export failed.
-func interrupted(ctx context.Context, err error) bool {
-	return errors.Is(err, jobs.ErrLeaseLost) || errors.Is(err, storage.ErrClosed) || ctx.Err() != nil
-}
-
 // result is what a run wrote.
 type result struct {
 	files      []dataformat.ManifestFile
@@ -68,7 +62,7 @@ func (s *Service) run(ctx context.Context, run *jobs.Run) error {
 	}
 	res, err := s.write(ctx, run, dir, &p)
 	if err != nil {
-		if !interrupted(ctx, err) {
+		if !jobs.Interrupted(ctx, err) {
 			os.RemoveAll(filepath.Join(dir, dataformat.DataFolder))
 		}
 		return err

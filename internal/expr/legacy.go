@@ -52,6 +52,9 @@ var operatorTypes = map[string][]item.Type{
 }
 
 func sortedKeys[V any](m map[string]V) []string {
+	if len(m) == 0 {
+		return nil // without the iterator, which allocates
+	}
 	return slices.Sorted(maps.Keys(m))
 }
 

@@ -39,10 +39,6 @@ var (
 // tokenWindow is how long a ClientToken identifies its import.
 const tokenWindow = 8 * time.Hour
 
-// importingUntil is the ActiveAt of a table being imported into: it stays
-// CREATING until the import ends.
-var importingUntil = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
-
 // Source is ImportTable's S3BucketSource.
 type Source struct {
 	S3Bucket      string
@@ -142,10 +138,11 @@ func (s *Service) LogPath(account, id string) string {
 	return filepath.Join(s.logs, safePath(account), id+".log")
 }
 
-// Start creates p.Table (CREATING) and the import job filling it. With a
-// client token already used in the last eight hours it returns that
-// import when the parameters are the same and ErrConflict otherwise.
-// Errors: ErrConflict, storage.ErrTableExists, backend errors.
+// Start creates the import job and then p.Table (CREATING), which the job
+// fills (jobs.CreateFilling). With a client token already used in the
+// last eight hours it returns that import when the parameters are the same
+// and ErrConflict otherwise. Errors: ErrConflict, storage.ErrTableExists,
+// backend errors.
 func (s *Service) Start(ctx context.Context, account, id string, p Params) (*Import, error) {
 	s.starting.Lock()
 	defer s.starting.Unlock()
@@ -154,20 +151,16 @@ func (s *Service) Start(ctx context.Context, account, id string, p Params) (*Imp
 			return prev, err
 		}
 	}
+	p.Table.Account = account
 	t := p.Table
-	t.Account, t.Status, t.ActiveAt = account, storage.StatusCreating, importingUntil
-	if err := s.store.CreateTable(ctx, &t); err != nil {
+	j, err := s.jobs.CreateFilling(ctx, s.store, Kind, id, p, &t)
+	if err != nil {
 		if errors.Is(err, storage.ErrTableExists) && p.ClientToken != "" {
 			// Another process may have started the same request.
 			if prev, perr := s.byToken(ctx, account, &p); prev != nil || perr != nil {
 				return prev, perr
 			}
 		}
-		return nil, err
-	}
-	j, err := s.jobs.Create(ctx, Kind, id, account, p)
-	if err != nil {
-		s.store.DeleteTable(context.WithoutCancel(ctx), account, t.Name)
 		return nil, err
 	}
 	s.kick()
@@ -201,8 +194,8 @@ func sameRequest(a, b *Params) bool {
 
 // Get returns an import of account by ID. Errors: ErrNotFound.
 func (s *Service) Get(ctx context.Context, account, id string) (*Import, error) {
-	j, err := s.jobs.Get(ctx, Kind, id)
-	if errors.Is(err, jobs.ErrNotFound) || (err == nil && j.Account != account) {
+	j, err := s.jobs.GetOf(ctx, Kind, id, account)
+	if errors.Is(err, jobs.ErrNotFound) {
 		return nil, ErrNotFound
 	}
 	if err != nil {
@@ -217,16 +210,9 @@ func (s *Service) List(ctx context.Context, account string) ([]*Import, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []*Import
-	for _, j := range js {
-		if j.Account != account {
-			continue
-		}
-		im, err := importOf(j)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, im)
+	out, err := jobs.OfAccount(js, account, importOf)
+	if err != nil {
+		return nil, err
 	}
 	slices.SortFunc(out, func(a, b *Import) int { return strings.Compare(a.ID, b.ID) })
 	return out, nil

@@ -105,56 +105,20 @@ func (s *Service) run(ctx context.Context, run *jobs.Run) error {
 			return err
 		}
 	}
-	t, err := s.store.GetTable(ctx, run.Job.Account, p.Table.Name)
-	if errors.Is(err, storage.ErrTableNotFound) || (err == nil && t.ID != p.Table.ID) {
-		return fmt.Errorf("table %s was deleted during its import", p.Table.Name)
-	}
+	def := p.Table
+	def.Account = run.Job.Account
+	t, err := run.FillingTable(ctx, s.store, &def, "import")
 	if err != nil {
 		return err
 	}
-	err = s.load(ctx, run, t, &p, &c)
-	if err == nil {
-		err = s.activate(ctx, t)
-	}
-	if err != nil {
-		if !interrupted(ctx, err) {
-			s.drop(t)
-		}
+	if err := run.Fill(ctx, s.store, t, func() error { return s.load(ctx, run, t, &p, &c) }); err != nil {
 		return err
 	}
 	return run.Checkpoint(ctx, c, progressOf(&c))
 }
 
-func interrupted(ctx context.Context, err error) bool {
-	return errors.Is(err, jobs.ErrLeaseLost) || errors.Is(err, storage.ErrClosed) || ctx.Err() != nil
-}
-
 func progressOf(c *cursor) jobs.Progress {
 	return jobs.Progress{Done: c.ProcessedItems, Bytes: c.ProcessedBytes}
-}
-
-// activate makes the imported table ACTIVE.
-func (s *Service) activate(ctx context.Context, t *storage.Table) error {
-	_, err := s.store.UpdateTable(ctx, t.Account, t.Name, func(cur *storage.Table) error {
-		if cur.ID != t.ID {
-			return storage.ErrTableNotFound
-		}
-		cur.Status, cur.ActiveAt = storage.StatusActive, cur.CreatedAt
-		return nil
-	})
-	return err
-}
-
-// drop deletes the table of an import that failed or was cancelled.
-func (s *Service) drop(t *storage.Table) {
-	ctx := context.Background()
-	cur, err := s.store.GetTable(ctx, t.Account, t.Name)
-	if err == nil && cur.ID == t.ID {
-		err = s.store.DeleteTable(ctx, t.Account, t.Name)
-	}
-	if err != nil && !errors.Is(err, storage.ErrTableNotFound) {
-		s.log.Error("deleting the table of a failed import", "table", t.Name, "error", err)
-	}
 }
 
 // load reads every source file from cursor c on into t.

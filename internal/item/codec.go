@@ -153,48 +153,25 @@ func appendValueBinary(b []byte, v *AttributeValue) []byte {
 
 var errCorruptItem = errors.New("item: corrupt stored item")
 
-// itemReader decodes MarshalItem's output. Strings are cut from one copy of
-// the input (s), so decoding allocates once for all of them; binaries are
-// cut from a second copy (bin), made only when the item holds any.
-type itemReader struct {
-	s   string
-	pos int
-	bin []byte
+// storedCursor walks MarshalItem's encoding in place: lengths and counts,
+// checked against what is left of the input.
+type storedCursor struct {
 	src []byte
+	pos int
 }
 
-// UnmarshalItem decodes MarshalItem's output. Corrupt input is an error,
-// never a panic.
-func UnmarshalItem(b []byte) (Item, error) {
-	if len(b) == 0 {
-		return nil, errCorruptItem
-	}
-	if b[0] != codecVersion1 {
-		return nil, errors.New("item: unknown stored item version " + strconv.Itoa(int(b[0])))
-	}
-	r := itemReader{s: string(b), pos: 1, src: b}
-	m, err := r.readMap(0)
-	if err != nil {
-		return nil, err
-	}
-	if r.pos != len(r.s) {
-		return nil, errCorruptItem
-	}
-	return m, nil
-}
-
-func (r *itemReader) uvarint() (int, error) {
+func (r *storedCursor) uvarint() (int, error) {
 	var x uint64
 	var shift uint
 	for i := 0; i < binary.MaxVarintLen64; i++ {
-		if r.pos >= len(r.s) {
+		if r.pos >= len(r.src) {
 			return 0, errCorruptItem
 		}
-		c := r.s[r.pos]
+		c := r.src[r.pos]
 		r.pos++
 		if c < 0x80 {
 			x |= uint64(c) << shift
-			if x > uint64(len(r.s)) {
+			if x > uint64(len(r.src)) {
 				return 0, errCorruptItem // no length or count can exceed the input
 			}
 			return int(x), nil
@@ -206,12 +183,12 @@ func (r *itemReader) uvarint() (int, error) {
 }
 
 // span reads a length and returns the bounds of that many following bytes.
-func (r *itemReader) span() (int, int, error) {
+func (r *storedCursor) span() (int, int, error) {
 	n, err := r.uvarint()
 	if err != nil {
 		return 0, 0, err
 	}
-	if n > len(r.s)-r.pos {
+	if n > len(r.src)-r.pos {
 		return 0, 0, errCorruptItem
 	}
 	start := r.pos
@@ -219,12 +196,72 @@ func (r *itemReader) span() (int, int, error) {
 	return start, r.pos, nil
 }
 
+// count reads an element count, each element taking at least min bytes.
+func (r *storedCursor) count(min int) (int, error) {
+	n, err := r.uvarint()
+	if err != nil {
+		return 0, err
+	}
+	if n*min > len(r.src)-r.pos {
+		return 0, errCorruptItem
+	}
+	return n, nil
+}
+
+// tag reads a value's tag at nesting depth.
+func (r *storedCursor) tag(depth int) (byte, error) {
+	if r.pos >= len(r.src) || depth > maxCodecDepth {
+		return 0, errCorruptItem
+	}
+	r.pos++
+	return r.src[r.pos-1], nil
+}
+
+// itemReader decodes MarshalItem's output. Strings are cut from one copy of
+// the input (s, a copy of src from offset base on), so decoding allocates
+// once for all of them; binaries are cut from a second copy (bin), made
+// only when the item holds any.
+type itemReader struct {
+	storedCursor
+	s    string
+	base int
+	bin  []byte
+}
+
+// UnmarshalItem decodes MarshalItem's output. Corrupt input is an error,
+// never a panic.
+func UnmarshalItem(b []byte) (Item, error) {
+	if err := checkVersion(b); err != nil {
+		return nil, err
+	}
+	r := itemReader{s: string(b), storedCursor: storedCursor{src: b, pos: 1}}
+	m, err := r.readMap(0)
+	if err != nil {
+		return nil, err
+	}
+	if r.pos != len(r.src) {
+		return nil, errCorruptItem
+	}
+	return m, nil
+}
+
+// checkVersion checks the version byte of a stored item.
+func checkVersion(b []byte) error {
+	if len(b) == 0 {
+		return errCorruptItem
+	}
+	if b[0] != codecVersion1 {
+		return errors.New("item: unknown stored item version " + strconv.Itoa(int(b[0])))
+	}
+	return nil
+}
+
 func (r *itemReader) str() (string, error) {
 	i, j, err := r.span()
 	if err != nil {
 		return "", err
 	}
-	return r.s[i:j], nil
+	return r.s[i-r.base : j-r.base], nil
 }
 
 func (r *itemReader) bytes() ([]byte, error) {
@@ -236,18 +273,6 @@ func (r *itemReader) bytes() ([]byte, error) {
 		r.bin = append([]byte(nil), r.src...)
 	}
 	return r.bin[i:j:j], nil
-}
-
-// count reads an element count, each element taking at least min bytes.
-func (r *itemReader) count(min int) (int, error) {
-	n, err := r.uvarint()
-	if err != nil {
-		return 0, err
-	}
-	if n*min > len(r.s)-r.pos {
-		return 0, errCorruptItem
-	}
-	return n, nil
 }
 
 func (r *itemReader) readMap(depth int) (map[string]AttributeValue, error) {
@@ -271,13 +296,11 @@ func (r *itemReader) readMap(depth int) (map[string]AttributeValue, error) {
 }
 
 func (r *itemReader) readValue(depth int) (AttributeValue, error) {
-	if r.pos >= len(r.s) || depth > maxCodecDepth {
-		return AttributeValue{}, errCorruptItem
+	tag, err := r.tag(depth)
+	if err != nil {
+		return AttributeValue{}, err
 	}
-	tag := r.s[r.pos]
-	r.pos++
 	var v AttributeValue
-	var err error
 	switch tag {
 	case tagS:
 		v.Type = TypeS

@@ -227,3 +227,30 @@ func (s *Store) Cancel(ctx context.Context, kind, id string) (*Job, error) {
 func (s *Store) Delete(ctx context.Context, kind, id string) error {
 	return s.s.DeleteJob(ctx, kind, id)
 }
+
+// GetOf returns job (kind, id) of account; ErrNotFound when there is none
+// or it is another account's.
+func (s *Store) GetOf(ctx context.Context, kind, id, account string) (*Job, error) {
+	j, err := s.Get(ctx, kind, id)
+	if err == nil && j.Account != account {
+		return nil, ErrNotFound
+	}
+	return j, err
+}
+
+// OfAccount returns the jobs of account among js, in their order, each as
+// decode makes it (a kind's view of its records).
+func OfAccount[T any](js []*Job, account string, decode func(*Job) (T, error)) ([]T, error) {
+	var out []T
+	for _, j := range js {
+		if j.Account != account {
+			continue
+		}
+		v, err := decode(j)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}

@@ -39,7 +39,14 @@ type Config struct {
 	// Poll is how often the runner looks for jobs to run (besides Kick);
 	// default 2 s.
 	Poll time.Duration
-	Log  *slog.Logger
+	// TableGrace is how long after its record a job that fills a new
+	// table waits for the request that made it to create the table,
+	// before taking the request's process for dead and creating the table
+	// itself (Run.FillingTable); default 10 s. Creating it sooner could
+	// let the job run, fail and delete its table before a request still
+	// alive but slow creates the table again, with no job left to fill it.
+	TableGrace time.Duration
+	Log        *slog.Logger
 	// OnEnd, when set, is called with a job's kind and final state
 	// (Succeeded, Failed, Cancelled) once the outcome of a run is recorded.
 	OnEnd func(kind, state string)
@@ -73,6 +80,9 @@ func NewRunner(store *Store, cfg Config) *Runner {
 	}
 	if cfg.Poll <= 0 {
 		cfg.Poll = 2 * time.Second
+	}
+	if cfg.TableGrace <= 0 {
+		cfg.TableGrace = 10 * time.Second
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
@@ -235,7 +245,7 @@ func (r *Runner) heartbeat(ctx context.Context, cancel context.CancelFunc, j *Jo
 
 // finish records the outcome of a run.
 func (r *Runner) finish(ctx context.Context, j *Job, err error) {
-	if errors.Is(err, ErrLeaseLost) || errors.Is(err, storage.ErrClosed) || ctx.Err() != nil {
+	if errors.Is(err, ErrLeaseLost) || errors.Is(err, storage.ErrClosed) || errors.Is(err, errRetryLater) || ctx.Err() != nil {
 		r.cfg.Log.Info("job interrupted", "kind", j.Kind, "id", j.ID, "error", err)
 		return // resumed later, here or elsewhere
 	}

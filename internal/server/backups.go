@@ -12,16 +12,21 @@ import (
 )
 
 // BackupRootOrDefault is the directory backups are kept in.
-func (c Config) BackupRootOrDefault() string {
+func (c Config) BackupRootOrDefault() string { return c.dirOrDefault(c.BackupRoot, "backups") }
+
+// dirOrDefault is dir when it is set, else the directory name inside the
+// data directory (or the in-memory database's own directory), else
+// extenddb-<name> in the system's temporary directory.
+func (c Config) dirOrDefault(dir, name string) string {
 	switch {
-	case c.BackupRoot != "":
-		return c.BackupRoot
+	case dir != "":
+		return dir
 	case c.DataDir != "" && !c.InMemory:
-		return filepath.Join(c.DataDir, "backups")
+		return filepath.Join(c.DataDir, name)
 	case c.memoryDir != "":
-		return filepath.Join(c.memoryDir, "backups")
+		return filepath.Join(c.memoryDir, name)
 	}
-	return filepath.Join(os.TempDir(), "extenddb-backups")
+	return filepath.Join(os.TempDir(), "extenddb-"+name)
 }
 
 // ownBackupRoot gives an --in-memory server without --backup-root a backup

@@ -1,9 +1,6 @@
 package server
 
 import (
-	"os"
-	"path/filepath"
-
 	"github.com/extenddb/extenddb/internal/api"
 	"github.com/extenddb/extenddb/internal/export"
 	"github.com/extenddb/extenddb/internal/jobs"
@@ -11,17 +8,7 @@ import (
 )
 
 // ExportDirOrDefault is the directory the S3 buckets of exports map to.
-func (c Config) ExportDirOrDefault() string {
-	switch {
-	case c.ExportDir != "":
-		return c.ExportDir
-	case c.DataDir != "" && !c.InMemory:
-		return filepath.Join(c.DataDir, "exports")
-	case c.memoryDir != "":
-		return filepath.Join(c.memoryDir, "exports")
-	}
-	return filepath.Join(os.TempDir(), "extenddb-exports")
-}
+func (c Config) ExportDirOrDefault() string { return c.dirOrDefault(c.ExportDir, "exports") }
 
 // startExports connects the export service to engine, its exports run by
 // runner.

@@ -271,6 +271,8 @@ type QueryRequest struct {
 	// table key; for an index, the index key plus the table key.
 	ExclusiveStart *Position
 	Consistent     bool
+	// Raw asks for the rows in their stored encoding (see Row.Raw).
+	Raw bool
 }
 
 // ScanRequest reads a table or index in partition-hash order.
@@ -280,6 +282,8 @@ type ScanRequest struct {
 	TotalSegments  int // 0 or 1 means the whole table
 	ExclusiveStart *Position
 	Consistent     bool
+	// Raw asks for the rows in their stored encoding (see Row.Raw).
+	Raw bool
 }
 
 // Position is where an item sits in a table or index: its table key and, on
@@ -290,9 +294,18 @@ type Position struct {
 }
 
 // Row is one item produced by Query or Scan.
+//
+// A read with Raw set hands over the item as stored instead: Raw holds
+// item.MarshalItem's encoding, undecoded, and Item is nil, so that a reader
+// can transcode it (item.AppendStoredJSON) or decode only the attributes it
+// needs (item.UnmarshalAttributes), the key included: such a row carries no
+// position (Pos is zero), which spares the backends reading it. Raw may be
+// the driver's buffer: it is valid only until the visit call returns, and
+// the visitor must not modify it.
 type Row struct {
 	Pos  Position
 	Item item.Item
+	Raw  []byte
 	Size int // stored size, for the 1 MB page limit
 }
 

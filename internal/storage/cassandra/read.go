@@ -155,6 +155,7 @@ type source struct {
 	table string
 	ix    *storage.Index // nil for the items table
 	ixID  string         // directory name: "" or the index's physical ID
+	raw   bool           // hand rows over undecoded (storage.Row.Raw)
 }
 
 func (b *Backend) source(t *storage.Table, p phys, index string) (source, error) {
@@ -215,6 +216,12 @@ func (b *Backend) readPartition(ctx context.Context, s source, pk []byte, lo, hi
 		if blob == nil {
 			continue // a deleted item's row (mutate.go)
 		}
+		if s.raw { // no position (storage.Row.Raw)
+			if !visit(storage.Row{Raw: blob, Size: size}) {
+				return false, iter.Close()
+			}
+			continue
+		}
 		it, err := item.UnmarshalItem(blob)
 		if err != nil {
 			iter.Close()
@@ -253,6 +260,7 @@ func (b *Backend) Query(ctx context.Context, t *storage.Table, q *storage.QueryR
 	if err != nil {
 		return err
 	}
+	s.raw = q.Raw
 	lo, hi, err := condBounds(q.SK)
 	if err != nil {
 		return err
@@ -282,6 +290,7 @@ func (b *Backend) Scan(ctx context.Context, t *storage.Table, sr *storage.ScanRe
 	if err != nil {
 		return err
 	}
+	s.raw = sr.Raw
 	total := uint64(max(sr.TotalSegments, 1))
 	seg := uint64(sr.Segment)
 	if seg >= total {

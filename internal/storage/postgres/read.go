@@ -73,7 +73,7 @@ func (b *Backend) Query(ctx context.Context, t *storage.Table, q *storage.QueryR
 	build := func(start *storage.Position, limit int) (string, []any) {
 		return src.querySQL(q, lo, hi, start, limit)
 	}
-	return b.visitChunks(ctx, build, q.ExclusiveStart, src.Index, visit)
+	return b.visitChunks(ctx, build, q.ExclusiveStart, src.Index, q.Raw, visit)
 }
 
 // querySQL builds one chunk of a Query: at most limit rows after start.
@@ -138,7 +138,7 @@ func (b *Backend) Scan(ctx context.Context, t *storage.Table, s *storage.ScanReq
 	build := func(start *storage.Position, limit int) (string, []any) {
 		return src.scanSQL(lo, hi, start, limit)
 	}
-	return b.visitChunks(ctx, build, s.ExclusiveStart, src.Index, visit)
+	return b.visitChunks(ctx, build, s.ExclusiveStart, src.Index, s.Raw, visit)
 }
 
 // scanSQL builds one chunk of a Scan of the hashes [lo, hi): at most limit
@@ -210,8 +210,9 @@ func source(t *storage.Table, index string) (rowSource, error) {
 // visitChunks streams the rows of a read to visit, one chunk (statement)
 // at a time: build returns the statement for at most limit rows after
 // start. It stops when visit returns false or a chunk comes back short.
-func (b *Backend) visitChunks(ctx context.Context, build func(start *storage.Position, limit int) (string, []any), start *storage.Position, index bool, visit storage.VisitFunc) error {
-	return visitChunksOn(ctx, b.pool, build, start, index, visit)
+// With raw, rows are handed over undecoded (storage.Row.Raw).
+func (b *Backend) visitChunks(ctx context.Context, build func(start *storage.Position, limit int) (string, []any), start *storage.Position, index, raw bool, visit storage.VisitFunc) error {
+	return visitChunksOn(ctx, b.pool, build, start, index, raw, visit)
 }
 
 // querier runs a read statement: the pool (each chunk on its own
@@ -221,7 +222,7 @@ type querier interface {
 }
 
 // visitChunksOn is visitChunks through q.
-func visitChunksOn(ctx context.Context, q querier, build func(start *storage.Position, limit int) (string, []any), start *storage.Position, index bool, visit storage.VisitFunc) error {
+func visitChunksOn(ctx context.Context, q querier, build func(start *storage.Position, limit int) (string, []any), start *storage.Position, index, raw bool, visit storage.VisitFunc) error {
 	limit := chunkMin
 	for {
 		query, a := build(start, limit)
@@ -242,7 +243,9 @@ func visitChunksOn(ctx context.Context, q querier, build func(start *storage.Pos
 			} else {
 				err = rows.Scan(&r.Pos.Key.PK, &r.Pos.Key.SK, &blob, &size)
 			}
-			if err == nil {
+			if err == nil && raw {
+				r.Raw = blob
+			} else if err == nil {
 				r.Item, err = decodeItem(blob)
 			}
 			if err != nil {
@@ -253,6 +256,9 @@ func visitChunksOn(ctx context.Context, q querier, build func(start *storage.Pos
 			r.Size = int(size)
 			n++
 			last = r.Pos
+			if raw {
+				r.Pos = storage.Position{} // a raw row carries no position
+			}
 			if !visit(r) {
 				// The rest of this chunk is at most limit rows: drained by
 				// Close, never the rest of the range.

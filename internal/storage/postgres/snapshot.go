@@ -33,7 +33,7 @@ func (b *Backend) ScanSnapshot(ctx context.Context, t *storage.Table, visit stor
 	build := func(start *storage.Position, limit int) (string, []any) {
 		return src.scanSQL(lo, hi, start, limit)
 	}
-	if err := visitChunksOn(ctx, tx, build, nil, false, visit); err != nil {
+	if err := visitChunksOn(ctx, tx, build, nil, false, false, visit); err != nil {
 		return err
 	}
 	return mapErr(tx.Commit(ctx))

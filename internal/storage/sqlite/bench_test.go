@@ -117,3 +117,30 @@ func BenchmarkQuery10(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkGetItemsSnapshot reads 4 items in one read transaction, as
+// TransactGetItems does, reporting process CPU time per call:
+//
+//	go test -run X -bench GetItemsSnapshot -benchtime 20000x ./internal/storage/sqlite/
+func BenchmarkGetItemsSnapshot(b *testing.B) {
+	be, _ := openTemp(b, Options{Synchronous: "OFF"})
+	tb := benchTable(b, be)
+	const n = 1000
+	for i := range n {
+		put(b, be, tb, benchItem(fmt.Sprint("p", i), "s"))
+	}
+	ctx := context.Background()
+	refs := make([]storage.ItemRef, 4)
+	start := processCPU()
+	for i := 0; b.Loop(); i++ {
+		for j := range refs {
+			pk := fmt.Sprint("p", (i*4+j*7)%n)
+			refs[j] = storage.ItemRef{Table: tb, Key: storage.Key{PK: item.EncodeKey(item.S(pk)), SK: item.EncodeKey(item.S("s"))}}
+		}
+		its, err := be.GetItemsSnapshot(ctx, refs)
+		if err != nil || its[3] == nil {
+			b.Fatalf("GetItemsSnapshot: %v, %v", its, err)
+		}
+	}
+	reportCPU(b, start)
+}

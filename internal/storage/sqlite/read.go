@@ -94,7 +94,7 @@ func (b *Backend) Query(ctx context.Context, t *storage.Table, q *storage.QueryR
 	}
 	var sb strings.Builder
 	args := []any{int64(item.PartitionHash(q.PK)), q.PK}
-	sb.WriteString("SELECT " + src.Cols + " FROM " + src.Name + " WHERE h = ? AND " + src.PKCol + " = ?")
+	sb.WriteString("SELECT " + readCols(src, q.Raw) + " FROM " + src.Name + " WHERE h = ? AND " + src.PKCol + " = ?")
 	for _, bd := range []storage.SortBound{lo, hi} {
 		if bd.Op != "" {
 			sb.WriteString(" AND " + skCol + " " + bd.Op + " ?")
@@ -112,7 +112,7 @@ func (b *Backend) Query(ctx context.Context, t *storage.Table, q *storage.QueryR
 	} else {
 		sb.WriteString(" ORDER BY sk " + dir)
 	}
-	return b.visitRows(ctx, sb.String(), args, src.Index, visit)
+	return b.visitRows(ctx, sb.String(), args, src.Index, q.Raw, visit)
 }
 
 // Scan visits the rows of t (or of index s.Index) in partition-hash order:
@@ -133,7 +133,7 @@ func (b *Backend) Scan(ctx context.Context, t *storage.Table, s *storage.ScanReq
 		return fmt.Errorf("sqlite: segment %d outside [0, %d)", s.Segment, max(s.TotalSegments, 1))
 	}
 	var sb strings.Builder
-	sb.WriteString("SELECT " + src.Cols + " FROM " + src.Name + " WHERE h < ?")
+	sb.WriteString("SELECT " + readCols(src, s.Raw) + " FROM " + src.Name + " WHERE h < ?")
 	args := []any{hi}
 	// A start inside the segment replaces its lower bound, so SQLite seeks
 	// to it; a start before the segment is irrelevant.
@@ -161,7 +161,7 @@ func (b *Backend) Scan(ctx context.Context, t *storage.Table, s *storage.ScanReq
 	} else {
 		sb.WriteString(" ORDER BY h, pk, sk")
 	}
-	return b.visitRows(ctx, sb.String(), args, src.Index, visit)
+	return b.visitRows(ctx, sb.String(), args, src.Index, s.Raw, visit)
 }
 
 // Stats returns t's committed item count and total stored size in bytes
@@ -184,8 +184,18 @@ func (b *Backend) Stats(ctx context.Context, t *storage.Table) (storage.TableSta
 	return st, nil
 }
 
-// visitRows runs a read statement and streams its rows to visit.
-func (b *Backend) visitRows(ctx context.Context, query string, args []any, index bool, visit storage.VisitFunc) error {
+// readCols are the columns a read of src selects: a raw read's rows carry
+// no position (storage.Row.Raw).
+func readCols(src storage.SQLSource, raw bool) string {
+	if raw {
+		return "item, size"
+	}
+	return src.Cols
+}
+
+// visitRows runs a read statement and streams its rows to visit; with raw,
+// undecoded and in the driver's buffers (storage.Row.Raw).
+func (b *Backend) visitRows(ctx context.Context, query string, args []any, index, raw bool, visit storage.VisitFunc) error {
 	s, err := b.readStmt(ctx, query)
 	if err != nil {
 		return err
@@ -195,24 +205,33 @@ func (b *Backend) visitRows(ctx context.Context, query string, args []any, index
 		return mapErr(err)
 	}
 	defer rows.Close()
+	// The stored item is read in place: decodeItem copies what it keeps,
+	// so the driver's buffer need not be copied first. The destinations
+	// are set up once, not per row.
+	var r storage.Row
+	var blob sql.RawBytes
+	var size int64
+	dest := []any{&blob, &size}
+	switch {
+	case raw:
+	case index:
+		dest = []any{&r.Pos.IndexKey.PK, &r.Pos.IndexKey.SK, &r.Pos.Key.PK, &r.Pos.Key.SK, &blob, &size}
+	default:
+		dest = []any{&r.Pos.Key.PK, &r.Pos.Key.SK, &blob, &size}
+	}
 	for rows.Next() {
-		var r storage.Row
-		// The stored item is read in place: decodeItem copies what it
-		// keeps, so the driver's buffer need not be copied first.
-		var blob sql.RawBytes
-		var size int64
-		if index {
-			err = rows.Scan(&r.Pos.IndexKey.PK, &r.Pos.IndexKey.SK, &r.Pos.Key.PK, &r.Pos.Key.SK, &blob, &size)
-			r.Pos.IndexKey.SK = storage.LoadedSK(r.Pos.IndexKey.SK)
-		} else {
-			err = rows.Scan(&r.Pos.Key.PK, &r.Pos.Key.SK, &blob, &size)
-		}
-		if err != nil {
+		r = storage.Row{}
+		if err = rows.Scan(dest...); err != nil {
 			return mapErr(err)
 		}
-		r.Pos.Key.SK = storage.LoadedSK(r.Pos.Key.SK)
-		if r.Item, err = decodeItem(blob); err != nil {
-			return err
+		if raw {
+			r.Raw = blob
+		} else {
+			r.Pos.Key.SK = storage.LoadedSK(r.Pos.Key.SK)
+			r.Pos.IndexKey.SK = storage.LoadedSK(r.Pos.IndexKey.SK)
+			if r.Item, err = decodeItem(blob); err != nil {
+				return err
+			}
 		}
 		r.Size = int(size)
 		if !visit(r) {

@@ -30,8 +30,14 @@ func (b *Backend) GetItemsSnapshot(ctx context.Context, refs []storage.ItemRef) 
 		if err != nil {
 			return nil, err
 		}
+		// The statement GetItem prepared on this connection, if any, is
+		// reused inside the transaction rather than prepared again.
+		s, err := b.readStmt(ctx, "SELECT item FROM "+name+" WHERE h = ? AND pk = ? AND sk = ?")
+		if err != nil {
+			return nil, err
+		}
 		var blob []byte
-		err = tx.QueryRowContext(ctx, "SELECT item FROM "+name+" WHERE h = ? AND pk = ? AND sk = ?",
+		err = tx.StmtContext(ctx, s).QueryRowContext(ctx,
 			int64(item.PartitionHash(ref.Key.PK)), ref.Key.PK, storage.StoredSK(ref.Key.SK)).Scan(&blob)
 		if errors.Is(err, sql.ErrNoRows) {
 			continue

@@ -17,12 +17,13 @@ import (
 // spaceUse puts items of itemSize bytes (DynamoDB's item size) into a new
 // database until about 8 MB are stored, closes it, and returns the growth
 // of the database file per byte of item.
-func spaceUse(t *testing.T, itemSize int) float64 {
+func spaceUse(t testing.TB, itemSize int, opts Options) float64 {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "space.db")
-	b, err := Open(context.Background(), Options{Path: path})
+	opts.Path = path
+	b, err := Open(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +35,7 @@ func spaceUse(t *testing.T, itemSize int) float64 {
 		t.Fatal(err)
 	}
 	empty := fileSize(t, path)
-	if b, err = Open(context.Background(), Options{Path: path}); err != nil {
+	if b, err = Open(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
 	n := max(20, (8<<20)/itemSize)
@@ -55,7 +56,7 @@ func spaceUse(t *testing.T, itemSize int) float64 {
 	return float64(fileSize(t, path)-empty) / float64(total)
 }
 
-func fileSize(t *testing.T, path string) int64 {
+func fileSize(t testing.TB, path string) int64 {
 	t.Helper()
 	st, err := os.Stat(path)
 	if err != nil {
@@ -73,7 +74,7 @@ func TestSpaceUse(t *testing.T) {
 		t.Skip("writes about 50 MB")
 	}
 	for _, size := range []int{900, 1000, 1500, 2000, 3000, 4000, 5000, 10_000, 20_000, 100_000, 400_000} {
-		ratio := spaceUse(t, size)
+		ratio := spaceUse(t, size, Options{})
 		t.Logf("items of %7d bytes: %.2f bytes on disk per byte of item", size, ratio)
 		if size >= 1000 && ratio > 1.5 {
 			t.Errorf("items of %d bytes take %.2f times their size, want at most 1.5", size, ratio)

@@ -1,6 +1,7 @@
 // Package sqlite is the SQLite storage backend: one database file in WAL
-// mode, a single writer goroutine that group-commits queued writes, and a
-// pool of read-only connections that read concurrently with it.
+// mode, one writer connection on which queued writes are group-committed
+// by the goroutine of the first of them, and a pool of read-only
+// connections that read concurrently with it.
 //
 // Physical layout (names derive from immutable IDs, never from user names):
 //
@@ -57,6 +58,15 @@ type Options struct {
 	// CacheSizeKiB is each connection's page cache in KiB; 0 keeps SQLite's
 	// default (2 MiB).
 	CacheSizeKiB int
+	// PageSize is the page size in bytes given to a new database file: a
+	// power of two from 512 to 65536; 0 keeps SQLite's default, 4096. An
+	// existing file keeps the page size it was created with. See
+	// docs/adr/0018c-sqlite-write-path.md for the measurements.
+	PageSize int
+	// MmapSizeBytes is how many bytes of the database file each
+	// connection reads through a memory map (SQLite's mmap_size); 0 reads
+	// with read(2) system calls. The write-ahead log is not mapped.
+	MmapSizeBytes int64
 	// MaxReadConns bounds the read-only connections open at once (each
 	// holds three file descriptors); a read past it waits for one.
 	// Default max(16, 4*ReadConns).
@@ -89,11 +99,13 @@ type Backend struct {
 	wdb   *sql.DB
 	wconn *sql.Conn // the writer's connection, closed last
 	rdb   *sql.DB
-	queue chan *writeReq
-	done  chan struct{} // closed when the writer goroutine exits
+	w     *writer // used only by the goroutine leading a group commit
 
-	mu     sync.RWMutex // guards closed and sends on queue
-	closed bool
+	closed  atomic.Bool // Close has begun; set under wmu
+	wmu     sync.Mutex  // guards pending and leading
+	pending []*writeReq // queued writes, oldest first (see submit)
+	leading bool        // a goroutine is leading a group commit
+	idle    sync.Cond   // on wmu: broadcast when leading ends
 
 	rmu    sync.Mutex
 	rstmts map[string]*sql.Stmt // read statements by SQL text
@@ -120,6 +132,9 @@ func Open(_ context.Context, opts Options) (*Backend, error) {
 	default:
 		return nil, fmt.Errorf("sqlite: invalid Synchronous %q", opts.Synchronous)
 	}
+	if err := checkPageSize(opts.PageSize); err != nil {
+		return nil, err
+	}
 	if opts.MaxBatch <= 0 {
 		opts.MaxBatch = 256
 	}
@@ -133,6 +148,7 @@ func Open(_ context.Context, opts Options) (*Backend, error) {
 		opts.QuickCheckMaxBytes = 1 << 30
 	}
 	b := &Backend{path: path, rstmts: map[string]*sql.Stmt{}}
+	b.idle.L = &b.wmu
 	if path == "" || path == ":memory:" {
 		base := os.TempDir()
 		if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
@@ -183,11 +199,11 @@ func dsn(path string, params string) string {
 }
 
 func (b *Backend) open(syncMode string, opts Options) error {
-	var err error
-	b.wdb, err = sql.Open("sqlite3", dsn(b.path, "_busy_timeout=10000&_journal_mode=WAL&_synchronous="+syncMode))
-	if err != nil {
+	if err := initPageSize(b.path, opts.PageSize); err != nil {
 		return err
 	}
+	pragmas := connPragmas(opts)
+	b.wdb = openDB(dsn(b.path, "_busy_timeout=10000&_journal_mode=WAL&_synchronous="+syncMode), pragmas)
 	b.wdb.SetMaxOpenConns(1)
 	b.wdb.SetMaxIdleConns(1)
 	b.wdb.SetConnMaxLifetime(0)
@@ -197,11 +213,11 @@ func (b *Backend) open(syncMode string, opts Options) error {
 		return fmt.Errorf("sqlite: open %s: %w", b.path, err)
 	}
 	b.wconn = conn
-	pragmas := []string{"PRAGMA foreign_keys=OFF"}
+	wpragmas := []string{"PRAGMA foreign_keys=OFF"}
 	if opts.CacheSizeKiB > 0 {
-		pragmas = append(pragmas, fmt.Sprintf("PRAGMA cache_size=-%d", opts.CacheSizeKiB))
+		wpragmas = append(wpragmas, fmt.Sprintf("PRAGMA cache_size=-%d", opts.CacheSizeKiB))
 	}
-	for _, p := range pragmas {
+	for _, p := range wpragmas {
 		if _, err := conn.ExecContext(ctx, p); err != nil {
 			return fmt.Errorf("sqlite: %s: %w", p, err)
 		}
@@ -224,10 +240,7 @@ func (b *Backend) open(syncMode string, opts Options) error {
 	if opts.CacheSizeKiB > 0 {
 		rparams += fmt.Sprintf("&_cache_size=-%d", opts.CacheSizeKiB)
 	}
-	b.rdb, err = sql.Open("sqlite3", dsn(b.path, rparams))
-	if err != nil {
-		return err
-	}
+	b.rdb = openDB(dsn(b.path, rparams), pragmas)
 	b.rdb.SetMaxOpenConns(opts.MaxReadConns)
 	b.rdb.SetMaxIdleConns(opts.ReadConns)
 	b.rdb.SetConnMaxIdleTime(time.Minute)
@@ -236,14 +249,12 @@ func (b *Backend) open(syncMode string, opts Options) error {
 		return fmt.Errorf("sqlite: open reader %s: %w", b.path, err)
 	}
 
-	b.queue = make(chan *writeReq, opts.MaxBatch)
-	b.done = make(chan struct{})
 	w := &writer{b: b, conn: conn, maxBatch: opts.MaxBatch, onCommit: opts.OnCommit, now: opts.Now}
 	if w.now == nil {
 		w.now = time.Now
 	}
 	w.reset()
-	go w.run()
+	b.w = w
 	return nil
 }
 
@@ -251,15 +262,21 @@ func (b *Backend) open(syncMode string, opts Options) error {
 // database; later calls return storage.ErrClosed from every method. Close
 // itself is idempotent.
 func (b *Backend) Close() error {
-	b.mu.Lock()
-	if b.closed {
-		b.mu.Unlock()
+	b.wmu.Lock()
+	if b.closed.Load() {
+		b.wmu.Unlock()
 		return nil
 	}
-	b.closed = true
-	close(b.queue)
-	b.mu.Unlock()
-	<-b.done
+	b.closed.Store(true)
+	for b.leading {
+		b.idle.Wait()
+	}
+	b.wmu.Unlock()
+	if b.w != nil {
+		for _, s := range b.w.stmts {
+			s.Close()
+		}
+	}
 	return b.closeDBs()
 }
 
@@ -328,11 +345,7 @@ func (b *Backend) forgetReadStmts(names []string) {
 func containsName(q, n string) bool { return strings.Contains(q, n+" ") }
 
 // isClosed reports whether Close has begun.
-func (b *Backend) isClosed() bool {
-	b.mu.RLock()
-	defer b.mu.RUnlock()
-	return b.closed
-}
+func (b *Backend) isClosed() bool { return b.closed.Load() }
 
 // mapErr turns SQLite's missing-table error into storage.ErrTableNotFound
 // (the table was deleted under the caller) and a closed pool into

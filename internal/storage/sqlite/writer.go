@@ -11,48 +11,15 @@ import (
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
-// writeReq is one queued write: apply runs on the writer goroutine inside
-// its own savepoint of a group-commit transaction.
-type writeReq struct {
-	ctx     context.Context
-	apply   func(w *writer) error
-	catalog bool // apply changes the catalog
-	err     error
-	done    chan struct{}
-}
-
-// submit queues a write and waits for its outcome. Once queued, a write is
-// always answered: a request whose context ends before the writer reaches
-// it fails with the context's error and writes nothing; one the writer has
-// started is committed or rolled back as usual, whatever the context.
-func (b *Backend) submit(ctx context.Context, catalog bool, apply func(w *writer) error) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	r := &writeReq{ctx: ctx, apply: apply, catalog: catalog, done: make(chan struct{})}
-	b.mu.RLock()
-	if b.closed {
-		b.mu.RUnlock()
-		return storage.ErrClosed
-	}
-	select {
-	case b.queue <- r:
-	case <-ctx.Done():
-		b.mu.RUnlock()
-		return ctx.Err()
-	}
-	b.mu.RUnlock()
-	<-r.done
-	return r.err
-}
-
-// writer owns the only read-write connection. It takes every queued
-// request (up to maxBatch), applies them in one transaction, one savepoint
-// each, and commits once: the fsync is shared by the whole batch.
+// writer owns the only read-write connection. The goroutine leading the
+// group commit (see submit) takes every queued request (up to maxBatch),
+// applies them in one transaction, one savepoint each, and commits once:
+// the fsync is shared by the whole batch. Only the leader touches it.
 type writer struct {
 	b        *Backend
 	conn     *sql.Conn
 	maxBatch int
+	batch    []*writeReq                            // the batch being applied, reused
 	onCommit func(writes int, commit time.Duration) // Options.OnCommit
 	now      func() time.Time                       // Options.Now
 
@@ -79,42 +46,13 @@ func (w *writer) reset() {
 	w.hnum = map[string]int64{}
 }
 
-func (w *writer) run() {
-	defer close(w.b.done)
-	defer func() {
-		for _, s := range w.stmts {
-			s.Close()
-		}
-	}()
-	batch := make([]*writeReq, 0, w.maxBatch)
-	for r := range w.b.queue {
-		batch = append(batch[:0], r)
-	fill:
-		for len(batch) < w.maxBatch {
-			select {
-			case r, ok := <-w.b.queue:
-				if !ok {
-					break fill
-				}
-				batch = append(batch, r)
-			default:
-				break fill
-			}
-		}
-		w.runBatch(batch)
-		for i := range batch {
-			batch[i] = nil
-		}
-	}
-}
-
 // runBatch applies batch in one transaction and answers every request.
 func (w *writer) runBatch(batch []*writeReq) {
 	live := batch[:0:0]
 	for _, r := range batch {
 		if err := r.ctx.Err(); err != nil {
 			r.err = err
-			close(r.done)
+			r.answer()
 			continue
 		}
 		live = append(live, r)
@@ -122,7 +60,7 @@ func (w *writer) runBatch(batch []*writeReq) {
 	if len(live) == 0 {
 		return
 	}
-	if err := w.execRaw("BEGIN IMMEDIATE"); err != nil {
+	if err := w.txn("BEGIN IMMEDIATE"); err != nil {
 		w.fail(live, err)
 		return
 	}
@@ -132,11 +70,11 @@ func (w *writer) runBatch(batch []*writeReq) {
 		r := live[0]
 		if !w.apply(r) {
 			w.forgetHistory()
-			if err := w.execRaw("ROLLBACK"); err != nil {
+			if err := w.txn("ROLLBACK"); err != nil {
 				w.abort(live, err)
 				return
 			}
-			close(r.done)
+			r.answer()
 			return
 		}
 	} else {
@@ -152,7 +90,7 @@ func (w *writer) runBatch(batch []*writeReq) {
 		return
 	}
 	start := time.Now()
-	if err := w.execRaw("COMMIT"); err != nil {
+	if err := w.txn("COMMIT"); err != nil {
 		w.abort(live, err)
 		return
 	}
@@ -162,7 +100,7 @@ func (w *writer) runBatch(batch []*writeReq) {
 	clear(w.stats)
 	w.b.commits.Add(1)
 	for _, r := range live {
-		close(r.done)
+		r.answer()
 	}
 }
 
@@ -208,16 +146,16 @@ func (w *writer) apply(r *writeReq) bool {
 // that a failed request leaves no trace and the others of the batch
 // commit. The error is the transaction's own (r's is in r.err).
 func (w *writer) applySavepoint(r *writeReq) error {
-	if err := w.execRaw("SAVEPOINT w"); err != nil {
+	if err := w.txn("SAVEPOINT w"); err != nil {
 		return err
 	}
 	if !w.apply(r) {
 		w.forgetHistory()
-		if err := w.execRaw("ROLLBACK TO w"); err != nil {
+		if err := w.txn("ROLLBACK TO w"); err != nil {
 			return err
 		}
 	}
-	return w.execRaw("RELEASE w")
+	return w.txn("RELEASE w")
 }
 
 func (w *writer) abort(live []*writeReq, err error) {
@@ -235,7 +173,7 @@ func (w *writer) fail(live []*writeReq, err error) {
 		if r.err == nil {
 			r.err = err
 		}
-		close(r.done)
+		r.answer()
 	}
 }
 
@@ -265,6 +203,18 @@ func (w *writer) addStats(id string, count, size int64) {
 // execRaw runs a statement without caching it (transaction control, DDL).
 func (w *writer) execRaw(query string) error {
 	_, err := w.conn.ExecContext(context.Background(), query)
+	return err
+}
+
+// txn runs a transaction-control statement (BEGIN IMMEDIATE, SAVEPOINT,
+// RELEASE, ROLLBACK, COMMIT) prepared once on the writer's connection:
+// preparing one is several times the cost of running it.
+func (w *writer) txn(query string) error {
+	s, err := w.stmt(query)
+	if err != nil {
+		return err
+	}
+	_, err = s.Exec()
 	return err
 }
 

@@ -53,6 +53,7 @@ func Run(t *testing.T, open func(t *testing.T) storage.Backend) {
 		{"QueryPagination", testQueryPagination},
 		{"ScanSegments", testScanSegments},
 		{"ScanPagination", testScanPagination},
+		{"RawRows", testRawRows},
 		{"Stats", testStats},
 		{"TransactAllOrNothing", testTransact},
 		{"IndexQueries", testIndexQueries},
