@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/extenddb/extenddb/internal/loadgen"
 	"github.com/extenddb/extenddb/internal/server"
 )
 
@@ -24,10 +25,14 @@ import (
 //	                            already expired
 //	EXTENDDB_BENCH_LOAD_CLIENTS BatchWriteItem calls in flight while loading
 //	                            (default 4)
+//	EXTENDDB_BENCH_STORAGE_PID  process id of the (single) Cassandra node:
+//	                            also report its CPU time per item of each
+//	                            phase (Linux; none without)
 const (
 	envCassandraHosts = "EXTENDDB_CASSANDRA_HOSTS"
 	envTTLItems       = "EXTENDDB_BENCH_TTL_ITEMS"
 	envLoadClients    = "EXTENDDB_BENCH_LOAD_CLIENTS"
+	envStoragePID     = "EXTENDDB_BENCH_STORAGE_PID"
 )
 
 func envInt(name string, def int) int {
@@ -78,21 +83,84 @@ func BenchmarkCassandraBulk(b *testing.B) {
 	})
 	c := newClient(srv.Endpoint())
 	n := envInt(envTTLItems, 50000)
-	var load, backfill, expiry time.Duration
+	node := nodeCPU(envInt(envStoragePID, 0))
+	var total bulkPhases
 	for range b.N {
-		l, bf, ex := bulkRound(b, c, n)
-		load, backfill, expiry = load+l, backfill+bf, expiry+ex
+		r := bulkRound(b, c, n, node)
+		for i := range total {
+			total[i].wall += r[i].wall
+			total[i].cpu += r[i].cpu
+		}
 	}
 	per := float64(b.N)
-	b.ReportMetric(float64(n)*per/load.Seconds(), "load-items/s")
-	b.ReportMetric(float64(n)*per/backfill.Seconds(), "backfill-items/s")
-	b.ReportMetric(float64((n+1)/2)*per/expiry.Minutes(), "expiry-items/min")
-	b.ReportMetric((backfill+expiry).Seconds()/per, "ttl-total-s")
+	load, backfill, expiry := total[phaseLoad], total[phaseBackfill], total[phaseExpiry]
+	b.ReportMetric(float64(n)*per/load.wall.Seconds(), "load-items/s")
+	b.ReportMetric(float64(n)*per/backfill.wall.Seconds(), "backfill-items/s")
+	b.ReportMetric(float64((n+1)/2)*per/expiry.wall.Minutes(), "expiry-items/min")
+	b.ReportMetric((backfill.wall+expiry.wall).Seconds()/per, "ttl-total-s")
+	if node != nil {
+		us := func(d time.Duration, items int) float64 { return float64(d.Microseconds()) / (float64(items) * per) }
+		b.ReportMetric(us(load.cpu, n), "load-node-cpu-us/item")
+		b.ReportMetric(us(backfill.cpu, n), "backfill-node-cpu-us/item")
+		b.ReportMetric(us(expiry.cpu, (n+1)/2), "expiry-node-cpu-us/item")
+	}
+}
+
+// The phases of one round, and the wall time and node CPU time of each.
+const (
+	phaseLoad = iota
+	phaseBackfill
+	phaseExpiry
+)
+
+type bulkPhases [3]struct{ wall, cpu time.Duration }
+
+// nodeCPU returns a function reading the CPU time (user + system) the
+// process pid has used, or nil for pid 0.
+func nodeCPU(pid int) func() time.Duration {
+	if pid <= 0 {
+		return nil
+	}
+	return func() time.Duration {
+		d, ok := loadgen.ProcessCPU(pid)
+		if !ok {
+			panic(fmt.Sprintf("%s=%d: cannot read the process's CPU time", envStoragePID, pid))
+		}
+		return d
+	}
+}
+
+// phaseTimer times the phases of a round: mark(i) ends phase i, which
+// started at the previous mark (or at the timer's creation).
+type phaseTimer struct {
+	node  func() time.Duration
+	at    time.Time
+	cpu   time.Duration
+	times bulkPhases
+}
+
+func newPhaseTimer(node func() time.Duration) *phaseTimer {
+	t := &phaseTimer{node: node, at: time.Now()}
+	if node != nil {
+		t.cpu = node()
+	}
+	return t
+}
+
+func (t *phaseTimer) mark(phase int) {
+	now := time.Now()
+	t.times[phase].wall = now.Sub(t.at)
+	t.at = now
+	if t.node != nil {
+		cpu := t.node()
+		t.times[phase].cpu = cpu - t.cpu
+		t.cpu = cpu
+	}
 }
 
 // bulkRound runs one measurement on a fresh table and returns the time of
-// each phase.
-func bulkRound(b *testing.B, c *dynamodb.Client, n int) (load, backfill, expiry time.Duration) {
+// each phase (and the node's CPU time in it, with node).
+func bulkRound(b *testing.B, c *dynamodb.Client, n int, node func() time.Duration) bulkPhases {
 	ctx := context.Background()
 	table := createTable(b, c, "bulk")
 	now := time.Now().Unix()
@@ -110,11 +178,10 @@ func bulkRound(b *testing.B, c *dynamodb.Client, n int) (load, backfill, expiry 
 			lastExpired = i
 		}
 	}
-	start := time.Now()
+	timer := newPhaseTimer(node)
 	loadExpiring(b, c, table, n, expireAt)
-	load = time.Since(start)
+	timer.mark(phaseLoad)
 
-	start = time.Now()
 	if _, err := c.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
 		TableName:               aws.String(table),
 		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("exp"), Enabled: aws.Bool(true)},
@@ -131,9 +198,8 @@ func bulkRound(b *testing.B, c *dynamodb.Client, n int) (load, backfill, expiry 
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	backfill = time.Since(start)
+	timer.mark(phaseBackfill)
 
-	start = time.Now()
 	last := key(bulkPK(lastExpired), "s")
 	for {
 		out, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: last})
@@ -145,7 +211,8 @@ func bulkRound(b *testing.B, c *dynamodb.Client, n int) (load, backfill, expiry 
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	return load, backfill, time.Since(start)
+	timer.mark(phaseExpiry)
+	return timer.times
 }
 
 func bulkPK(i int) string { return fmt.Sprintf("p%07d", i) }

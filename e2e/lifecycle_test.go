@@ -49,6 +49,12 @@ func TestGracefulShutdown(t *testing.T) {
 		}
 		conns[i], rest[i] = conn, body[len(body)/2:]
 	}
+	// The listener hands out connections in the order they arrived, so once
+	// a request on a ninth connection is answered, the server has accepted
+	// all eight: closing the listener can no longer drop one of them, and
+	// net/http's Shutdown waits for an accepted connection for 5 s even
+	// before it has read a byte of it.
+	probeAccepted(t, host)
 	time.Sleep(300 * time.Millisecond) // let the server read the first halves
 	s.signal(syscall.SIGTERM)
 	time.Sleep(500 * time.Millisecond)
@@ -99,6 +105,36 @@ func TestGracefulShutdown(t *testing.T) {
 	for i := 0; i < n; i++ {
 		wantItem(t, getItem(t, c2, name, item{"pk": avS(fmt.Sprintf("inflight-%d", i))}),
 			item{"pk": avS(fmt.Sprintf("inflight-%d", i)), "v": avN(fmt.Sprint(i))})
+	}
+}
+
+// probeAccepted sends a whole ListTables request on a new connection and
+// reads its answer.
+func probeAccepted(t *testing.T, host string) {
+	t.Helper()
+	conn, err := net.Dial("tcp", host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(60 * time.Second))
+	body := "{}"
+	req := "POST / HTTP/1.1\r\nHost: " + host + "\r\n" +
+		"X-Amz-Target: DynamoDB_20120810.ListTables\r\n" +
+		"Content-Type: application/x-amz-json-1.0\r\n" +
+		"Authorization: AWS4-HMAC-SHA256 Credential=" + testAccessKey + "/20240101/us-east-1/dynamodb/aws4_request, SignedHeaders=host;x-amz-date, Signature=0000\r\n" +
+		"X-Amz-Date: 20240101T000000Z\r\n" +
+		fmt.Sprintf("Content-Length: %d\r\n\r\n", len(body)) + body
+	if _, err := conn.Write([]byte(req)); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("probe: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("probe: status %d", resp.StatusCode)
 	}
 }
 

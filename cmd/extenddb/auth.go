@@ -115,6 +115,22 @@ func withStore(v *viper.Viper, flags *pflag.FlagSet, fn func(ctx context.Context
 	return fn(ctx, st)
 }
 
+// deleteCmd is a subcommand that deletes what its one argument names and
+// prints nothing.
+func deleteCmd(run runner, use, short string, del func(ctx context.Context, st *auth.Store, name string) error) *cobra.Command {
+	return &cobra.Command{Use: use, Short: short, Args: cobra.ExactArgs(1),
+		RunE: run(func(ctx context.Context, st *auth.Store, args []string) (any, error) {
+			return nil, del(ctx, st, args[0])
+		})}
+}
+
+// requireAccount gives cmd and its subcommands the required --account
+// flag, read into account.
+func requireAccount(cmd *cobra.Command, account *string) {
+	cmd.PersistentFlags().StringVar(account, "account", "", "12-digit account ID (required)")
+	_ = cmd.MarkPersistentFlagRequired("account")
+}
+
 func accountCmd(run runner) *cobra.Command {
 	cmd := &cobra.Command{Use: "account", Short: "Create, list and delete accounts"}
 	var id, name string
@@ -126,10 +142,9 @@ func accountCmd(run runner) *cobra.Command {
 	create.Flags().StringVar(&name, "name", "", "a name for people")
 	list := &cobra.Command{Use: "list", Short: "List accounts", Args: cobra.NoArgs,
 		RunE: run(func(ctx context.Context, st *auth.Store, _ []string) (any, error) { return st.ListAccounts(ctx) })}
-	del := &cobra.Command{Use: "delete ACCOUNT_ID", Short: "Delete an account with its users, roles and keys", Args: cobra.ExactArgs(1),
-		RunE: run(func(ctx context.Context, st *auth.Store, args []string) (any, error) {
-			return nil, st.DeleteAccount(ctx, args[0])
-		})}
+	del := deleteCmd(run, "delete ACCOUNT_ID", "Delete an account with its users, roles and keys", func(ctx context.Context, st *auth.Store, name string) error {
+		return st.DeleteAccount(ctx, name)
+	})
 	cmd.AddCommand(create, list, del)
 	return cmd
 }
@@ -137,18 +152,16 @@ func accountCmd(run runner) *cobra.Command {
 func userCmd(run runner) *cobra.Command {
 	cmd := &cobra.Command{Use: "user", Short: "Create, list and delete users"}
 	var account string
-	cmd.PersistentFlags().StringVar(&account, "account", "", "12-digit account ID (required)")
-	_ = cmd.MarkPersistentFlagRequired("account")
+	requireAccount(cmd, &account)
 	create := &cobra.Command{Use: "create NAME", Short: "Create a user", Args: cobra.ExactArgs(1),
 		RunE: run(func(ctx context.Context, st *auth.Store, args []string) (any, error) {
 			return st.CreateUser(ctx, account, args[0])
 		})}
 	list := &cobra.Command{Use: "list", Short: "List an account's users", Args: cobra.NoArgs,
 		RunE: run(func(ctx context.Context, st *auth.Store, _ []string) (any, error) { return st.ListUsers(ctx, account) })}
-	del := &cobra.Command{Use: "delete NAME", Short: "Delete a user and its keys", Args: cobra.ExactArgs(1),
-		RunE: run(func(ctx context.Context, st *auth.Store, args []string) (any, error) {
-			return nil, st.DeleteUser(ctx, account, args[0])
-		})}
+	del := deleteCmd(run, "delete NAME", "Delete a user and its keys", func(ctx context.Context, st *auth.Store, name string) error {
+		return st.DeleteUser(ctx, account, name)
+	})
 	cmd.AddCommand(create, list, del)
 	return cmd
 }
@@ -174,10 +187,9 @@ func keyCmd(run runner) *cobra.Command {
 		_ = c.MarkFlagRequired("account")
 	}
 	_ = create.MarkFlagRequired("user")
-	del := &cobra.Command{Use: "delete ACCESS_KEY_ID", Short: "Delete an access key", Args: cobra.ExactArgs(1),
-		RunE: run(func(ctx context.Context, st *auth.Store, args []string) (any, error) {
-			return nil, st.DeleteAccessKey(ctx, args[0])
-		})}
+	del := deleteCmd(run, "delete ACCESS_KEY_ID", "Delete an access key", func(ctx context.Context, st *auth.Store, name string) error {
+		return st.DeleteAccessKey(ctx, name)
+	})
 	cmd.AddCommand(create, list, del)
 	return cmd
 }
@@ -218,10 +230,9 @@ func policyCmd(run runner) *cobra.Command {
 		RunE: run(func(ctx context.Context, st *auth.Store, _ []string) (any, error) {
 			return st.ListUserPolicies(ctx, account, user)
 		})}
-	del := &cobra.Command{Use: "delete NAME", Short: "Detach a policy", Args: cobra.ExactArgs(1),
-		RunE: run(func(ctx context.Context, st *auth.Store, args []string) (any, error) {
-			return nil, st.DeleteUserPolicy(ctx, account, owner(), args[0])
-		})}
+	del := deleteCmd(run, "delete NAME", "Detach a policy", func(ctx context.Context, st *auth.Store, name string) error {
+		return st.DeleteUserPolicy(ctx, account, owner(), name)
+	})
 	cmd.AddCommand(put, list, del)
 	return cmd
 }
@@ -230,8 +241,7 @@ func roleCmd(run runner) *cobra.Command {
 	cmd := &cobra.Command{Use: "role", Short: "Create, list and delete roles (assumed with STS AssumeRole)"}
 	var account string
 	var trusted []string
-	cmd.PersistentFlags().StringVar(&account, "account", "", "12-digit account ID (required)")
-	_ = cmd.MarkPersistentFlagRequired("account")
+	requireAccount(cmd, &account)
 	create := &cobra.Command{Use: "create NAME", Short: "Create a role", Args: cobra.ExactArgs(1),
 		RunE: run(func(ctx context.Context, st *auth.Store, args []string) (any, error) {
 			return st.CreateRole(ctx, account, args[0], trusted)
@@ -239,10 +249,9 @@ func roleCmd(run runner) *cobra.Command {
 	create.Flags().StringSliceVar(&trusted, "trust", nil, "account IDs whose principals may assume the role (default: its own account)")
 	list := &cobra.Command{Use: "list", Short: "List an account's roles", Args: cobra.NoArgs,
 		RunE: run(func(ctx context.Context, st *auth.Store, _ []string) (any, error) { return st.ListRoles(ctx, account) })}
-	del := &cobra.Command{Use: "delete NAME", Short: "Delete a role, its policies and its sessions", Args: cobra.ExactArgs(1),
-		RunE: run(func(ctx context.Context, st *auth.Store, args []string) (any, error) {
-			return nil, st.DeleteRole(ctx, account, args[0])
-		})}
+	del := deleteCmd(run, "delete NAME", "Delete a role, its policies and its sessions", func(ctx context.Context, st *auth.Store, name string) error {
+		return st.DeleteRole(ctx, account, name)
+	})
 	cmd.AddCommand(create, list, del)
 	return cmd
 }

@@ -85,22 +85,19 @@ func (r *reader) str(key string) string {
 
 // boolean accepts what strconv.ParseBool does: true/false, 1/0, t/f, in
 // lower, upper or title case.
-func (r *reader) boolean(key string) bool {
-	b, err := cast.ToBoolE(r.v.Get(key))
-	if err != nil {
-		r.fail("%s: %v is not true or false", key, r.v.Get(key))
-	}
-	r.values[key] = b
-	return b
-}
+func (r *reader) boolean(key string) bool { return convert(r, key, "true or false", cast.ToBoolE) }
 
-func (r *reader) integer(key string) int {
-	n, err := cast.ToIntE(r.v.Get(key))
+func (r *reader) integer(key string) int { return convert(r, key, "a whole number", cast.ToIntE) }
+
+// convert reads key's value with conv, recording "KEY: VALUE is not
+// WHAT" when it does not convert.
+func convert[T any](r *reader, key, what string, conv func(any) (T, error)) T {
+	v, err := conv(r.v.Get(key))
 	if err != nil {
-		r.fail("%s: %v is not a whole number", key, r.v.Get(key))
+		r.fail("%s: %v is not %s", key, r.v.Get(key), what)
 	}
-	r.values[key] = n
-	return n
+	r.values[key] = v
+	return v
 }
 
 func (r *reader) duration(key string) time.Duration {

@@ -535,10 +535,7 @@ func (e *Engine) batchWrites(ctx context.Context, account string, in *batchWrite
 // https://github.com/nubo-db/dynoxide/pull/101
 func batchItemKey(t *storage.Table, ks keySchema, it item.Item) (storage.Key, error) {
 	for i, name := range ks.names() {
-		want := ks.hashType
-		if i == 1 {
-			want = ks.rngType
-		}
+		want := ks.typeOf(i)
 		if v, ok := it[name]; !ok || v.Type != want {
 			return storage.Key{}, errKeySchema()
 		}

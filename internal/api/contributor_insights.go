@@ -7,7 +7,6 @@ import (
 	"strconv"
 
 	"github.com/extenddb/extenddb/internal/ddberr"
-	"github.com/extenddb/extenddb/internal/protocol"
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
@@ -37,15 +36,34 @@ type contributorInsightsDescription struct {
 
 var contributorInsightsModes = []string{"ACCESSED_AND_THROTTLED_KEYS", "THROTTLED_KEYS"}
 
-// insightsTarget validates TableName and IndexName and returns the
-// table, refusing an index the table does not have as DynamoDB does.
-func (e *Engine) insightsTarget(ctx context.Context, r *protocol.Request, c *constraints, in *contributorInsightsInput) (*storage.Table, error) {
-	c.tableName(in.TableName)
-	c.name(in.IndexName, "indexName")
-	if err := c.err(); err != nil {
-		return nil, err
+// The contributor insights operations' member rules, in DynamoDB's order
+// (validation_control_test.go lists the sources).
+var (
+	describeContributorInsightsRules = rules[contributorInsightsInput]{
+		tableNameRule(func(in *contributorInsightsInput) *string { return in.TableName }),
+		nameRule("indexName", func(in *contributorInsightsInput) *string { return in.IndexName }),
 	}
-	t, err := e.lookup(ctx, e.account(r), *in.TableName, lookupControl)
+	updateContributorInsightsRules = append(rules[contributorInsightsInput]{
+		required("contributorInsightsAction", func(in *contributorInsightsInput) bool { return in.ContributorInsightsAction != nil }),
+		enumRule("contributorInsightsAction", func(in *contributorInsightsInput) *string { return in.ContributorInsightsAction }, []string{"ENABLE", "DISABLE"}),
+		enumRule("contributorInsightsMode", func(in *contributorInsightsInput) *string { return in.ContributorInsightsMode }, contributorInsightsModes),
+	}, describeContributorInsightsRules...)
+	describeContributorInsightsOp = &controlOp[contributorInsightsInput]{
+		rules:   describeContributorInsightsRules,
+		table:   insightsTable,
+		execute: (*Engine).describeContributorInsights,
+	}
+	updateContributorInsightsOp = &controlOp[contributorInsightsInput]{
+		rules:   updateContributorInsightsRules,
+		table:   insightsTable,
+		execute: (*Engine).updateContributorInsights,
+	}
+)
+
+// insightsTable resolves the table of a contributor insights request,
+// refusing an index the table does not have as DynamoDB does.
+func insightsTable(e *Engine, ctx context.Context, c caller, in *contributorInsightsInput) (*storage.Table, error) {
+	t, err := e.lookup(ctx, c.account, *in.TableName, lookupControl)
 	if err != nil {
 		return nil, err
 	}
@@ -64,16 +82,7 @@ func globalIndex(t *storage.Table, name string) *storage.Index {
 	return nil
 }
 
-func (e *Engine) describeContributorInsights(ctx context.Context, r *protocol.Request) (any, error) {
-	var in contributorInsightsInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	var c constraints
-	t, err := e.insightsTarget(ctx, r, &c, &in)
-	if err != nil {
-		return nil, err
-	}
+func (e *Engine) describeContributorInsights(_ context.Context, _ caller, in *contributorInsightsInput, t *storage.Table) (any, error) {
 	return insightsOut(t, orEmpty(in.IndexName)), nil
 }
 
@@ -130,20 +139,7 @@ func insightsRules(t *storage.Table, index string, ci storage.ContributorInsight
 	return out
 }
 
-func (e *Engine) updateContributorInsights(ctx context.Context, r *protocol.Request) (any, error) {
-	var in contributorInsightsInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	var c constraints
-	if c.notNull(in.ContributorInsightsAction != nil, "contributorInsightsAction") {
-		c.enum(in.ContributorInsightsAction, "contributorInsightsAction", "ENABLE", "DISABLE")
-	}
-	c.enum(in.ContributorInsightsMode, "contributorInsightsMode", contributorInsightsModes...)
-	cur, err := e.insightsTarget(ctx, r, &c, &in)
-	if err != nil {
-		return nil, err
-	}
+func (e *Engine) updateContributorInsights(ctx context.Context, _ caller, in *contributorInsightsInput, cur *storage.Table) (any, error) {
 	index, enable := orEmpty(in.IndexName), *in.ContributorInsightsAction == "ENABLE"
 	mode := ""
 	if enable {
@@ -177,6 +173,7 @@ type listContributorInsightsInput struct {
 	TableName  *string `json:"TableName"`
 	NextToken  *string `json:"NextToken"`
 	MaxResults *int64  `json:"MaxResults"`
+	start      int     // the position NextToken names
 }
 
 // contributorInsightsSummary is an element of ListContributorInsights'
@@ -197,28 +194,39 @@ type listContributorInsightsOutput struct {
 // ever changed (never-touched ones are DISABLED and not listed), ordered by
 // table then index, MaxResults (at most 100, default 100) at a time; the
 // NextToken is the position of the next summary.
-func (e *Engine) listContributorInsights(ctx context.Context, r *protocol.Request) (any, error) {
-	var in listContributorInsightsInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
+var listContributorInsightsOp = &controlOp[listContributorInsightsInput]{
+	rules: rules[listContributorInsightsInput]{
+		func(in *listContributorInsightsInput, c *constraints) {
+			if in.TableName != nil {
+				c.tableRef(in.TableName, "tableName")
+			}
+		},
+		maxRule("maxResults", func(in *listContributorInsightsInput) *int64 { return in.MaxResults }, 100),
+	},
+	check: func(_ *Engine, _ caller, in *listContributorInsightsInput) error {
+		start, err := positionToken(in.NextToken)
+		in.start = start
+		return err
+	},
+	execute: (*Engine).listContributorInsights,
+}
+
+// positionToken reads a NextToken that is a position in a list: absent,
+// the start; anything but a whole number is "Invalid NextToken".
+func positionToken(token *string) (int, error) {
+	if token == nil {
+		return 0, nil
 	}
-	var c constraints
-	if in.TableName != nil {
-		c.tableRef(in.TableName, "tableName")
+	n, err := strconv.Atoi(*token)
+	if err != nil || n < 0 {
+		return 0, ddberr.Validation("Invalid NextToken")
 	}
-	c.maxInt(in.MaxResults, "maxResults", 100)
-	if err := c.err(); err != nil {
-		return nil, err
-	}
-	start := 0
-	if in.NextToken != nil {
-		n, err := strconv.Atoi(*in.NextToken)
-		if err != nil || n < 0 {
-			return nil, ddberr.Validation("Invalid NextToken")
-		}
-		start = n
-	}
-	all, err := e.insightsSummaries(ctx, r, in.TableName)
+	return n, nil
+}
+
+func (e *Engine) listContributorInsights(ctx context.Context, c caller, in *listContributorInsightsInput, _ *storage.Table) (any, error) {
+	start := in.start
+	all, err := e.insightsSummaries(ctx, c.account, in.TableName)
 	if err != nil {
 		return nil, err
 	}
@@ -237,8 +245,7 @@ func (e *Engine) listContributorInsights(ctx context.Context, r *protocol.Reques
 	return out, nil
 }
 
-func (e *Engine) insightsSummaries(ctx context.Context, r *protocol.Request, table *string) ([]contributorInsightsSummary, error) {
-	account := e.account(r)
+func (e *Engine) insightsSummaries(ctx context.Context, account string, table *string) ([]contributorInsightsSummary, error) {
 	var names []string
 	if table != nil {
 		names = []string{*table}

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/extenddb/extenddb/internal/ddberr"
-	"github.com/extenddb/extenddb/internal/protocol"
+	"github.com/extenddb/extenddb/internal/storage"
 )
 
 // Global tables and replica auto scaling. This server keeps one copy of
@@ -35,53 +35,56 @@ func errGlobalTableNotFound(name string) error {
 	return ddberr.GlobalTableNotFound("Global table not found: Global table with name: '%s' does not exist.", name)
 }
 
-func checkGlobalTableName(in *globalTableInput) error {
-	var c constraints
+// globalTableNameRule is GlobalTableName: required, a table name.
+var globalTableNameRule rule[globalTableInput] = func(in *globalTableInput, c *constraints) {
 	if c.notNull(in.GlobalTableName != nil, "globalTableName") {
 		c.name(in.GlobalTableName, "globalTableName")
 	}
-	return c.err()
 }
 
-// globalTableNotFound serves DescribeGlobalTable, UpdateGlobalTable,
-// DescribeGlobalTableSettings and UpdateGlobalTableSettings.
-func (e *Engine) globalTableNotFound(ctx context.Context, r *protocol.Request) (any, error) {
-	var in globalTableInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
+var (
+	// globalTableNotFoundOp serves DescribeGlobalTable, UpdateGlobalTable,
+	// DescribeGlobalTableSettings and UpdateGlobalTableSettings.
+	globalTableNotFoundOp = &controlOp[globalTableInput]{
+		rules: rules[globalTableInput]{globalTableNameRule},
+		execute: func(_ *Engine, _ context.Context, _ caller, in *globalTableInput, _ *storage.Table) (any, error) {
+			return nil, errGlobalTableNotFound(*in.GlobalTableName)
+		},
 	}
-	if err := checkGlobalTableName(&in); err != nil {
-		return nil, err
+	createGlobalTableOp = &controlOp[globalTableInput]{
+		rules: rules[globalTableInput]{
+			globalTableNameRule,
+			func(in *globalTableInput, c *constraints) {
+				if c.notNull(in.ReplicationGroup != nil, "replicationGroup") {
+					for i, rep := range in.ReplicationGroup {
+						c.notNull(rep.RegionName != nil, "replicationGroup."+itoa(i+1)+".member.regionName")
+					}
+				}
+			},
+		},
+		execute: (*Engine).createGlobalTable,
 	}
-	return nil, errGlobalTableNotFound(*in.GlobalTableName)
-}
+	listGlobalTablesOp = &controlOp[listGlobalTablesInput]{
+		rules: rules[listGlobalTablesInput]{
+			nameRule("exclusiveStartGlobalTableName", func(in *listGlobalTablesInput) *string { return in.ExclusiveStartGlobalTableName }),
+			minRule("limit", func(in *listGlobalTablesInput) *int64 { return in.Limit }, 1),
+		},
+		execute: func(_ *Engine, _ context.Context, _ caller, _ *listGlobalTablesInput, _ *storage.Table) (any, error) {
+			return map[string][]struct{}{"GlobalTables": {}}, nil
+		},
+	}
+)
 
 // createGlobalTable checks that the table exists in every region of the
 // replication group, as DynamoDB does, and then refuses: this server does
 // not replicate tables between regions.
-func (e *Engine) createGlobalTable(ctx context.Context, r *protocol.Request) (any, error) {
-	var in globalTableInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	var c constraints
-	if c.notNull(in.GlobalTableName != nil, "globalTableName") {
-		c.name(in.GlobalTableName, "globalTableName")
-	}
-	if c.notNull(in.ReplicationGroup != nil, "replicationGroup") {
-		for i, rep := range in.ReplicationGroup {
-			c.notNull(rep.RegionName != nil, "replicationGroup."+itoa(i+1)+".member.regionName")
-		}
-	}
-	if err := c.err(); err != nil {
-		return nil, err
-	}
+func (e *Engine) createGlobalTable(ctx context.Context, c caller, in *globalTableInput, _ *storage.Table) (any, error) {
 	for _, rep := range in.ReplicationGroup {
 		region := *rep.RegionName
-		if region != r.Caller.Region {
+		if region != c.region {
 			return nil, ddberr.TableNotFound("Table not found: Table: '%s' not found in region: '%s'.", *in.GlobalTableName, region)
 		}
-		if _, err := e.lookup(ctx, e.account(r), *in.GlobalTableName, lookupControl); err != nil {
+		if _, err := e.lookup(ctx, c.account, *in.GlobalTableName, lookupControl); err != nil {
 			return nil, ddberr.TableNotFound("Table not found: Table: '%s' not found in region: '%s'.", *in.GlobalTableName, region)
 		}
 	}
@@ -94,31 +97,15 @@ type listGlobalTablesInput struct {
 	RegionName                    *string `json:"RegionName"`
 }
 
-func (e *Engine) listGlobalTables(ctx context.Context, r *protocol.Request) (any, error) {
-	var in listGlobalTablesInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	var c constraints
-	c.name(in.ExclusiveStartGlobalTableName, "exclusiveStartGlobalTableName")
-	c.minInt(in.Limit, "limit", 1)
-	if err := c.err(); err != nil {
-		return nil, err
-	}
-	return map[string][]struct{}{"GlobalTables": {}}, nil
-}
-
 type tableAutoScalingDescription struct {
 	TableName   string     `json:"TableName"`
 	TableStatus string     `json:"TableStatus"`
 	Replicas    []struct{} `json:"Replicas"`
 }
 
-func (e *Engine) describeTableReplicaAutoScaling(ctx context.Context, r *protocol.Request) (any, error) {
-	t, err := e.namedTable(ctx, r)
-	if err != nil {
-		return nil, err
-	}
+var describeTableReplicaAutoScalingOp = namedTableOp((*Engine).describeTableReplicaAutoScaling)
+
+func (e *Engine) describeTableReplicaAutoScaling(_ context.Context, _ caller, _ *tableNameInput, t *storage.Table) (any, error) {
 	return map[string]tableAutoScalingDescription{"TableAutoScalingDescription": {
 		TableName: t.Name, TableStatus: e.status(t), Replicas: []struct{}{},
 	}}, nil
@@ -127,10 +114,8 @@ func (e *Engine) describeTableReplicaAutoScaling(ctx context.Context, r *protoco
 // updateTableReplicaAutoScaling refuses, after validating the table, as
 // DynamoDB refuses it for a table that has no replicas: auto scaling
 // settings belong to Application Auto Scaling, which is not served here.
-func (e *Engine) updateTableReplicaAutoScaling(ctx context.Context, r *protocol.Request) (any, error) {
-	t, err := e.namedTable(ctx, r)
-	if err != nil {
-		return nil, err
-	}
+var updateTableReplicaAutoScalingOp = namedTableOp((*Engine).updateTableReplicaAutoScaling)
+
+func (e *Engine) updateTableReplicaAutoScaling(_ context.Context, _ caller, _ *tableNameInput, t *storage.Table) (any, error) {
 	return nil, ddberr.Validation("Table: %s is not a global table: replica auto scaling applies to global tables (version 2019.11.21)", t.Name)
 }

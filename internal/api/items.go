@@ -28,7 +28,7 @@ type conditionalWrite struct {
 	cond *expr.Condition // the parsed ConditionExpression or Expected
 }
 
-func (w *conditionalWrite) tableName() string { return *w.TableName }
+func (w *conditionalWrite) members() *conditionalWrite { return w }
 
 // checkConditionParams checks how the write's condition is given: not
 // both ConditionExpression and the legacy Expected/ConditionalOperator,
@@ -50,28 +50,48 @@ func (e *Engine) parseCondition(w *conditionalWrite) error {
 	return err
 }
 
-// Accessors of the shared members, for the rule tables.
-func cwTable(w *conditionalWrite) *string        { return w.TableName }
-func cwCapacity(w *conditionalWrite) *string     { return w.ReturnConsumedCapacity }
-func cwMetrics(w *conditionalWrite) *string      { return w.ReturnItemCollectionMetrics }
-func cwReturnValues(w *conditionalWrite) *string { return w.ReturnValues }
-func cwOnFailure(w *conditionalWrite) *string    { return w.ReturnValuesOnConditionCheckFailure }
-func cwOperator(w *conditionalWrite) *string     { return w.ConditionalOperator }
-
-// lift makes a rule on the shared members a rule of a request embedding them.
-func lift[T any](get func(*T) *conditionalWrite, r rule[conditionalWrite]) rule[T] {
-	return func(in *T, c *constraints) { r(get(in), c) }
+// writeRules are the rules of the members the three writes share, by path.
+var writeRules = map[string]rule[conditionalWrite]{
+	"tableName":              tableNameRule(func(w *conditionalWrite) *string { return w.TableName }),
+	"returnConsumedCapacity": enumRule("returnConsumedCapacity", func(w *conditionalWrite) *string { return w.ReturnConsumedCapacity }, enumReturnConsumedCapacity),
+	"returnItemCollectionMetrics": enumRule("returnItemCollectionMetrics",
+		func(w *conditionalWrite) *string { return w.ReturnItemCollectionMetrics }, enumReturnItemCollectionMetrics),
+	"returnValues": enumRule("returnValues", func(w *conditionalWrite) *string { return w.ReturnValues }, enumReturnValues),
+	"returnValuesOnConditionCheckFailure": enumRule("returnValuesOnConditionCheckFailure",
+		func(w *conditionalWrite) *string { return w.ReturnValuesOnConditionCheckFailure }, enumReturnValuesOnFailure),
+	"conditionalOperator": enumRule("conditionalOperator", func(w *conditionalWrite) *string { return w.ConditionalOperator }, enumConditionalOperator),
 }
 
-// output builds the response parts every single-item write shares.
-func (w *conditionalWrite) output(t *storage.Table, ks keySchema, old, new item.Item, key item.Item) *writeOutput {
-	out := &writeOutput{}
+// writeMembers are the members the three writes share.
+var writeMembers = sharedMembers[conditionalWrite]{
+	rules:  writeRules,
+	table:  func(w *conditionalWrite) *string { return w.TableName },
+	access: func(*conditionalWrite) access { return access{kind: realism.Write} },
+}
+
+// respond builds the response of a write of t from old to new on the
+// item of key: Attributes as given, and ConsumedCapacity and
+// ItemCollectionMetrics (with the collection's size) when requested.
+func (e *Engine) respond(ctx context.Context, w *conditionalWrite, t *storage.Table, ks keySchema, old, new, key, attributes item.Item) (any, error) {
+	out := &writeOutput{attributes: attributes}
 	if mode := capacityMode(w.ReturnConsumedCapacity); mode != capNone {
 		out.capacity = newConsumed(mode, t.Name)
 		out.capacity.chargeWrite(t, old, new)
 	}
 	out.metrics = collectionMetrics(t, ks, w.ReturnItemCollectionMetrics, key)
-	return out
+	if err := e.sizeCollection(ctx, t, out.metrics); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// allOld is the Attributes of a PutItem or DeleteItem: the old image when
+// ReturnValues is ALL_OLD, the only other value they accept being NONE.
+func allOld(returnValues *string, old item.Item) item.Item {
+	if returnValuesMode(returnValues) == "ALL_OLD" {
+		return old
+	}
+	return nil
 }
 
 // collectionMetrics returns ItemCollectionMetrics when requested and the
@@ -84,6 +104,22 @@ func collectionMetrics(t *storage.Table, ks keySchema, mode *string, key item.It
 		if !t.Indexes[i].Global {
 			return &itemCollectionMetrics{key: item.Item{ks.hash: key[ks.hash]}}
 		}
+	}
+	return nil
+}
+
+// checkAllOldWrite is the start of PutItem's and DeleteItem's checks:
+// parameter families, the values of it (the item or the key, checked by
+// check), then ReturnValues, which they accept only as ALL_OLD or NONE.
+func (w *conditionalWrite) checkAllOldWrite(check func(item.Item) error, it item.Item) error {
+	if err := w.checkConditionParams(); err != nil {
+		return err
+	}
+	if err := check(it); err != nil {
+		return err
+	}
+	if rv := returnValuesMode(w.ReturnValues); rv != "NONE" && rv != "ALL_OLD" {
+		return errOnlyAllOld()
 	}
 	return nil
 }
@@ -102,38 +138,18 @@ type putItemInput struct {
 	Item item.Item `json:"Item"`
 }
 
-func putWrite(in *putItemInput) *conditionalWrite { return &in.conditionalWrite }
-
 // putItemOp is PutItem. Its members are reported in DynamoDB's order.
 // https://github.com/mhart/dynalite/blob/master/test/putItem.js ("incorrect attributes")
-var putItemOp = &tableOp[putItemInput]{
-	rules: rules[putItemInput]{
-		lift(putWrite, enumRule("returnConsumedCapacity", cwCapacity, enumReturnConsumedCapacity)),
-		lift(putWrite, tableNameRule(cwTable)),
-		required("item", func(in *putItemInput) bool { return in.Item != nil }),
-		lift(putWrite, enumRule("returnValues", cwReturnValues, enumReturnValues)),
-		lift(putWrite, enumRule("returnItemCollectionMetrics", cwMetrics, enumReturnItemCollectionMetrics)),
-		lift(putWrite, enumRule("returnValuesOnConditionCheckFailure", cwOnFailure, enumReturnValuesOnFailure)),
-		lift(putWrite, enumRule("conditionalOperator", cwOperator, enumConditionalOperator)),
-	},
-	check:   (*Engine).checkPutItem,
-	table:   func(in *putItemInput) string { return in.tableName() },
-	mode:    lookupData,
-	execute: (*Engine).putItem,
-	access:  func(*putItemInput) access { return access{kind: realism.Write} },
-}
+var putItemOp = itemOp[putItemInput](writeMembers,
+	"returnConsumedCapacity tableName item returnValues returnItemCollectionMetrics returnValuesOnConditionCheckFailure conditionalOperator",
+	map[string]rule[putItemInput]{"item": required("item", func(in *putItemInput) bool { return in.Item != nil })},
+	(*Engine).checkPutItem, (*Engine).putItem)
 
 // checkPutItem is PutItem's checks before its table: parameter families,
 // the item's values, ReturnValues, the item's size, then the condition.
 func (e *Engine) checkPutItem(in *putItemInput) error {
-	if err := in.checkConditionParams(); err != nil {
+	if err := in.checkAllOldWrite(checkItem, in.Item); err != nil {
 		return err
-	}
-	if err := checkItem(in.Item); err != nil {
-		return err
-	}
-	if rv := returnValuesMode(in.ReturnValues); rv != "NONE" && rv != "ALL_OLD" {
-		return errOnlyAllOld()
 	}
 	if item.Size(in.Item) > maxItemBytes {
 		return ddberr.Validation("Item size has exceeded the maximum allowed size")
@@ -159,14 +175,7 @@ func (e *Engine) putItem(ctx context.Context, in *putItemInput, t *storage.Table
 	if err != nil {
 		return nil, err
 	}
-	out := in.output(t, ks, old, in.Item, in.Item)
-	if err := e.sizeCollection(ctx, t, out.metrics); err != nil {
-		return nil, err
-	}
-	if returnValuesMode(in.ReturnValues) == "ALL_OLD" {
-		out.attributes = old
-	}
-	return out, nil
+	return e.respond(ctx, &in.conditionalWrite, t, ks, old, in.Item, in.Item, allOld(in.ReturnValues, old))
 }
 
 // The expression and legacy parameters of PutItem and DeleteItem.
@@ -365,38 +374,18 @@ type deleteItemInput struct {
 	Key item.Item `json:"Key"`
 }
 
-func deleteWrite(in *deleteItemInput) *conditionalWrite { return &in.conditionalWrite }
-
 // deleteItemOp is DeleteItem. Its members are reported in DynamoDB's order.
 // https://github.com/mhart/dynalite/blob/master/test/deleteItem.js ("incorrect attributes")
-var deleteItemOp = &tableOp[deleteItemInput]{
-	rules: rules[deleteItemInput]{
-		lift(deleteWrite, enumRule("returnConsumedCapacity", cwCapacity, enumReturnConsumedCapacity)),
-		lift(deleteWrite, tableNameRule(cwTable)),
-		lift(deleteWrite, enumRule("returnValues", cwReturnValues, enumReturnValues)),
-		lift(deleteWrite, enumRule("returnItemCollectionMetrics", cwMetrics, enumReturnItemCollectionMetrics)),
-		required("key", func(in *deleteItemInput) bool { return in.Key != nil }),
-		lift(deleteWrite, enumRule("returnValuesOnConditionCheckFailure", cwOnFailure, enumReturnValuesOnFailure)),
-		lift(deleteWrite, enumRule("conditionalOperator", cwOperator, enumConditionalOperator)),
-	},
-	check:   (*Engine).checkDeleteItem,
-	table:   func(in *deleteItemInput) string { return in.tableName() },
-	mode:    lookupData,
-	execute: (*Engine).deleteItem,
-	access:  func(*deleteItemInput) access { return access{kind: realism.Write} },
-}
+var deleteItemOp = itemOp[deleteItemInput](writeMembers,
+	"returnConsumedCapacity tableName returnValues returnItemCollectionMetrics key returnValuesOnConditionCheckFailure conditionalOperator",
+	map[string]rule[deleteItemInput]{"key": required("key", func(in *deleteItemInput) bool { return in.Key != nil })},
+	(*Engine).checkDeleteItem, (*Engine).deleteItem)
 
 // checkDeleteItem is DeleteItem's checks before its table: parameter
 // families, the key's values, ReturnValues, then the condition.
 func (e *Engine) checkDeleteItem(in *deleteItemInput) error {
-	if err := in.checkConditionParams(); err != nil {
+	if err := in.checkAllOldWrite(validateItemValues, in.Key); err != nil {
 		return err
-	}
-	if err := validateItemValues(in.Key); err != nil {
-		return err
-	}
-	if rv := returnValuesMode(in.ReturnValues); rv != "NONE" && rv != "ALL_OLD" {
-		return errOnlyAllOld()
 	}
 	return e.parseCondition(&in.conditionalWrite)
 }
@@ -419,12 +408,5 @@ func (e *Engine) deleteItem(ctx context.Context, in *deleteItemInput, t *storage
 	if err != nil {
 		return nil, err
 	}
-	out := in.output(t, ks, old, nil, in.Key)
-	if err := e.sizeCollection(ctx, t, out.metrics); err != nil {
-		return nil, err
-	}
-	if returnValuesMode(in.ReturnValues) == "ALL_OLD" {
-		out.attributes = old
-	}
-	return out, nil
+	return e.respond(ctx, &in.conditionalWrite, t, ks, old, nil, in.Key, allOld(in.ReturnValues, old))
 }

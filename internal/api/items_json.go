@@ -36,26 +36,14 @@ type writeOutput struct {
 // AppendJSON implements protocol.Appender.
 func (o *writeOutput) AppendJSON(dst []byte) []byte {
 	dst = append(dst, '{')
-	sep := false
 	if o.attributes != nil {
-		dst = append(dst, `"Attributes":`...)
-		dst = item.AppendItemJSON(dst, o.attributes)
-		sep = true
+		dst = item.AppendItemJSON(appendMember(dst, "Attributes"), o.attributes)
 	}
 	if o.capacity != nil {
-		if sep {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, `"ConsumedCapacity":`...)
-		dst = o.capacity.appendJSON(dst)
-		sep = true
+		dst = o.capacity.appendJSON(appendMember(dst, "ConsumedCapacity"))
 	}
 	if o.metrics != nil {
-		if sep {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, `"ItemCollectionMetrics":`...)
-		dst = o.metrics.appendJSON(dst)
+		dst = o.metrics.appendJSON(appendMember(dst, "ItemCollectionMetrics"))
 	}
 	return append(dst, '}')
 }
@@ -70,17 +58,23 @@ type getItemOutput struct {
 func (o *getItemOutput) AppendJSON(dst []byte) []byte {
 	dst = append(dst, '{')
 	if o.item != nil {
-		dst = append(dst, `"Item":`...)
-		dst = item.AppendItemJSON(dst, o.item)
-		if o.capacity != nil {
-			dst = append(dst, ',')
-		}
+		dst = item.AppendItemJSON(appendMember(dst, "Item"), o.item)
 	}
 	if o.capacity != nil {
-		dst = append(dst, `"ConsumedCapacity":`...)
-		dst = o.capacity.appendJSON(dst)
+		dst = o.capacity.appendJSON(appendMember(dst, "ConsumedCapacity"))
 	}
 	return append(dst, '}')
+}
+
+// appendMember starts a member of the JSON object whose text dst ends
+// with: a comma unless it is the object's first member, then the member's
+// quoted name and a colon.
+func appendMember(dst []byte, name string) []byte {
+	if dst[len(dst)-1] != '{' {
+		dst = append(dst, ',')
+	}
+	dst = append(append(append(dst, '"'), name...), '"', ':')
+	return dst
 }
 
 // readOutput is the response of Query and Scan.

@@ -6,7 +6,6 @@ import (
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/expr"
 	"github.com/extenddb/extenddb/internal/item"
-	"github.com/extenddb/extenddb/internal/realism"
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
@@ -21,27 +20,15 @@ type updateItemInput struct {
 	upd *expr.Update // the parsed UpdateExpression or AttributeUpdates
 }
 
-func updateWrite(in *updateItemInput) *conditionalWrite { return &in.conditionalWrite }
-
 // updateItemOp is UpdateItem. Its members are reported in DynamoDB's order.
 // https://github.com/mhart/dynalite/blob/master/test/updateItem.js ("incorrect attributes")
-var updateItemOp = &tableOp[updateItemInput]{
-	rules: rules[updateItemInput]{
-		lift(updateWrite, enumRule("returnConsumedCapacity", cwCapacity, enumReturnConsumedCapacity)),
-		lift(updateWrite, tableNameRule(cwTable)),
-		lift(updateWrite, enumRule("returnItemCollectionMetrics", cwMetrics, enumReturnItemCollectionMetrics)),
-		lift(updateWrite, enumRule("returnValues", cwReturnValues, enumReturnValues)),
-		required("key", func(in *updateItemInput) bool { return in.Key != nil }),
-		lift(updateWrite, enumRule("returnValuesOnConditionCheckFailure", cwOnFailure, enumReturnValuesOnFailure)),
-		lift(updateWrite, enumRule("conditionalOperator", cwOperator, enumConditionalOperator)),
-		attributeUpdateActionsRule,
+var updateItemOp = itemOp[updateItemInput](writeMembers,
+	"returnConsumedCapacity tableName returnItemCollectionMetrics returnValues key returnValuesOnConditionCheckFailure conditionalOperator attributeUpdates",
+	map[string]rule[updateItemInput]{
+		"key":              required("key", func(in *updateItemInput) bool { return in.Key != nil }),
+		"attributeUpdates": attributeUpdateActionsRule,
 	},
-	check:   (*Engine).checkUpdateItem,
-	table:   func(in *updateItemInput) string { return in.tableName() },
-	mode:    lookupData,
-	execute: (*Engine).updateItem,
-	access:  func(*updateItemInput) access { return access{kind: realism.Write} },
-}
+	(*Engine).checkUpdateItem, (*Engine).updateItem)
 
 // attributeUpdateActionsRule checks each legacy AttributeUpdates Action
 // against its enum, in attribute-name order.
@@ -172,12 +159,7 @@ func (e *Engine) updateItem(ctx context.Context, in *updateItemInput, t *storage
 	if err != nil {
 		return nil, err
 	}
-	out := in.output(t, ks, old, new, in.Key)
-	if err := e.sizeCollection(ctx, t, out.metrics); err != nil {
-		return nil, err
-	}
-	out.attributes = updateReturnValues(returnValuesMode(in.ReturnValues), old, new, upd)
-	return out, nil
+	return e.respond(ctx, &in.conditionalWrite, t, ks, old, new, in.Key, updateReturnValues(returnValuesMode(in.ReturnValues), old, new, upd))
 }
 
 // updateReturnValues selects the Attributes UpdateItem returns: nothing,

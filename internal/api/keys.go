@@ -73,6 +73,15 @@ func (s keySchema) has(name string) bool {
 	return name == s.hash || (s.rng != "" && name == s.rng)
 }
 
+// typeOf is the declared type of the table key's attribute i: 0 the
+// partition key, 1 the sort key.
+func (s keySchema) typeOf(i int) item.Type {
+	if i == 1 {
+		return s.rngType
+	}
+	return s.hashType
+}
+
 func (s keySchema) size() int {
 	if s.rng == "" {
 		return 1
@@ -146,10 +155,7 @@ func requestKey(t *storage.Table, ks keySchema, key item.Item) (storage.Key, err
 	var k storage.Key
 	for i, name := range ks.names() {
 		v, ok := key[name]
-		want := ks.hashType
-		if i == 1 {
-			want = ks.rngType
-		}
+		want := ks.typeOf(i)
 		if !ok || v.Type != want {
 			return storage.Key{}, errKeySchema()
 		}
@@ -170,10 +176,7 @@ func itemKey(t *storage.Table, ks keySchema, it item.Item) (storage.Key, error) 
 	var k storage.Key
 	for i, name := range ks.names() {
 		v, ok := it[name]
-		want := ks.hashType
-		if i == 1 {
-			want = ks.rngType
-		}
+		want := ks.typeOf(i)
 		if !ok {
 			return storage.Key{}, invalid("Missing the key %s in the item", name)
 		}

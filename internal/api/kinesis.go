@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/extenddb/extenddb/internal/ddberr"
-	"github.com/extenddb/extenddb/internal/protocol"
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
@@ -48,15 +47,29 @@ type kinesisDestinationDescription struct {
 	ApproximateCreationDateTimePrecision string `json:"ApproximateCreationDateTimePrecision,omitempty"`
 }
 
-func (e *Engine) describeKinesisStreamingDestination(ctx context.Context, r *protocol.Request) (any, error) {
-	var in kinesisDestinationInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
+// The Kinesis operations: Describe checks TableName only; Enable, Disable
+// and Update check TableName, StreamArn and their streaming configuration
+// (kinesisRules).
+var (
+	describeKinesisStreamingDestinationOp = &controlOp[kinesisDestinationInput]{
+		rules:   rules[kinesisDestinationInput]{tableNameRule(kinesisTableName)},
+		table:   byTableName(kinesisTableName),
+		execute: (*Engine).describeKinesisStreamingDestination,
 	}
-	t, err := e.controlTable(ctx, r, in.TableName)
-	if err != nil {
-		return nil, err
-	}
+	enableKinesisStreamingDestinationOp  = kinesisOp(false, (*Engine).enableKinesisStreamingDestination)
+	disableKinesisStreamingDestinationOp = kinesisOp(false, (*Engine).disableKinesisStreamingDestination)
+	updateKinesisStreamingDestinationOp  = kinesisOp(true, (*Engine).updateKinesisStreamingDestination)
+)
+
+func kinesisTableName(in *kinesisDestinationInput) *string { return in.TableName }
+
+// kinesisOp is Enable, Disable or (update set) Update
+// KinesisStreamingDestination: kinesisRules, then the table.
+func kinesisOp(update bool, execute func(e *Engine, ctx context.Context, c caller, in *kinesisDestinationInput, t *storage.Table) (any, error)) *controlOp[kinesisDestinationInput] {
+	return &controlOp[kinesisDestinationInput]{rules: kinesisRules(update), table: byTableName(kinesisTableName), execute: execute}
+}
+
+func (e *Engine) describeKinesisStreamingDestination(_ context.Context, _ caller, _ *kinesisDestinationInput, t *storage.Table) (any, error) {
 	out := struct {
 		TableName                     string                          `json:"TableName"`
 		KinesisDataStreamDestinations []kinesisDestinationDescription `json:"KinesisDataStreamDestinations"`
@@ -70,40 +83,27 @@ func (e *Engine) describeKinesisStreamingDestination(ctx context.Context, r *pro
 	return out, nil
 }
 
-// kinesisRequest decodes a request of Enable, Disable or (update set)
-// UpdateKinesisStreamingDestination, checks its members and resolves its
-// table.
-func (e *Engine) kinesisRequest(ctx context.Context, r *protocol.Request, update bool) (*kinesisDestinationInput, *storage.Table, error) {
-	in := new(kinesisDestinationInput)
-	if err := decode(r.Body, in); err != nil {
-		return nil, nil, err
-	}
-	cfg, path := in.EnableKinesisStreamingConfiguration, "enableKinesisStreamingConfiguration"
+// kinesisRules are the member rules of Enable and Disable, or (update
+// set) UpdateKinesisStreamingDestination: the table, the stream and the
+// precision of the request's streaming configuration.
+func kinesisRules(update bool) rules[kinesisDestinationInput] {
+	path := "enableKinesisStreamingConfiguration"
 	if update {
-		cfg, path = in.UpdateKinesisStreamingConfiguration, "updateKinesisStreamingConfiguration"
+		path = "updateKinesisStreamingConfiguration"
 	}
-	if err := checkKinesisInput(in, cfg, path); err != nil {
-		return nil, nil, err
+	return rules[kinesisDestinationInput]{
+		tableNameRule(kinesisTableName),
+		lengthRule("streamArn", func(in *kinesisDestinationInput) *string { return in.StreamArn }, 37, 1024, true),
+		func(in *kinesisDestinationInput, c *constraints) {
+			cfg := in.EnableKinesisStreamingConfiguration
+			if update {
+				cfg = in.UpdateKinesisStreamingConfiguration
+			}
+			if cfg != nil {
+				c.enum(cfg.ApproximateCreationDateTimePrecision, path+".approximateCreationDateTimePrecision", "MILLISECOND", "MICROSECOND")
+			}
+		},
 	}
-	t, err := e.lookup(ctx, e.account(r), *in.TableName, lookupControl)
-	if err != nil {
-		return nil, nil, err
-	}
-	return in, t, nil
-}
-
-// checkKinesisInput validates the members shared by Enable, Disable and
-// Update; cfg is the request's streaming configuration, path its member.
-func checkKinesisInput(in *kinesisDestinationInput, cfg *kinesisStreamingConfiguration, path string) error {
-	var c constraints
-	c.tableName(in.TableName)
-	if c.notNull(in.StreamArn != nil, "streamArn") {
-		c.lenRange(in.StreamArn, "streamArn", 37, 1024)
-	}
-	if cfg != nil {
-		c.enum(cfg.ApproximateCreationDateTimePrecision, path+".approximateCreationDateTimePrecision", "MILLISECOND", "MICROSECOND")
-	}
-	return c.err()
 }
 
 func findDestination(t *storage.Table, arn string) *storage.KinesisDestination {
@@ -115,11 +115,7 @@ func findDestination(t *storage.Table, arn string) *storage.KinesisDestination {
 	return nil
 }
 
-func (e *Engine) enableKinesisStreamingDestination(ctx context.Context, r *protocol.Request) (any, error) {
-	in, cur, err := e.kinesisRequest(ctx, r, false)
-	if err != nil {
-		return nil, err
-	}
+func (e *Engine) enableKinesisStreamingDestination(ctx context.Context, _ caller, in *kinesisDestinationInput, cur *storage.Table) (any, error) {
 	precision := "MILLISECOND"
 	if cfg := in.EnableKinesisStreamingConfiguration; cfg != nil && cfg.ApproximateCreationDateTimePrecision != nil {
 		precision = *cfg.ApproximateCreationDateTimePrecision
@@ -146,11 +142,7 @@ func (e *Engine) enableKinesisStreamingDestination(ctx context.Context, r *proto
 	}, nil
 }
 
-func (e *Engine) disableKinesisStreamingDestination(ctx context.Context, r *protocol.Request) (any, error) {
-	in, cur, err := e.kinesisRequest(ctx, r, false)
-	if err != nil {
-		return nil, err
-	}
+func (e *Engine) disableKinesisStreamingDestination(ctx context.Context, _ caller, in *kinesisDestinationInput, cur *storage.Table) (any, error) {
 	t, err := e.updateCatalog(ctx, cur, func(t *storage.Table) error {
 		d := findDestination(t, *in.StreamArn)
 		if d == nil || d.Status == "DISABLED" {
@@ -173,10 +165,6 @@ func errNoDestination(table, arn string) error {
 // updateKinesisStreamingDestination changes the precision of an ACTIVE
 // destination; as no destination becomes ACTIVE here, a valid request is
 // refused as DynamoDB refuses one for a destination that is not active.
-func (e *Engine) updateKinesisStreamingDestination(ctx context.Context, r *protocol.Request) (any, error) {
-	in, t, err := e.kinesisRequest(ctx, r, true)
-	if err != nil {
-		return nil, err
-	}
+func (e *Engine) updateKinesisStreamingDestination(_ context.Context, _ caller, in *kinesisDestinationInput, t *storage.Table) (any, error) {
 	return nil, errNoDestination(t.Name, *in.StreamArn)
 }

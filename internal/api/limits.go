@@ -3,7 +3,7 @@ package api
 import (
 	"context"
 
-	"github.com/extenddb/extenddb/internal/protocol"
+	"github.com/extenddb/extenddb/internal/storage"
 )
 
 // DescribeLimits reports DynamoDB's default account and table quotas.
@@ -15,11 +15,9 @@ type describeLimitsOutput struct {
 	TableMaxWriteCapacityUnits   int64 `json:"TableMaxWriteCapacityUnits"`
 }
 
-func (e *Engine) describeLimits(ctx context.Context, r *protocol.Request) (any, error) {
-	var in struct{}
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
+var describeLimitsOp = &controlOp[struct{}]{execute: (*Engine).describeLimits}
+
+func (e *Engine) describeLimits(context.Context, caller, *struct{}, *storage.Table) (any, error) {
 	return describeLimitsOutput{
 		AccountMaxReadCapacityUnits:  80000,
 		AccountMaxWriteCapacityUnits: 80000,
@@ -40,14 +38,12 @@ type describeEndpointsOutput struct {
 	Endpoints []endpoint `json:"Endpoints"`
 }
 
-func (e *Engine) describeEndpoints(ctx context.Context, r *protocol.Request) (any, error) {
-	var in struct{}
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	addr := r.Host
+var describeEndpointsOp = &controlOp[struct{}]{execute: (*Engine).describeEndpoints}
+
+func (e *Engine) describeEndpoints(_ context.Context, c caller, _ *struct{}, _ *storage.Table) (any, error) {
+	addr := c.host
 	if addr == "" {
-		addr = "dynamodb." + r.Caller.Region + ".amazonaws.com"
+		addr = "dynamodb." + c.region + ".amazonaws.com"
 	}
 	return describeEndpointsOutput{Endpoints: []endpoint{{Address: addr, CachePeriodInMinutes: 1440}}}, nil
 }

@@ -62,11 +62,7 @@ func (us *tableUses) of(t *storage.Table) *tableUse {
 // or deletes) and the new image's size.
 func (e *Engine) meteredMutate(ctx context.Context, t *storage.Table, key storage.Key, fn storage.MutateFunc) error {
 	var old, nw item.Item
-	err := e.limitedMutate(ctx, t, key, func(o item.Item) (item.Item, error) {
-		n, err := fn(o)
-		old, nw = o, n
-		return n, err
-	})
+	err := e.limitedMutate(ctx, t, key, observed(fn, &old, &nw))
 	if err != nil {
 		return err
 	}
@@ -82,6 +78,17 @@ func (e *Engine) meteredMutate(ctx context.Context, t *storage.Table, key storag
 	}
 	e.cfg.OnTableUse(t.Name, useWrite, c.total(), 1, int64(size))
 	return nil
+}
+
+// observed wraps fn so that *old and *nw hold the image it was last given
+// and the one it returned: those of the write applied, as a backend may
+// run fn more than once.
+func observed(fn storage.MutateFunc, old, nw *item.Item) storage.MutateFunc {
+	return func(o item.Item) (item.Item, error) {
+		n, err := fn(o)
+		*old, *nw = o, n
+		return n, err
+	}
 }
 
 // meterStream reports the stream record one applied write of t appended:

@@ -61,3 +61,52 @@ func decoded[T any](run func(e *Engine, ctx context.Context, account string, in 
 		return run(e, ctx, e.account(r), in)
 	}
 }
+
+// decodeChecked decodes a request body into a new T and checks it against
+// the operation's member rules: the prologue of the operations over several
+// tables (transactions, PartiQL), which resolve their tables themselves.
+func decodeChecked[T any](body []byte, rs rules[T]) (*T, error) {
+	in := new(T)
+	if err := decode(body, in); err != nil {
+		return nil, err
+	}
+	if err := rs.check(in); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+// sharedMembers are the members several item operations share (S is
+// conditionalWrite or readInput), embedded in each one's request: their
+// rules by path, the table they name and what a request does as the
+// realism effects see it.
+type sharedMembers[S any] struct {
+	rules  map[string]rule[S]
+	table  func(*S) *string
+	access func(*S) access
+}
+
+// embeds is a pointer to a request T that embeds the shared members S,
+// which it reaches through the promoted method members.
+type embeds[T, S any] interface {
+	*T
+	members() *S
+}
+
+// itemOp declares an item operation whose request T embeds the shared
+// members m: its members' rules in the order DynamoDB reports them
+// (orderedRules, own holding the rules of its own members), its checks
+// before the table, and its execution on the table the request names,
+// found as the item operations find it.
+func itemOp[T, S any, PT embeds[T, S]](m sharedMembers[S], order string, own map[string]rule[T],
+	check func(*Engine, *T) error, execute func(*Engine, context.Context, *T, *storage.Table) (any, error)) *tableOp[T] {
+	get := func(in *T) *S { return PT(in).members() }
+	return &tableOp[T]{
+		rules:   orderedRules(order, get, m.rules, own),
+		check:   check,
+		table:   func(in *T) string { return *m.table(get(in)) },
+		mode:    lookupData,
+		execute: execute,
+		access:  func(in *T) access { return m.access(get(in)) },
+	}
+}

@@ -24,15 +24,42 @@ import (
 // maxStatementChars is the length limit of Statement.
 const maxStatementChars = 8192
 
-// executeStatementInput is ExecuteStatement's request.
-type executeStatementInput struct {
+// parameterizedStatement is ParameterizedStatement, the members every
+// PartiQL statement has; BatchStatementRequest and ExecuteStatement's
+// request add to it.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ParameterizedStatement.html
+type parameterizedStatement struct {
 	Statement                           *string               `json:"Statement"`
 	Parameters                          []item.AttributeValue `json:"Parameters"`
-	ConsistentRead                      *bool                 `json:"ConsistentRead"`
-	NextToken                           *string               `json:"NextToken"`
-	ReturnConsumedCapacity              *string               `json:"ReturnConsumedCapacity"`
-	Limit                               *int64                `json:"Limit"`
 	ReturnValuesOnConditionCheckFailure *string               `json:"ReturnValuesOnConditionCheckFailure"`
+}
+
+// batchStatementRequest is BatchStatementRequest, a statement of
+// BatchExecuteStatement.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchStatementRequest.html
+type batchStatementRequest struct {
+	parameterizedStatement
+	ConsistentRead *bool `json:"ConsistentRead"`
+}
+
+// executeStatementInput is ExecuteStatement's request.
+type executeStatementInput struct {
+	batchStatementRequest
+	NextToken              *string `json:"NextToken"`
+	ReturnConsumedCapacity *string `json:"ReturnConsumedCapacity"`
+	Limit                  *int64  `json:"Limit"`
+}
+
+// executeStatementRules are ExecuteStatement's member constraints, in
+// DynamoDB's order.
+var executeStatementRules = rules[executeStatementInput]{
+	func(in *executeStatementInput, c *constraints) { statementConstraints(c, in.Statement, "statement") },
+	func(in *executeStatementInput, c *constraints) {
+		c.listLen(len(in.Parameters), in.Parameters != nil, "parameters", 1, 0, func() string { return "[]" })
+	},
+	minRule("limit", func(in *executeStatementInput) *int64 { return in.Limit }, 1),
+	enumRule("returnConsumedCapacity", func(in *executeStatementInput) *string { return in.ReturnConsumedCapacity }, enumReturnConsumedCapacity),
+	enumRule("returnValuesOnConditionCheckFailure", func(in *executeStatementInput) *string { return in.ReturnValuesOnConditionCheckFailure }, enumReturnValuesOnFailure),
 }
 
 // executeStatementOutput is ExecuteStatement's response, its items as the
@@ -70,17 +97,8 @@ func (o *executeStatementOutput) AppendJSON(b []byte) []byte {
 }
 
 func (e *Engine) executeStatement(ctx context.Context, r *protocol.Request) (any, error) {
-	var in executeStatementInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	var c constraints
-	statementConstraints(&c, in.Statement, "statement")
-	c.listLen(len(in.Parameters), in.Parameters != nil, "parameters", 1, 0, func() string { return "[]" })
-	c.minInt(in.Limit, "limit", 1)
-	c.enum(in.ReturnConsumedCapacity, "returnConsumedCapacity", enumReturnConsumedCapacity...)
-	c.enum(in.ReturnValuesOnConditionCheckFailure, "returnValuesOnConditionCheckFailure", enumReturnValuesOnFailure...)
-	if err := c.err(); err != nil {
+	in, err := decodeChecked(r.Body, executeStatementRules)
+	if err != nil {
 		return nil, err
 	}
 	st, err := parseStatement(*in.Statement, in.Parameters)
@@ -113,6 +131,23 @@ func (e *Engine) executeStatement(ctx context.Context, r *protocol.Request) (any
 func statementConstraints(c *constraints, s *string, path string) {
 	if c.notNull(s != nil, path) {
 		c.lenRange(s, path, 1, maxStatementChars)
+	}
+}
+
+// statementsRule is the statement list of BatchExecuteStatement or
+// ExecuteTransaction at path: present, 1 to max entries, each with its
+// Statement and ReturnValuesOnConditionCheckFailure checked.
+func statementsRule[T, S any](path string, max int, list func(*T) []S, member func(*S) *parameterizedStatement) rule[T] {
+	return func(in *T, c *constraints) {
+		stmts := list(in)
+		if c.notNull(stmts != nil, path) {
+			c.listLen(len(stmts), true, path, 1, max, func() string { return "[...]" })
+		}
+		for i := range stmts {
+			s, p := member(&stmts[i]), path+"."+itoa(i+1)+".member."
+			statementConstraints(c, s.Statement, p+"statement")
+			c.enum(s.ReturnValuesOnConditionCheckFailure, p+"returnValuesOnConditionCheckFailure", enumReturnValuesOnFailure...)
+		}
 	}
 }
 

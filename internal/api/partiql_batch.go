@@ -21,16 +21,16 @@ import (
 
 const maxBatchStatements = 25
 
-type batchStatementRequest struct {
-	Statement                           *string               `json:"Statement"`
-	Parameters                          []item.AttributeValue `json:"Parameters"`
-	ConsistentRead                      *bool                 `json:"ConsistentRead"`
-	ReturnValuesOnConditionCheckFailure *string               `json:"ReturnValuesOnConditionCheckFailure"`
-}
-
 type batchExecuteStatementInput struct {
 	Statements             []batchStatementRequest `json:"Statements"`
 	ReturnConsumedCapacity *string                 `json:"ReturnConsumedCapacity"`
+}
+
+var batchExecuteStatementRules = rules[batchExecuteStatementInput]{
+	statementsRule("statements", maxBatchStatements,
+		func(in *batchExecuteStatementInput) []batchStatementRequest { return in.Statements },
+		func(s *batchStatementRequest) *parameterizedStatement { return &s.parameterizedStatement }),
+	enumRule("returnConsumedCapacity", func(in *batchExecuteStatementInput) *string { return in.ReturnConsumedCapacity }, enumReturnConsumedCapacity),
 }
 
 // batchStatementError is BatchStatementError: Code is the error's name
@@ -52,20 +52,8 @@ type batchExecuteStatementOutput struct {
 }
 
 func (e *Engine) batchExecuteStatement(ctx context.Context, r *protocol.Request) (any, error) {
-	var in batchExecuteStatementInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	var c constraints
-	if c.notNull(in.Statements != nil, "statements") {
-		c.listLen(len(in.Statements), true, "statements", 1, maxBatchStatements, func() string { return "[...]" })
-	}
-	for i, s := range in.Statements {
-		statementConstraints(&c, s.Statement, "statements."+itoa(i+1)+".member.statement")
-		c.enum(s.ReturnValuesOnConditionCheckFailure, "statements."+itoa(i+1)+".member.returnValuesOnConditionCheckFailure", enumReturnValuesOnFailure...)
-	}
-	c.enum(in.ReturnConsumedCapacity, "returnConsumedCapacity", enumReturnConsumedCapacity...)
-	if err := c.err(); err != nil {
+	in, err := decodeChecked(r.Body, batchExecuteStatementRules)
+	if err != nil {
 		return nil, err
 	}
 	stmts := make([]batchStatement, len(in.Statements))

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 
 	"github.com/extenddb/extenddb/internal/ddberr"
-	"github.com/extenddb/extenddb/internal/item"
 	"github.com/extenddb/extenddb/internal/partiql"
 	"github.com/extenddb/extenddb/internal/protocol"
 )
@@ -18,16 +17,18 @@ import (
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ExecuteTransaction.html
 // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ql-reference.multiplestatements.transactions.html
 
-type parameterizedStatement struct {
-	Statement                           *string               `json:"Statement"`
-	Parameters                          []item.AttributeValue `json:"Parameters"`
-	ReturnValuesOnConditionCheckFailure *string               `json:"ReturnValuesOnConditionCheckFailure"`
-}
-
 type executeTransactionInput struct {
 	TransactStatements     []parameterizedStatement `json:"TransactStatements"`
 	ClientRequestToken     *string                  `json:"ClientRequestToken"`
 	ReturnConsumedCapacity *string                  `json:"ReturnConsumedCapacity"`
+}
+
+var executeTransactionRules = rules[executeTransactionInput]{
+	statementsRule("transactStatements", maxTransactItems,
+		func(in *executeTransactionInput) []parameterizedStatement { return in.TransactStatements },
+		func(s *parameterizedStatement) *parameterizedStatement { return s }),
+	lengthRule("clientRequestToken", func(in *executeTransactionInput) *string { return in.ClientRequestToken }, 1, maxClientTokenChars, false),
+	enumRule("returnConsumedCapacity", func(in *executeTransactionInput) *string { return in.ReturnConsumedCapacity }, enumReturnConsumedCapacity),
 }
 
 type itemResponse struct {
@@ -40,21 +41,8 @@ type executeTransactionOutput struct {
 }
 
 func (e *Engine) executeTransaction(ctx context.Context, r *protocol.Request) (any, error) {
-	var in executeTransactionInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	var c constraints
-	if c.notNull(in.TransactStatements != nil, "transactStatements") {
-		c.listLen(len(in.TransactStatements), true, "transactStatements", 1, maxTransactItems, func() string { return "[...]" })
-	}
-	for i, s := range in.TransactStatements {
-		statementConstraints(&c, s.Statement, "transactStatements."+itoa(i+1)+".member.statement")
-		c.enum(s.ReturnValuesOnConditionCheckFailure, "transactStatements."+itoa(i+1)+".member.returnValuesOnConditionCheckFailure", enumReturnValuesOnFailure...)
-	}
-	c.lenRange(in.ClientRequestToken, "clientRequestToken", 1, maxClientTokenChars)
-	c.enum(in.ReturnConsumedCapacity, "returnConsumedCapacity", enumReturnConsumedCapacity...)
-	if err := c.err(); err != nil {
+	in, err := decodeChecked(r.Body, executeTransactionRules)
+	if err != nil {
 		return nil, err
 	}
 	plans, err := e.planTransaction(ctx, r, in.TransactStatements)
@@ -146,7 +134,7 @@ func (e *Engine) runTxGet(ctx context.Context, r *protocol.Request, plans []*par
 	return res, nil
 }
 
-func (e *Engine) runTxWrite(ctx context.Context, r *protocol.Request, plans []*partiql.Plan, in executeTransactionInput) (any, error) {
+func (e *Engine) runTxWrite(ctx context.Context, r *protocol.Request, plans []*partiql.Plan, in *executeTransactionInput) (any, error) {
 	items := make([]any, len(plans))
 	for i, pl := range plans {
 		items[i] = statementTxMember(pl, in.TransactStatements[i].ReturnValuesOnConditionCheckFailure)

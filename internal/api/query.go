@@ -34,25 +34,29 @@ type readInput struct {
 	filter *expr.Condition  // the parsed filter
 }
 
-// The member rules of the members Query and Scan share; each operation
-// lists them in its own order.
-var (
-	readTableName = tableNameRule(func(in *readInput) *string { return in.TableName })
-	readIndexName = rule[readInput](func(in *readInput, c *constraints) {
+func (in *readInput) members() *readInput { return in }
+
+// readRules are the rules of the members Query and Scan share, by path;
+// each operation lists them in its own order.
+var readRules = map[string]rule[readInput]{
+	"tableName": tableNameRule(func(in *readInput) *string { return in.TableName }),
+	"indexName": func(in *readInput, c *constraints) {
 		if in.IndexName != nil {
 			c.name(in.IndexName, "indexName")
 		}
-	})
-	readLimit           = minRule("limit", func(in *readInput) *int64 { return in.Limit }, 1)
-	readSelectEnum      = enumRule("select", func(in *readInput) *string { return in.Select }, enumSelect)
-	readCapacity        = enumRule("returnConsumedCapacity", func(in *readInput) *string { return in.ReturnConsumedCapacity }, enumReturnConsumedCapacity)
-	readOperator        = enumRule("conditionalOperator", func(in *readInput) *string { return in.ConditionalOperator }, enumConditionalOperator)
-	readAttributesToGet = attributesToGetRule(func(in *readInput) []string { return in.AttributesToGet })
-)
+	},
+	"limit":                  minRule("limit", func(in *readInput) *int64 { return in.Limit }, 1),
+	"select":                 enumRule("select", func(in *readInput) *string { return in.Select }, enumSelect),
+	"returnConsumedCapacity": enumRule("returnConsumedCapacity", func(in *readInput) *string { return in.ReturnConsumedCapacity }, enumReturnConsumedCapacity),
+	"conditionalOperator":    enumRule("conditionalOperator", func(in *readInput) *string { return in.ConditionalOperator }, enumConditionalOperator),
+	"attributesToGet":        attributesToGetRule(func(in *readInput) []string { return in.AttributesToGet }),
+}
 
-// readRule lifts a rule of the shared members to a request embedding them.
-func readRule[T any](get func(*T) *readInput, r rule[readInput]) rule[T] {
-	return func(in *T, c *constraints) { r(get(in), c) }
+// readMembers are the members Query and Scan share.
+var readMembers = sharedMembers[readInput]{
+	rules:  readRules,
+	table:  func(in *readInput) *string { return in.TableName },
+	access: readAccess,
 }
 
 // conditionsRule checks the ComparisonOperator of each legacy condition, in
@@ -140,28 +144,15 @@ type queryInput struct {
 	KeyConditionExpression *string                         `json:"KeyConditionExpression"`
 }
 
-func queryRead(in *queryInput) *readInput { return &in.readInput }
-
 // queryOp is Query. Its members are reported in DynamoDB's order.
 // https://github.com/mhart/dynalite/blob/master/test/query.js ("incorrect attributes")
-var queryOp = &tableOp[queryInput]{
-	rules: rules[queryInput]{
-		readRule(queryRead, readLimit),
-		readRule(queryRead, readCapacity),
-		readRule(queryRead, readAttributesToGet),
-		conditionsRule("queryFilter", true, func(in *queryInput) map[string]expr.LegacyCondition { return in.QueryFilter }),
-		readRule(queryRead, readSelectEnum),
-		conditionsRule("keyConditions", true, func(in *queryInput) map[string]expr.LegacyCondition { return in.KeyConditions }),
-		readRule(queryRead, readTableName),
-		readRule(queryRead, readIndexName),
-		readRule(queryRead, readOperator),
+var queryOp = itemOp[queryInput](readMembers,
+	"limit returnConsumedCapacity attributesToGet queryFilter select keyConditions tableName indexName conditionalOperator",
+	map[string]rule[queryInput]{
+		"queryFilter":   conditionsRule("queryFilter", true, func(in *queryInput) map[string]expr.LegacyCondition { return in.QueryFilter }),
+		"keyConditions": conditionsRule("keyConditions", true, func(in *queryInput) map[string]expr.LegacyCondition { return in.KeyConditions }),
 	},
-	check:   (*Engine).checkQuery,
-	table:   func(in *queryInput) string { return *in.TableName },
-	mode:    lookupData,
-	execute: (*Engine).query,
-	access:  func(in *queryInput) access { return readAccess(&in.readInput) },
-}
+	(*Engine).checkQuery, (*Engine).query)
 
 // checkQuery is Query's checks before its table.
 func (e *Engine) checkQuery(in *queryInput) error {

@@ -100,11 +100,7 @@ func recentKey(t *storage.Table, k storage.Key) string {
 // for stale reads and index lag.
 func (e *Engine) realisticMutate(ctx context.Context, t *storage.Table, key storage.Key, fn storage.MutateFunc) error {
 	var old, nw item.Item
-	err := e.meteredMutate(ctx, t, key, func(o item.Item) (item.Item, error) {
-		n, err := fn(o)
-		old, nw = o, n
-		return n, err
-	})
+	err := e.meteredMutate(ctx, t, key, observed(fn, &old, &nw))
 	if err == nil {
 		e.realism.Wrote(recentKey(t, key), old)
 		e.chargeIndexWrite(t, old, nw)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/policy"
-	"github.com/extenddb/extenddb/internal/protocol"
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
@@ -28,14 +27,14 @@ const maxResourcePolicyBytes = 20 << 10
 const noPolicyRevision = "NO_POLICY"
 
 type putResourcePolicyInput struct {
-	ResourceArn                     *string `json:"ResourceArn"`
+	resourceArnInput
 	Policy                          *string `json:"Policy"`
 	ExpectedRevisionId              *string `json:"ExpectedRevisionId"`
 	ConfirmRemoveSelfResourceAccess *bool   `json:"ConfirmRemoveSelfResourceAccess"`
 }
 
 type resourcePolicyInput struct {
-	ResourceArn        *string `json:"ResourceArn"`
+	resourceArnInput
 	ExpectedRevisionId *string `json:"ExpectedRevisionId"`
 }
 
@@ -84,20 +83,6 @@ func parsePolicyTarget(arn string) (policyTarget, error) {
 	return policyTarget{arn: arn, table: name, account: account}, nil
 }
 
-// policyTable resolves the table of a target in the caller's account;
-// a missing table or stream is ResourceNotFoundException in DynamoDB's
-// words.
-func (e *Engine) policyTable(ctx context.Context, r *protocol.Request, p policyTarget) (*storage.Table, error) {
-	t, err := e.resolveArn(ctx, r, p.table, p.account, errTableNotFound(p.table))
-	if err != nil {
-		return nil, err
-	}
-	if p.label != "" && p.label != t.LatestStreamLabel {
-		return nil, errStreamNotFound(p.arn)
-	}
-	return t, nil
-}
-
 // errPolicyNotFound is the answer for a resource without a policy
 // (moto's AWS-verified test_get_resource_policy_from_resource_without,
 // https://github.com/getmoto/moto/blob/master/tests/test_dynamodb/test_dynamodb_resource_policy.py).
@@ -135,27 +120,42 @@ func (e *Engine) nextRevision(prev string) string {
 	return strconv.FormatInt(ms, 10)
 }
 
-func (e *Engine) putResourcePolicy(ctx context.Context, r *protocol.Request) (any, error) {
-	var in putResourcePolicyInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
+// The policy operations: the member rules, the ARN's form (a table's or a
+// stream's), the document (PutResourcePolicy), then the table. A missing
+// table or stream is ResourceNotFoundException in DynamoDB's words.
+var (
+	putResourcePolicyOp = &controlOp[putResourcePolicyInput]{
+		rules: putResourcePolicyRules,
+		check: func(_ *Engine, _ caller, in *putResourcePolicyInput) error {
+			if err := in.parsePolicy(); err != nil {
+				return err
+			}
+			return checkResourcePolicy(*in.Policy)
+		},
+		table:   byResourceArn[putResourcePolicyInput](errPolicyTableNotFound),
+		execute: (*Engine).putResourcePolicy,
 	}
-	if err := putResourcePolicyRules.check(&in); err != nil {
-		return nil, err
+	getResourcePolicyOp    = resourcePolicyOp((*Engine).getResourcePolicy)
+	deleteResourcePolicyOp = resourcePolicyOp((*Engine).deleteResourcePolicy)
+)
+
+// resourcePolicyOp is GetResourcePolicy or DeleteResourcePolicy, which
+// share their input and their steps.
+func resourcePolicyOp(execute func(e *Engine, ctx context.Context, c caller, in *resourcePolicyInput, t *storage.Table) (any, error)) *controlOp[resourcePolicyInput] {
+	return &controlOp[resourcePolicyInput]{
+		rules:   resourcePolicyRules,
+		check:   func(_ *Engine, _ caller, in *resourcePolicyInput) error { return in.parsePolicy() },
+		table:   byResourceArn[resourcePolicyInput](errPolicyTableNotFound),
+		execute: execute,
 	}
-	p, err := parsePolicyTarget(*in.ResourceArn)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkResourcePolicy(*in.Policy); err != nil {
-		return nil, err
-	}
-	t, err := e.policyTable(ctx, r, p)
-	if err != nil {
-		return nil, err
-	}
+}
+
+func errPolicyTableNotFound(p policyTarget) error { return errTableNotFound(p.table) }
+
+func (e *Engine) putResourcePolicy(ctx context.Context, _ caller, in *putResourcePolicyInput, t *storage.Table) (any, error) {
+	p := in.target
 	var rev string
-	_, err = e.updateCatalog(ctx, t, func(t *storage.Table) error {
+	_, err := e.updateCatalog(ctx, t, func(t *storage.Table) error {
 		cur, ok := t.ResourcePolicies[p.label]
 		var curp *storage.ResourcePolicy
 		if ok {
@@ -198,23 +198,8 @@ func withPolicy(m map[string]storage.ResourcePolicy, label string, p *storage.Re
 	return out
 }
 
-func (e *Engine) getResourcePolicy(ctx context.Context, r *protocol.Request) (any, error) {
-	var in resourcePolicyInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	if err := resourcePolicyRules.check(&in); err != nil {
-		return nil, err
-	}
-	p, err := parsePolicyTarget(*in.ResourceArn)
-	if err != nil {
-		return nil, err
-	}
-	e.forget(e.account(r), p.table)
-	t, err := e.policyTable(ctx, r, p)
-	if err != nil {
-		return nil, err
-	}
+func (e *Engine) getResourcePolicy(_ context.Context, _ caller, in *resourcePolicyInput, t *storage.Table) (any, error) {
+	p := in.target
 	cur, ok := t.ResourcePolicies[p.label]
 	if !ok {
 		return nil, errPolicyNotFound(p.arn)
@@ -222,24 +207,10 @@ func (e *Engine) getResourcePolicy(ctx context.Context, r *protocol.Request) (an
 	return getResourcePolicyOutput{Policy: cur.Document, RevisionId: cur.RevisionID}, nil
 }
 
-func (e *Engine) deleteResourcePolicy(ctx context.Context, r *protocol.Request) (any, error) {
-	var in resourcePolicyInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	if err := resourcePolicyRules.check(&in); err != nil {
-		return nil, err
-	}
-	p, err := parsePolicyTarget(*in.ResourceArn)
-	if err != nil {
-		return nil, err
-	}
-	t, err := e.policyTable(ctx, r, p)
-	if err != nil {
-		return nil, err
-	}
+func (e *Engine) deleteResourcePolicy(ctx context.Context, _ caller, in *resourcePolicyInput, t *storage.Table) (any, error) {
+	p := in.target
 	var rev string
-	_, err = e.updateCatalog(ctx, t, func(t *storage.Table) error {
+	_, err := e.updateCatalog(ctx, t, func(t *storage.Table) error {
 		cur, ok := t.ResourcePolicies[p.label]
 		if !ok {
 			return errPolicyNotFound(p.arn)

@@ -1,6 +1,9 @@
 package api
 
-import "sync"
+import (
+	"strings"
+	"sync"
+)
 
 // Declarative member constraints. Each operation declares its request's
 // members and their model constraints (required, length, pattern, enum,
@@ -62,6 +65,11 @@ func maxRule[T any](path string, get func(*T) *int64, max int64) rule[T] {
 	return func(in *T, c *constraints) { c.maxInt(get(in), path, max) }
 }
 
+// rangeRule is an integer member with both bounds.
+func rangeRule[T any](path string, get func(*T) *int64, min, max int64) rule[T] {
+	return func(in *T, c *constraints) { c.intRange(get(in), path, min, max) }
+}
+
 // attributesToGetRule is a legacy AttributesToGet list: 1 to 255 names.
 func attributesToGetRule[T any](get func(*T) []string) rule[T] {
 	return func(in *T, c *constraints) { attributesToGetConstraint(c, get(in)) }
@@ -83,4 +91,26 @@ func lengthRule[T any](path string, get func(*T) *string, min, max int, required
 // [a-zA-Z0-9_.-].
 func nameRule[T any](path string, get func(*T) *string) rule[T] {
 	return func(in *T, c *constraints) { c.name(get(in), path) }
+}
+
+// orderedRules builds the rule table of an operation whose request embeds
+// members it shares with other operations (S, reached through get), from
+// the order in which DynamoDB reports its members: order lists their
+// paths, separated by spaces. A member's rule is the operation's own, from
+// own, or else the shared one, from shared; a path with neither is a
+// mistake in the declaration, which panics when the package loads.
+func orderedRules[T, S any](order string, get func(*T) *S, shared map[string]rule[S], own map[string]rule[T]) rules[T] {
+	var rs rules[T]
+	for _, path := range strings.Fields(order) {
+		if r, ok := own[path]; ok {
+			rs = append(rs, r)
+			continue
+		}
+		r, ok := shared[path]
+		if !ok {
+			panic("api: no rule for member " + path)
+		}
+		rs = append(rs, func(in *T, c *constraints) { r(get(in), c) })
+	}
+	return rs
 }

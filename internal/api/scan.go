@@ -21,30 +21,16 @@ type scanInput struct {
 	Segment       *int64                          `json:"Segment"`
 }
 
-func scanRead(in *scanInput) *readInput { return &in.readInput }
-
-// scanOp is Scan.
-var scanOp = &tableOp[scanInput]{
-	rules: rules[scanInput]{
-		readRule(scanRead, readTableName),
-		readRule(scanRead, readIndexName),
-		readRule(scanRead, readLimit),
-		readRule(scanRead, readSelectEnum),
-		readRule(scanRead, readCapacity),
-		readRule(scanRead, readOperator),
-		readRule(scanRead, readAttributesToGet),
-		func(in *scanInput, c *constraints) {
-			c.intRange(in.Segment, "segment", 0, maxTotalSegments-1)
-			c.intRange(in.TotalSegments, "totalSegments", 1, maxTotalSegments)
-		},
-		conditionsRule("scanFilter", false, func(in *scanInput) map[string]expr.LegacyCondition { return in.ScanFilter }),
+// scanOp is Scan. Its members are reported in DynamoDB's order.
+// https://github.com/mhart/dynalite/blob/master/test/scan.js ("incorrect attributes")
+var scanOp = itemOp[scanInput](readMembers,
+	"tableName indexName limit select returnConsumedCapacity conditionalOperator attributesToGet segment totalSegments scanFilter",
+	map[string]rule[scanInput]{
+		"segment":       rangeRule("segment", func(in *scanInput) *int64 { return in.Segment }, 0, maxTotalSegments-1),
+		"totalSegments": rangeRule("totalSegments", func(in *scanInput) *int64 { return in.TotalSegments }, 1, maxTotalSegments),
+		"scanFilter":    conditionsRule("scanFilter", false, func(in *scanInput) map[string]expr.LegacyCondition { return in.ScanFilter }),
 	},
-	check:   (*Engine).checkScan,
-	table:   func(in *scanInput) string { return *in.TableName },
-	mode:    lookupData,
-	execute: (*Engine).scan,
-	access:  func(in *scanInput) access { return readAccess(&in.readInput) },
-}
+	(*Engine).checkScan, (*Engine).scan)
 
 // checkScan is Scan's checks before its table.
 func (e *Engine) checkScan(in *scanInput) error {

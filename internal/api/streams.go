@@ -13,7 +13,6 @@ import (
 
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/item"
-	"github.com/extenddb/extenddb/internal/protocol"
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
@@ -27,11 +26,36 @@ import (
 
 // streamOps maps each DynamoDB Streams operation to its handler.
 var streamOps = map[string]opFunc{
-	"ListStreams":      (*Engine).listStreams,
-	"DescribeStream":   (*Engine).describeStream,
-	"GetShardIterator": (*Engine).getShardIterator,
-	"GetRecords":       (*Engine).getRecords,
+	"ListStreams":      listStreamsOp.handler(),
+	"DescribeStream":   describeStreamOp.handler(),
+	"GetShardIterator": getShardIteratorOp.handler(),
+	"GetRecords":       getRecordsOp.handler(),
 }
+
+// The Streams operations: the member rules, the stream ARN's form (or the
+// shard iterator's), then the stream. A stream ARN that is not one is
+// errInvalidStreamArn; a table or stream that does not exist is
+// errStreamNotFound.
+var (
+	listStreamsOp = &controlOp[listStreamsInput]{
+		rules: listStreamsRules,
+		table: func(e *Engine, ctx context.Context, c caller, in *listStreamsInput) (*storage.Table, error) {
+			if in.TableName == nil {
+				return nil, nil
+			}
+			return e.lookup(ctx, c.account, *in.TableName, lookupControl)
+		},
+		execute: (*Engine).listStreams,
+	}
+	describeStreamOp   = streamArnOp(describeStreamRules, (*Engine).describeStream)
+	getShardIteratorOp = streamArnOp(getShardIteratorRules, (*Engine).getShardIterator)
+	getRecordsOp       = &controlOp[getRecordsInput]{
+		rules:   getRecordsRules,
+		check:   (*Engine).checkGetRecords,
+		table:   byStreamArn[getRecordsInput](),
+		execute: (*Engine).getRecords,
+	}
+)
 
 // IteratorLifetime is how long a shard iterator stays valid.
 const IteratorLifetime = 15 * time.Minute
@@ -76,18 +100,63 @@ func streamError(name, msg string) error {
 	return &ddberr.Error{Type: "com.amazonaws.dynamodb.v20120810#" + name, Message: msg, Status: http.StatusBadRequest}
 }
 
-// stream resolves a stream ARN to its table; the stream must be the
-// table's latest (enabled, or disabled and still kept).
-func (e *Engine) stream(ctx context.Context, r *protocol.Request, arn string) (*storage.Table, streamRef, error) {
+// streamTarget is the stream a Streams request is addressed to, once its
+// ARN is parsed (parse, in the operation's check).
+type streamTarget struct{ ref streamRef }
+
+func (s *streamTarget) stream() *streamTarget { return s }
+
+// parse reads a stream ARN; a value that is not one is errInvalidStreamArn.
+func (s *streamTarget) parse(arn string) error {
 	ref, ok := parseStreamArn(arn)
 	if !ok {
-		return nil, ref, errInvalidStreamArn()
+		return errInvalidStreamArn()
 	}
-	t, err := e.lookup(ctx, e.account(r), ref.table, lookupControl)
-	if err != nil || t.LatestStreamLabel != ref.label {
-		return nil, ref, errStreamNotFound(arn)
+	s.ref = ref
+	return nil
+}
+
+// streamArnInput is the StreamArn member of DescribeStream and
+// GetShardIterator, with the stream once parsed.
+type streamArnInput struct {
+	streamTarget
+	StreamArn *string `json:"StreamArn"`
+}
+
+func (in *streamArnInput) streamArn() *streamArnInput { return in }
+
+// streamArnOp is DescribeStream or GetShardIterator: the member rules, the
+// StreamArn's form, then the stream.
+func streamArnOp[T any, P interface {
+	*T
+	streamArn() *streamArnInput
+	stream() *streamTarget
+}](rs rules[T], execute func(e *Engine, ctx context.Context, c caller, in *T, t *storage.Table) (any, error)) *controlOp[T] {
+	return &controlOp[T]{
+		rules: rs,
+		check: func(_ *Engine, _ caller, in *T) error {
+			a := P(in).streamArn()
+			return a.parse(*a.StreamArn)
+		},
+		table:   byStreamArn[T, P](),
+		execute: execute,
 	}
-	return t, ref, nil
+}
+
+// byStreamArn resolves a parsed stream ARN to its table; the stream must
+// be the table's latest (enabled, or disabled and still kept).
+func byStreamArn[T any, P interface {
+	*T
+	stream() *streamTarget
+}]() resolver[T] {
+	return func(e *Engine, ctx context.Context, c caller, in *T) (*storage.Table, error) {
+		ref := P(in).stream().ref
+		t, err := e.lookup(ctx, c.account, ref.table, lookupControl)
+		if err != nil || t.LatestStreamLabel != ref.label {
+			return nil, errStreamNotFound(ref.arn)
+		}
+		return t, nil
+	}
 }
 
 // streamOpen reports whether the stream labelled label of t still
@@ -127,25 +196,15 @@ type listStreamsOutput struct {
 // listStreams is ListStreams: the streams of the account's tables (or of
 // TableName), in table-name order.
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_streams_ListStreams.html
-func (e *Engine) listStreams(ctx context.Context, r *protocol.Request) (any, error) {
-	var in listStreamsInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	if err := listStreamsRules.check(&in); err != nil {
-		return nil, err
-	}
+func (e *Engine) listStreams(ctx context.Context, c caller, in *listStreamsInput, named *storage.Table) (any, error) {
 	limit := 100
 	if in.Limit != nil {
 		limit = int(*in.Limit)
 	}
-	account := e.account(r)
+	account := c.account
 	var names []string
-	if in.TableName != nil {
-		if _, err := e.lookup(ctx, account, *in.TableName, lookupControl); err != nil {
-			return nil, err
-		}
-		names = []string{*in.TableName}
+	if named != nil {
+		names = []string{named.Name}
 	} else {
 		var err error
 		if names, err = e.store.ListTables(ctx, account); err != nil {
@@ -174,7 +233,7 @@ func (e *Engine) listStreams(ctx context.Context, r *protocol.Request) (any, err
 			break
 		}
 		out.Streams = append(out.Streams, streamSummary{
-			StreamArn:   e.tableArn(r.Caller.Region, t) + "/stream/" + t.LatestStreamLabel,
+			StreamArn:   e.tableArn(c.region, t) + "/stream/" + t.LatestStreamLabel,
 			StreamLabel: t.LatestStreamLabel,
 			TableName:   t.Name,
 		})
@@ -183,7 +242,7 @@ func (e *Engine) listStreams(ctx context.Context, r *protocol.Request) (any, err
 }
 
 type describeStreamInput struct {
-	StreamArn             *string      `json:"StreamArn"`
+	streamArnInput
 	Limit                 *int64       `json:"Limit"`
 	ExclusiveStartShardId *string      `json:"ExclusiveStartShardId"`
 	ShardFilter           *shardFilter `json:"ShardFilter"`
@@ -223,18 +282,8 @@ type streamDescription struct {
 
 // describeStream is DescribeStream.
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_streams_DescribeStream.html
-func (e *Engine) describeStream(ctx context.Context, r *protocol.Request) (any, error) {
-	var in describeStreamInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	if err := describeStreamRules.check(&in); err != nil {
-		return nil, err
-	}
-	t, ref, err := e.stream(ctx, r, *in.StreamArn)
-	if err != nil {
-		return nil, err
-	}
+func (e *Engine) describeStream(ctx context.Context, _ caller, in *describeStreamInput, t *storage.Table) (any, error) {
+	ref := in.ref
 	b, err := e.store.StreamBounds(ctx, t.ID, ref.label)
 	if err != nil {
 		return nil, err
@@ -301,7 +350,7 @@ func decodeShardIterator(s string) (*shardIterator, bool) {
 }
 
 type getShardIteratorInput struct {
-	StreamArn         *string `json:"StreamArn"`
+	streamArnInput
 	ShardId           *string `json:"ShardId"`
 	ShardIteratorType *string `json:"ShardIteratorType"`
 	SequenceNumber    *string `json:"SequenceNumber"`
@@ -309,18 +358,8 @@ type getShardIteratorInput struct {
 
 // getShardIterator is GetShardIterator.
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_streams_GetShardIterator.html
-func (e *Engine) getShardIterator(ctx context.Context, r *protocol.Request) (any, error) {
-	var in getShardIteratorInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	if err := getShardIteratorRules.check(&in); err != nil {
-		return nil, err
-	}
-	t, ref, err := e.stream(ctx, r, *in.StreamArn)
-	if err != nil {
-		return nil, err
-	}
+func (e *Engine) getShardIterator(ctx context.Context, _ caller, in *getShardIteratorInput, t *storage.Table) (any, error) {
+	ref := in.ref
 	if *in.ShardId != shardID(t, ref.label) {
 		return nil, ddberr.ResourceNotFound("Requested resource not found: Shard does not exist")
 	}
@@ -360,8 +399,10 @@ func (e *Engine) getShardIterator(ctx context.Context, r *protocol.Request) (any
 }
 
 type getRecordsInput struct {
-	ShardIterator *string `json:"ShardIterator"`
-	Limit         *int64  `json:"Limit"`
+	streamTarget
+	ShardIterator *string        `json:"ShardIterator"`
+	Limit         *int64         `json:"Limit"`
+	it            *shardIterator // ShardIterator, decoded
 }
 
 // record is one Record of GetRecords.
@@ -398,25 +439,22 @@ type getRecordsOutput struct {
 // getRecords is GetRecords: up to Limit (default and at most 1000)
 // records after the iterator's position.
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_streams_GetRecords.html
-func (e *Engine) getRecords(ctx context.Context, r *protocol.Request) (any, error) {
-	var in getRecordsInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	if err := getRecordsRules.check(&in); err != nil {
-		return nil, err
-	}
+// checkGetRecords decodes GetRecords' iterator, which must not have
+// expired, and the stream ARN in it.
+func (e *Engine) checkGetRecords(_ caller, in *getRecordsInput) error {
 	it, ok := decodeShardIterator(*in.ShardIterator)
 	if !ok {
-		return nil, ddberr.Validation("Invalid ShardIterator")
+		return ddberr.Validation("Invalid ShardIterator")
 	}
 	if e.now().Sub(time.UnixMilli(it.Issued)) > IteratorLifetime {
-		return nil, streamError("ExpiredIteratorException", "The shard iterator has expired")
+		return streamError("ExpiredIteratorException", "The shard iterator has expired")
 	}
-	t, ref, err := e.stream(ctx, r, it.Arn)
-	if err != nil {
-		return nil, err
-	}
+	in.it = it
+	return in.parse(it.Arn)
+}
+
+func (e *Engine) getRecords(ctx context.Context, _ caller, in *getRecordsInput, t *storage.Table) (any, error) {
+	it, ref := in.it, in.ref
 	if t.ID != it.Table {
 		return nil, errStreamNotFound(it.Arn)
 	}

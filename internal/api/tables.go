@@ -9,7 +9,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/extenddb/extenddb/internal/ddberr"
-	"github.com/extenddb/extenddb/internal/protocol"
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
@@ -54,16 +53,16 @@ type tableDescriptionOutput struct {
 	TableDescription *tableDescription `json:"TableDescription"`
 }
 
-func (e *Engine) createTable(ctx context.Context, r *protocol.Request) (any, error) {
-	var in createTableInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	t, err := e.validateCreateTable(&in)
+// createTableOp is CreateTable. Its checks build the table's entry as
+// they go (validateCreateTable), so they run in its execution.
+var createTableOp = &controlOp[createTableInput]{execute: (*Engine).createTable}
+
+func (e *Engine) createTable(ctx context.Context, c caller, in *createTableInput, _ *storage.Table) (any, error) {
+	t, err := e.validateCreateTable(in)
 	if err != nil {
 		return nil, err
 	}
-	if err := tableThroughputSettings(t, &in); err != nil {
+	if err := tableThroughputSettings(t, in); err != nil {
 		return nil, err
 	}
 	if in.ResourcePolicy != nil {
@@ -72,7 +71,7 @@ func (e *Engine) createTable(ctx context.Context, r *protocol.Request) (any, err
 		}
 		t.ResourcePolicies = map[string]storage.ResourcePolicy{"": {Document: *in.ResourcePolicy, RevisionID: e.nextRevision("")}}
 	}
-	t.Account = e.account(r)
+	t.Account = c.account
 	if err := e.checkTableLimit(ctx, t.Account); err != nil {
 		return nil, err
 	}
@@ -83,7 +82,7 @@ func (e *Engine) createTable(ctx context.Context, r *protocol.Request) (any, err
 		return nil, err
 	}
 	e.remember(t)
-	d, err := e.describe(ctx, r.Caller.Region, t, false)
+	d, err := e.describe(ctx, c.region, t, false)
 	if err != nil {
 		return nil, err
 	}
@@ -259,10 +258,7 @@ func checkCreateLSIs(in *createTableInput, t *storage.Table, defs map[string]str
 		if err != nil {
 			return err
 		}
-		for _, k := range idx.KeySchema {
-			used[k.AttributeName] = true
-		}
-		t.Indexes = append(t.Indexes, idx)
+		addIndex(t, idx, used)
 	}
 	if len(in.LocalSecondaryIndexes) > maxLSIs {
 		return invalid("Number of LocalSecondaryIndexes exceeds per-table limit of %d", maxLSIs)
@@ -298,15 +294,21 @@ func checkCreateGSIs(in *createTableInput, t *storage.Table, defs map[string]str
 			idx.Throughput = &storage.Throughput{ReadCapacityUnits: *ix.ProvisionedThroughput.ReadCapacityUnits, WriteCapacityUnits: *ix.ProvisionedThroughput.WriteCapacityUnits}
 		}
 		idx.Status = storage.StatusActive
-		for _, k := range idx.KeySchema {
-			used[k.AttributeName] = true
-		}
-		t.Indexes = append(t.Indexes, idx)
+		addIndex(t, idx, used)
 	}
 	if len(in.GlobalSecondaryIndexes) > maxGSIs {
 		return invalid("GlobalSecondaryIndex count exceeds the per-table limit of %d", maxGSIs)
 	}
 	return nil
+}
+
+// addIndex adds a checked index to t, recording the attributes its key
+// uses in used.
+func addIndex(t *storage.Table, idx storage.Index, used map[string]bool) {
+	for _, k := range idx.KeySchema {
+		used[k.AttributeName] = true
+	}
+	t.Indexes = append(t.Indexes, idx)
 }
 
 // checkCreateStreamAndTags checks the stream specification and the tags.
@@ -516,46 +518,14 @@ func checkProjectedAttributeTotal(ixs []storage.Index) error {
 	return nil
 }
 
-// tableNameInput is the request of an operation whose one member is
-// TableName: DescribeTable, DeleteTable, DescribeTimeToLive,
-// DescribeContinuousBackups, DescribeTableReplicaAutoScaling...
-type tableNameInput struct {
-	TableName *string `json:"TableName"`
-}
-
-// namedTable decodes a tableNameInput and resolves its table for a
-// control-plane operation (see controlTable).
-func (e *Engine) namedTable(ctx context.Context, r *protocol.Request) (*storage.Table, error) {
-	var in tableNameInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	return e.controlTable(ctx, r, in.TableName)
-}
-
-// controlTable checks a request's TableName member (a ValidationException
-// for a missing or malformed name) and resolves the table for a
-// control-plane operation (ResourceNotFoundException when it does not
-// exist).
-func (e *Engine) controlTable(ctx context.Context, r *protocol.Request, name *string) (*storage.Table, error) {
-	var c constraints
-	c.tableName(name)
-	if err := c.err(); err != nil {
-		return nil, err
-	}
-	return e.lookup(ctx, e.account(r), *name, lookupControl)
-}
-
 type describeTableOutput struct {
 	Table *tableDescription `json:"Table"`
 }
 
-func (e *Engine) describeTable(ctx context.Context, r *protocol.Request) (any, error) {
-	t, err := e.namedTable(ctx, r)
-	if err != nil {
-		return nil, err
-	}
-	d, err := e.describe(ctx, r.Caller.Region, t, true)
+var describeTableOp = namedTableOp((*Engine).describeTable)
+
+func (e *Engine) describeTable(ctx context.Context, c caller, _ *tableNameInput, t *storage.Table) (any, error) {
+	d, err := e.describe(ctx, c.region, t, true)
 	if err != nil {
 		return nil, err
 	}
@@ -582,12 +552,11 @@ var listTablesRules = rules[listTablesInput]{
 	},
 }
 
+var listTablesOp = &controlOp[listTablesInput]{rules: listTablesRules, execute: (*Engine).listTables}
+
 // listTables lists an account's tables in name order.
-func (e *Engine) listTables(ctx context.Context, account string, in *listTablesInput) (any, error) {
-	if err := listTablesRules.check(in); err != nil {
-		return nil, err
-	}
-	names, err := e.store.ListTables(ctx, account)
+func (e *Engine) listTables(ctx context.Context, c caller, in *listTablesInput, _ *storage.Table) (any, error) {
+	names, err := e.store.ListTables(ctx, c.account)
 	if err != nil {
 		return nil, err
 	}
@@ -626,12 +595,10 @@ func statusVerb(st string) string {
 	return strings.ToLower(strings.TrimSuffix(st, "ING")) + "ed"
 }
 
-func (e *Engine) deleteTable(ctx context.Context, r *protocol.Request) (any, error) {
-	account := e.account(r)
-	t, err := e.namedTable(ctx, r)
-	if err != nil {
-		return nil, err
-	}
+var deleteTableOp = namedTableOp((*Engine).deleteTable)
+
+func (e *Engine) deleteTable(ctx context.Context, c caller, _ *tableNameInput, t *storage.Table) (any, error) {
+	account := c.account
 	if st := e.status(t); st != storage.StatusActive {
 		return nil, errTableInUse(st, t.Name)
 	}
@@ -643,7 +610,7 @@ func (e *Engine) deleteTable(ctx context.Context, r *protocol.Request) (any, err
 		// (docs/compatibility.md, "Cannot delete table while indexes are being created").
 		return nil, ddberr.ResourceInUse("Attempt to change a resource which is still in use: Cannot delete table while indexes are being created, updated, or deleted.")
 	}
-	d, err := e.describe(ctx, r.Caller.Region, t, true)
+	d, err := e.describe(ctx, c.region, t, true)
 	if err != nil {
 		return nil, err
 	}

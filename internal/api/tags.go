@@ -6,7 +6,6 @@ import (
 	"unicode/utf16"
 
 	"github.com/extenddb/extenddb/internal/ddberr"
-	"github.com/extenddb/extenddb/internal/protocol"
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
@@ -16,18 +15,18 @@ import (
 const maxTagsPerResource = 50
 
 type tagResourceInput struct {
-	ResourceArn *string `json:"ResourceArn"`
-	Tags        []tag   `json:"Tags"`
+	resourceArnInput
+	Tags []tag `json:"Tags"`
 }
 
 type untagResourceInput struct {
-	ResourceArn *string  `json:"ResourceArn"`
-	TagKeys     []string `json:"TagKeys"`
+	resourceArnInput
+	TagKeys []string `json:"TagKeys"`
 }
 
 type listTagsInput struct {
-	ResourceArn *string `json:"ResourceArn"`
-	NextToken   *string `json:"NextToken"`
+	resourceArnInput
+	NextToken *string `json:"NextToken"`
 }
 
 type tagOut struct {
@@ -126,36 +125,24 @@ func tableArnName(arn string) (name, account string, err error) {
 	return table, parts[4], nil
 }
 
-// resolveArn finds the table a resource ARN of the caller's account names,
-// given the name and account tableArnName read from the ARN; notFound is
-// the operation's answer when there is none.
-func (e *Engine) resolveArn(ctx context.Context, r *protocol.Request, name, account string, notFound error) (*storage.Table, error) {
-	if account != storage.NamespaceAccount(e.account(r)) {
-		return nil, notFound
-	}
-	t, err := e.lookup(ctx, e.account(r), name, lookupControl)
-	if err != nil {
-		if ddberr.Is(err, "ResourceNotFoundException") {
-			return nil, notFound
-		}
-		return nil, err
-	}
-	return t, nil
-}
-
 // errResourceArnNotFound is TagResource's and ListTagsOfResource's answer
 // to the ARN of a missing table (architect/dynalite test/tagResource.js,
 // test/listTagsOfResource.js); UntagResource says only "Requested resource
 // not found" (test/untagResource.js).
-func errResourceArnNotFound(arn string) error {
-	return ddberr.ResourceNotFound("Requested resource not found: ResourcArn: %s not found", arn)
+func errResourceArnNotFound(p policyTarget) error {
+	return ddberr.ResourceNotFound("Requested resource not found: ResourcArn: %s not found", p.arn)
 }
 
-// errNoResourceArn is DynamoDB's answer to a tagging request without a
-// ResourceArn, given before the member constraints
+// requireResourceArn is DynamoDB's answer to a tagging request without a
+// ResourceArn, "Invalid TableArn", given before the member constraints
 // (architect/dynalite test/tagResource.js, test/untagResource.js,
 // test/listTagsOfResource.js).
-func errNoResourceArn() error { return ddberr.Validation("Invalid TableArn") }
+func (in *resourceArnInput) requireResourceArn() error {
+	if in.ResourceArn == nil {
+		return ddberr.Validation("Invalid TableArn")
+	}
+	return nil
+}
 
 // errInvalidTableArn is DynamoDB's answer to a resource ARN that does not
 // name a table.
@@ -163,29 +150,48 @@ func errInvalidTableArn(arn string) error {
 	return ddberr.Validation("Invalid TableArn: Invalid ResourceArn provided as input %s", arn)
 }
 
-func (e *Engine) tagResource(ctx context.Context, r *protocol.Request) (any, error) {
-	var in tagResourceInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
+var (
+	tagResourceOp = taggingOp[tagResourceInput](tagResourceRules, func(in *tagResourceInput) error {
+		return nonEmpty(len(in.Tags), "Atleast one Tag needs to be provided as Input.")
+	}, errResourceArnNotFound, (*Engine).tagResource)
+	untagResourceOp = taggingOp[untagResourceInput](untagResourceRules, func(in *untagResourceInput) error {
+		return nonEmpty(len(in.TagKeys), "Atleast one Tag Key needs to be provided as Input.")
+	}, func(policyTarget) error { return ddberr.ResourceNotFound("Requested resource not found") }, (*Engine).untagResource)
+	listTagsOfResourceOp = taggingOp[listTagsInput](listTagsRules, nil, errResourceArnNotFound, (*Engine).listTagsOfResource)
+)
+
+// taggingOp is a tagging operation: a missing ResourceArn first, the
+// member rules, the ARN's form, then check (an empty list of tags or keys),
+// before the table, which is notFound when missing (docs/adr/0008b).
+func taggingOp[T any, P interface {
+	*T
+	arnTarget() *resourceArnInput
+}](rs rules[T], check func(in *T) error, notFound func(policyTarget) error,
+	execute func(e *Engine, ctx context.Context, c caller, in *T, t *storage.Table) (any, error)) *controlOp[T] {
+	return &controlOp[T]{
+		first: func(in *T) error { return P(in).arnTarget().requireResourceArn() },
+		rules: rs,
+		check: func(_ *Engine, _ caller, in *T) error {
+			if err := P(in).arnTarget().parseTable(); err != nil || check == nil {
+				return err
+			}
+			return check(in)
+		},
+		table:   byResourceArn[T, P](notFound),
+		execute: execute,
 	}
-	if in.ResourceArn == nil {
-		return nil, errNoResourceArn()
+}
+
+// nonEmpty refuses an empty list (of n members) of a tagging request with
+// DynamoDB's message msg.
+func nonEmpty(n int, msg string) error {
+	if n == 0 {
+		return ddberr.Validation("%s", msg)
 	}
-	if err := tagResourceRules.check(&in); err != nil {
-		return nil, err
-	}
-	arn := *in.ResourceArn
-	name, account, err := tableArnName(arn)
-	if err != nil {
-		return nil, err
-	}
-	if len(in.Tags) == 0 {
-		return nil, ddberr.Validation("Atleast one Tag needs to be provided as Input.")
-	}
-	t, err := e.resolveArn(ctx, r, name, account, errResourceArnNotFound(arn))
-	if err != nil {
-		return nil, err
-	}
+	return nil
+}
+
+func (e *Engine) tagResource(ctx context.Context, _ caller, in *tagResourceInput, t *storage.Table) (any, error) {
 	if err := checkReservedTagKeys(tagKeys(in.Tags)); err != nil {
 		return nil, err
 	}
@@ -212,29 +218,7 @@ func (e *Engine) tagResource(ctx context.Context, r *protocol.Request) (any, err
 	return struct{}{}, nil
 }
 
-func (e *Engine) untagResource(ctx context.Context, r *protocol.Request) (any, error) {
-	var in untagResourceInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	if in.ResourceArn == nil {
-		return nil, errNoResourceArn()
-	}
-	if err := untagResourceRules.check(&in); err != nil {
-		return nil, err
-	}
-	arn := *in.ResourceArn
-	name, account, err := tableArnName(arn)
-	if err != nil {
-		return nil, err
-	}
-	if len(in.TagKeys) == 0 {
-		return nil, ddberr.Validation("Atleast one Tag Key needs to be provided as Input.")
-	}
-	t, err := e.resolveArn(ctx, r, name, account, ddberr.ResourceNotFound("Requested resource not found"))
-	if err != nil {
-		return nil, err
-	}
+func (e *Engine) untagResource(ctx context.Context, _ caller, in *untagResourceInput, t *storage.Table) (any, error) {
 	if err := checkReservedTagKeys(in.TagKeys); err != nil {
 		return nil, err
 	}
@@ -257,27 +241,7 @@ func (e *Engine) untagResource(ctx context.Context, r *protocol.Request) (any, e
 	return struct{}{}, nil
 }
 
-func (e *Engine) listTagsOfResource(ctx context.Context, r *protocol.Request) (any, error) {
-	var in listTagsInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	if in.ResourceArn == nil {
-		return nil, errNoResourceArn()
-	}
-	if err := listTagsRules.check(&in); err != nil {
-		return nil, err
-	}
-	arn := *in.ResourceArn
-	name, account, err := tableArnName(arn)
-	if err != nil {
-		return nil, err
-	}
-	e.forget(e.account(r), name)
-	t, err := e.resolveArn(ctx, r, name, account, errResourceArnNotFound(arn))
-	if err != nil {
-		return nil, err
-	}
+func (e *Engine) listTagsOfResource(_ context.Context, _ caller, _ *listTagsInput, t *storage.Table) (any, error) {
 	out := listTagsOutput{Tags: []tagOut{}}
 	for _, tg := range t.Tags {
 		out.Tags = append(out.Tags, tagOut{Key: tg.Key, Value: tg.Value})
@@ -285,7 +249,6 @@ func (e *Engine) listTagsOfResource(ctx context.Context, r *protocol.Request) (a
 	return out, nil
 }
 
-// catalogErr maps a catalog error for a named table.
 // updateCatalog changes table t's catalog entry with fn (see
 // storage.Backend.UpdateTable) and caches the result; a table deleted
 // meanwhile is DynamoDB's ResourceNotFoundException, an error of fn is
@@ -299,6 +262,7 @@ func (e *Engine) updateCatalog(ctx context.Context, t *storage.Table, fn func(t 
 	return updated, nil
 }
 
+// catalogErr maps a catalog error for a named table.
 func catalogErr(err error, name string) error {
 	if err == storage.ErrTableNotFound {
 		return errTableNotFound(name)
@@ -307,7 +271,7 @@ func catalogErr(err error, name string) error {
 }
 
 // The tagging operations' member constraints, checked after a missing
-// ResourceArn (errNoResourceArn), in DynamoDB's order (validation_tags_test.go
+// ResourceArn (requireResourceArn), in DynamoDB's order (validation_tags_test.go
 // lists the sources).
 var (
 	tagResourceRules = rules[tagResourceInput]{

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"errors"
 	"hash/fnv"
 	"strconv"
@@ -186,13 +187,31 @@ func transactItemsTooMany(member string, raw []string) string {
 	return b.String()
 }
 
-// transactItemsLength adds the length constraint of transactItems (1..100).
-func transactItemsLength(c *constraints, member string, n int, raw func() []string) {
-	switch {
-	case n < 1:
-		c.add("Value '[]' at 'transactItems' failed to satisfy constraint: Member must have length greater than or equal to 1")
-	case n > maxTransactItems:
-		c.add("%s", transactItemsTooMany(member, raw()))
+// transactItemsRule is the TransactItems member of TransactGetItems or
+// TransactWriteItems, whose entries are of type member ("TransactGetItem",
+// "TransactWriteItem"): present, 1 to 100 entries (the message of a longer
+// list quotes them all), each entry checked by each at its path,
+// "transactItems.N.member".
+func transactItemsRule[T, I any](member string, list func(*T) []I, each func(c *constraints, path string, it *I)) rule[T] {
+	return func(in *T, c *constraints) {
+		items := list(in)
+		if !c.notNull(items != nil, "transactItems") {
+			return
+		}
+		switch {
+		case len(items) < 1:
+			c.add("Value '[]' at 'transactItems' failed to satisfy constraint: Member must have length greater than or equal to 1")
+		case len(items) > maxTransactItems:
+			raw := make([]string, len(items))
+			for i := range items {
+				b, _ := json.Marshal(&items[i])
+				raw[i] = string(b)
+			}
+			c.add("%s", transactItemsTooMany(member, raw))
+		}
+		for i := range items {
+			each(c, "transactItems."+itoa(i+1)+".member", &items[i])
+		}
 	}
 }
 

@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/extenddb/extenddb/internal/admission"
 	"github.com/extenddb/extenddb/internal/ddberr"
@@ -52,35 +51,28 @@ type txRead struct {
 	size int // it's size, set by readTransactGets (0 when missing)
 }
 
-func (e *Engine) transactGetItems(ctx context.Context, r *protocol.Request) (any, error) {
-	var in transactGetItemsInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	var c constraints
-	if c.notNull(in.TransactItems != nil, "transactItems") {
-		transactItemsLength(&c, "TransactGetItem", len(in.TransactItems), func() []string {
-			raw := make([]string, len(in.TransactItems))
-			for i := range in.TransactItems {
-				b, _ := json.Marshal(&in.TransactItems[i])
-				raw[i] = string(b)
-			}
-			return raw
-		})
-		for i, ti := range in.TransactItems {
-			p := "transactItems." + itoa(i+1) + ".member.get"
-			if !c.notNull(ti.Get != nil, p) {
-				continue
-			}
-			c.tableRef(ti.Get.TableName, p+".tableName")
-			c.notNull(ti.Get.Key != nil, p+".key")
-		}
-	}
-	c.enum(in.ReturnConsumedCapacity, "returnConsumedCapacity", enumReturnConsumedCapacity...)
-	if err := c.err(); err != nil {
-		return nil, err
-	}
+// transactGetItemsRules are TransactGetItems' member constraints, in
+// DynamoDB's order.
+var transactGetItemsRules = rules[transactGetItemsInput]{
+	transactItemsRule("TransactGetItem", func(in *transactGetItemsInput) []transactGetItem { return in.TransactItems }, (*constraints).transactGetItem),
+	enumRule("returnConsumedCapacity", func(in *transactGetItemsInput) *string { return in.ReturnConsumedCapacity }, enumReturnConsumedCapacity),
+}
 
+// transactGetItem checks one Get at path p: present, with its TableName
+// and Key.
+func (c *constraints) transactGetItem(p string, ti *transactGetItem) {
+	p += ".get"
+	if c.notNull(ti.Get != nil, p) {
+		c.tableRef(ti.Get.TableName, p+".tableName")
+		c.notNull(ti.Get.Key != nil, p+".key")
+	}
+}
+
+func (e *Engine) transactGetItems(ctx context.Context, r *protocol.Request) (any, error) {
+	in, err := decodeChecked(r.Body, transactGetItemsRules)
+	if err != nil {
+		return nil, err
+	}
 	reads := make([]*txRead, len(in.TransactItems))
 	for i, ti := range in.TransactItems {
 		proj, err := e.readProjection(ti.Get.ProjectionExpression, nil, ti.Get.ExpressionAttributeNames, ti.Get.Key)

@@ -88,11 +88,8 @@ type txWrite struct {
 }
 
 func (e *Engine) transactWriteItems(ctx context.Context, r *protocol.Request) (any, error) {
-	var in transactWriteItemsInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	if err := transactWriteConstraints(&in); err != nil {
+	in, err := decodeChecked(r.Body, transactWriteItemsRules)
+	if err != nil {
 		return nil, err
 	}
 	writes := make([]*txWrite, len(in.TransactItems))
@@ -139,51 +136,44 @@ func (e *Engine) transactWriteItems(ctx context.Context, r *protocol.Request) (a
 	}
 
 	if in.ClientRequestToken == nil {
-		return e.runTransactWrite(ctx, &in, writes, e.store.TransactWrite)
+		return e.runTransactWrite(ctx, in, writes, e.store.TransactWrite)
 	}
-	return e.transactWriteToken(ctx, e.account(r), &in, writes)
+	return e.transactWriteToken(ctx, e.account(r), in, writes)
 }
 
-// transactWriteConstraints checks the member constraints of the request.
-func transactWriteConstraints(in *transactWriteItemsInput) error {
-	var c constraints
-	if c.notNull(in.TransactItems != nil, "transactItems") {
-		transactItemsLength(&c, "TransactWriteItem", len(in.TransactItems), func() []string {
-			raw := make([]string, len(in.TransactItems))
-			for i := range in.TransactItems {
-				b, _ := json.Marshal(&in.TransactItems[i])
-				raw[i] = string(b)
-			}
-			return raw
-		})
-		for i := range in.TransactItems {
-			a, kind, n := in.TransactItems[i].action()
-			if n != 1 {
-				continue
-			}
-			p := "transactItems." + itoa(i+1) + ".member." + txMember[kind]
-			c.tableRef(a.TableName, p+".tableName")
-			if kind == txPut {
-				c.notNull(a.Item != nil, p+".item")
-			} else {
-				c.notNull(a.Key != nil, p+".key")
-			}
-			if kind == txCheck {
-				c.notNull(a.ConditionExpression != nil, p+".conditionExpression")
-			}
-			if kind == txUpdate {
-				// https://github.com/aws/aws-sdk-java-v2/issues/3561 (message seen from DynamoDB)
-				c.notNull(a.UpdateExpression != nil, p+".updateExpression")
-			}
-			c.enum(a.ReturnValuesOnConditionCheckFailure, p+".returnValuesOnConditionCheckFailure", enumReturnValuesOnFailure...)
-		}
+// transactWriteItemsRules are TransactWriteItems' member constraints, in
+// DynamoDB's order.
+var transactWriteItemsRules = rules[transactWriteItemsInput]{
+	transactItemsRule("TransactWriteItem", func(in *transactWriteItemsInput) []transactWriteItem { return in.TransactItems }, (*constraints).transactWriteItem),
+	lengthRule("clientRequestToken", func(in *transactWriteItemsInput) *string { return in.ClientRequestToken }, 1, maxClientTokenChars, false),
+	enumRule("returnConsumedCapacity", func(in *transactWriteItemsInput) *string { return in.ReturnConsumedCapacity }, enumReturnConsumedCapacity),
+	enumRule("returnItemCollectionMetrics", func(in *transactWriteItemsInput) *string { return in.ReturnItemCollectionMetrics }, enumReturnItemCollectionMetrics),
+}
+
+// transactWriteItem checks the members of one action at path p: its
+// TableName, Item or Key, the expression an action of its kind needs, and
+// ReturnValuesOnConditionCheckFailure. An entry without exactly one action
+// is refused later, by parseTxWrite.
+func (c *constraints) transactWriteItem(p string, w *transactWriteItem) {
+	a, kind, n := w.action()
+	if n != 1 {
+		return
 	}
-	if in.ClientRequestToken != nil {
-		c.lenRange(in.ClientRequestToken, "clientRequestToken", 1, maxClientTokenChars)
+	p += "." + txMember[kind]
+	c.tableRef(a.TableName, p+".tableName")
+	if kind == txPut {
+		c.notNull(a.Item != nil, p+".item")
+	} else {
+		c.notNull(a.Key != nil, p+".key")
 	}
-	c.enum(in.ReturnConsumedCapacity, "returnConsumedCapacity", enumReturnConsumedCapacity...)
-	c.enum(in.ReturnItemCollectionMetrics, "returnItemCollectionMetrics", enumReturnItemCollectionMetrics...)
-	return c.err()
+	if kind == txCheck {
+		c.notNull(a.ConditionExpression != nil, p+".conditionExpression")
+	}
+	if kind == txUpdate {
+		// https://github.com/aws/aws-sdk-java-v2/issues/3561 (message seen from DynamoDB)
+		c.notNull(a.UpdateExpression != nil, p+".updateExpression")
+	}
+	c.enum(a.ReturnValuesOnConditionCheckFailure, p+".returnValuesOnConditionCheckFailure", enumReturnValuesOnFailure...)
 }
 
 // parseTxWrite runs the checks of one action that need no table: exactly

@@ -2,9 +2,7 @@ package api
 
 import (
 	"context"
-	"errors"
 
-	"github.com/extenddb/extenddb/internal/protocol"
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
@@ -59,25 +57,30 @@ type ttlSpecOut struct {
 	Enabled       bool   `json:"Enabled"`
 }
 
-func (e *Engine) updateTimeToLive(ctx context.Context, r *protocol.Request) (any, error) {
-	var in updateTimeToLiveInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
+var updateTimeToLiveOp = &controlOp[updateTimeToLiveInput]{
+	rules:   updateTimeToLiveRules,
+	table:   activeTable(func(in *updateTimeToLiveInput) *string { return in.TableName }),
+	execute: (*Engine).updateTimeToLive,
+}
+
+// activeTable resolves the table a TableName member names from the
+// catalog; a table being created or deleted is not found.
+func activeTable[T any](name func(*T) *string) resolver[T] {
+	return func(e *Engine, ctx context.Context, c caller, in *T) (*storage.Table, error) {
+		t, err := e.lookup(ctx, c.account, *name(in), lookupControl)
+		if err != nil {
+			return nil, err
+		}
+		if st := e.status(t); st == storage.StatusCreating || st == storage.StatusDeleting {
+			return nil, errTableNotFound(t.Name)
+		}
+		return t, nil
 	}
-	if err := updateTimeToLiveRules.check(&in); err != nil {
-		return nil, err
-	}
-	account := e.account(r)
-	name := *in.TableName
-	if n, ok := tableNameOfArn(name); ok {
-		name = n
-	}
-	e.forget(account, name)
-	if _, err := e.lookup(ctx, account, name, lookupActive); err != nil {
-		return nil, err
-	}
+}
+
+func (e *Engine) updateTimeToLive(ctx context.Context, _ caller, in *updateTimeToLiveInput, cur *storage.Table) (any, error) {
 	enable, attr := *in.TimeToLiveSpecification.Enabled, *in.TimeToLiveSpecification.AttributeName
-	t, err := e.store.UpdateTable(ctx, account, name, func(t *storage.Table) error {
+	t, err := e.updateCatalog(ctx, cur, func(t *storage.Table) error {
 		if err := ttlGate(t.TTL, enable, attr); err != nil {
 			return err
 		}
@@ -85,12 +88,8 @@ func (e *Engine) updateTimeToLive(ctx context.Context, r *protocol.Request) (any
 		return nil
 	})
 	if err != nil {
-		if errors.Is(err, storage.ErrTableNotFound) {
-			return nil, errTableNotFound(name)
-		}
 		return nil, err
 	}
-	e.remember(t)
 	e.settleTTL(ctx, t)
 	return map[string]ttlSpecOut{"TimeToLiveSpecification": {AttributeName: attr, Enabled: enable}}, nil
 }
@@ -100,11 +99,9 @@ type ttlDescription struct {
 	AttributeName    string `json:"AttributeName,omitempty"`
 }
 
-func (e *Engine) describeTimeToLive(ctx context.Context, r *protocol.Request) (any, error) {
-	t, err := e.namedTable(ctx, r)
-	if err != nil {
-		return nil, err
-	}
+var describeTimeToLiveOp = namedTableOp((*Engine).describeTimeToLive)
+
+func (e *Engine) describeTimeToLive(_ context.Context, _ caller, _ *tableNameInput, t *storage.Table) (any, error) {
 	d := ttlDescription{TimeToLiveStatus: t.TTL.Status, AttributeName: t.TTL.AttributeName}
 	if d.TimeToLiveStatus == "" {
 		d.TimeToLiveStatus = storage.TTLDisabled

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/extenddb/extenddb/internal/ddberr"
-	"github.com/extenddb/extenddb/internal/protocol"
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
@@ -30,46 +29,44 @@ type updateTableInput struct {
 	WarmThroughput              *warmThroughput        `json:"WarmThroughput"`
 }
 
-func (e *Engine) updateTable(ctx context.Context, r *protocol.Request) (any, error) {
-	var in updateTableInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	if err := updateTableConstraints(&in); err != nil {
-		return nil, err
-	}
+var updateTableOp = &controlOp[updateTableInput]{
+	rules:   rules[updateTableInput]{updateTableMembers},
+	check:   checkUpdateTable,
+	table:   byTableName(func(in *updateTableInput) *string { return in.TableName }),
+	execute: (*Engine).updateTable,
+}
+
+// checkUpdateTable makes UpdateTable's checks that need no table: that
+// it changes something, the table's throughput bounds (checked before
+// the table is read: architect/dynalite test/updateTable.js, recorded
+// from DynamoDB) and the index updates' actions.
+func checkUpdateTable(_ *Engine, _ caller, in *updateTableInput) error {
 	if in.BillingMode == nil && in.ProvisionedThroughput == nil && in.StreamSpecification == nil &&
 		in.DeletionProtectionEnabled == nil && in.TableClass == nil && len(in.GlobalSecondaryIndexUpdates) == 0 &&
 		in.SSESpecification == nil && in.ReplicaUpdates == nil && in.OnDemandThroughput == nil && in.WarmThroughput == nil {
-		return nil, ddberr.Validation("At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required")
+		return ddberr.Validation("At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required")
 	}
-	// The table's throughput bounds are checked before the table is read
-	// (architect/dynalite test/updateTable.js, recorded from DynamoDB).
 	if in.ProvisionedThroughput != nil {
 		if err := throughputBounds(in.ProvisionedThroughput); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	if err := checkGSIUpdateActions(in.GlobalSecondaryIndexUpdates); err != nil {
-		return nil, err
-	}
-	account := e.account(r)
-	cur, err := e.lookup(ctx, account, *in.TableName, lookupControl)
-	if err != nil {
-		return nil, err
-	}
+	return checkGSIUpdateActions(in.GlobalSecondaryIndexUpdates)
+}
+
+func (e *Engine) updateTable(ctx context.Context, c caller, in *updateTableInput, cur *storage.Table) (any, error) {
 	if st := e.status(cur); st != storage.StatusActive {
 		return nil, errTableInUse(st, cur.Name)
 	}
 	now := e.now()
 	online := false
-	updated, err := e.store.UpdateTable(ctx, account, cur.Name, func(t *storage.Table) error {
+	updated, err := e.updateCatalog(ctx, cur, func(t *storage.Table) error {
 		var err error
-		online, err = e.applyTableUpdate(t, &in, now)
+		online, err = e.applyTableUpdate(t, in, now)
 		return err
 	})
 	if err != nil {
-		return nil, catalogErr(err, cur.Name)
+		return nil, err
 	}
 	if online {
 		e.kickIndexWorker()
@@ -78,30 +75,27 @@ func (e *Engine) updateTable(ctx context.Context, r *protocol.Request) (any, err
 			time.AfterFunc(delay, e.kickIndexWorker)
 		}
 	}
-	e.remember(updated)
-	d, err := e.describe(ctx, r.Caller.Region, updated, true)
+	d, err := e.describe(ctx, c.region, updated, true)
 	if err != nil {
 		return nil, err
 	}
 	return tableDescriptionOutput{d}, nil
 }
 
-// updateTableConstraints checks UpdateTable's member constraints.
-func updateTableConstraints(in *updateTableInput) error {
-	var c constraints
+// updateTableMembers checks UpdateTable's member constraints.
+func updateTableMembers(in *updateTableInput, c *constraints) {
 	c.tableName(in.TableName)
 	c.enum(in.BillingMode, "billingMode", "PROVISIONED", "PAY_PER_REQUEST")
 	c.enum(in.TableClass, "tableClass", "STANDARD", "STANDARD_INFREQUENT_ACCESS")
 	if in.ProvisionedThroughput != nil {
-		throughputConstraints(&c, in.ProvisionedThroughput, "provisionedThroughput")
+		throughputConstraints(c, in.ProvisionedThroughput, "provisionedThroughput")
 	}
 	if in.StreamSpecification != nil {
 		c.notNull(in.StreamSpecification.StreamEnabled != nil, "streamSpecification.streamEnabled")
 		c.enum(in.StreamSpecification.StreamViewType, "streamSpecification.streamViewType", "NEW_IMAGE", "OLD_IMAGE", "NEW_AND_OLD_IMAGES", "KEYS_ONLY")
 	}
-	attributeDefinitionConstraints(&c, in.AttributeDefinitions)
-	gsiUpdateConstraints(&c, in.GlobalSecondaryIndexUpdates)
-	return c.err()
+	attributeDefinitionConstraints(c, in.AttributeDefinitions)
+	gsiUpdateConstraints(c, in.GlobalSecondaryIndexUpdates)
 }
 
 // applyTableUpdate applies an UpdateTable request to the catalog entry t,

@@ -202,36 +202,29 @@ func legacyNode(attr, op string, vals []item.AttributeValue) *node {
 	for _, v := range vals {
 		args = append(args, &node{kind: nValue, val: v})
 	}
-	cmp := func(o compOp) *node { return &node{kind: nCompare, op: o, args: args} }
+	if o, ok := legacyComparisons[op]; ok {
+		return &node{kind: nCompare, op: o, args: args}
+	}
+	if fn, ok := legacyFunctions[op]; ok {
+		return &node{kind: nFunc, fn: fn, args: args}
+	}
 	switch op {
-	case "EQ":
-		return cmp(opEq)
-	case "NE":
-		return cmp(opNe)
-	case "LT":
-		return cmp(opLt)
-	case "LE":
-		return cmp(opLe)
-	case "GT":
-		return cmp(opGt)
-	case "GE":
-		return cmp(opGe)
-	case "NULL":
-		return &node{kind: nFunc, fn: "attribute_not_exists", args: args}
-	case "NOT_NULL":
-		return &node{kind: nFunc, fn: "attribute_exists", args: args}
-	case "CONTAINS":
-		return &node{kind: nFunc, fn: "contains", args: args}
 	case "NOT_CONTAINS":
 		return &node{kind: nLegacyNotContains, args: args}
-	case "BEGINS_WITH":
-		return &node{kind: nFunc, fn: "begins_with", args: args}
 	case "IN":
 		return &node{kind: nIn, args: args}
 	default: // BETWEEN
 		return &node{kind: nBetween, args: args}
 	}
 }
+
+// legacyComparisons are the legacy ComparisonOperators that are a
+// comparison of the expression language, and legacyFunctions those that
+// are a function of it.
+var (
+	legacyComparisons = map[string]compOp{"EQ": opEq, "NE": opNe, "LT": opLt, "LE": opLe, "GT": opGt, "GE": opGe}
+	legacyFunctions   = map[string]string{"NULL": "attribute_not_exists", "NOT_NULL": "attribute_exists", "CONTAINS": "contains", "BEGINS_WITH": "begins_with"}
+)
 
 // combine joins conditions with AND, or OR when conditionalOperator is "OR".
 func combine(nodes []*node, conditionalOperator string) *Condition {

@@ -8,8 +8,13 @@ func (c *Condition) TopLevelNames() []string {
 	if c == nil || c.root == nil {
 		return nil
 	}
-	var out []string
-	c.root.walk(func(n *node) {
+	return c.root.appendTopLevelNames(nil)
+}
+
+// appendTopLevelNames appends to out the top-level names of the paths in
+// the tree of n that out does not hold yet.
+func (n *node) appendTopLevelNames(out []string) []string {
+	n.walk(func(n *node) {
 		if n.kind == nPath && len(n.path) > 0 {
 			out = appendName(out, n.path[0].Name)
 		}
@@ -27,11 +32,7 @@ func (u *Update) TopLevelNames() []string {
 			out = appendName(out, a.path[0].Name)
 		}
 		if a.value != nil {
-			a.value.walk(func(n *node) {
-				if n.kind == nPath && len(n.path) > 0 {
-					out = appendName(out, n.path[0].Name)
-				}
-			})
+			out = a.value.appendTopLevelNames(out)
 		}
 	}
 	return out

@@ -38,46 +38,29 @@ func parseConditionSyntax(src string, kind Kind) (*syntax, error) {
 // rejected later with DynamoDB's semantic messages).
 func condLike(n *node) bool { return n.isCondition() || n.kind == nFunc }
 
-func (p *parser) parseOr() (*node, error) {
-	l, err := p.parseAnd()
-	if err != nil {
-		return nil, err
-	}
-	for condLike(l) && p.keywordAt(p.peek(), "OR") {
-		p.next()
-		if err := p.countOp(); err != nil {
-			return nil, err
-		}
-		r, err := p.parseAnd()
-		if err != nil {
-			return nil, err
-		}
-		if !condLike(r) {
-			return nil, p.syntaxErr()
-		}
-		l = &node{kind: nOr, args: []*node{l, r}}
-	}
-	return l, nil
-}
+func (p *parser) parseOr() (*node, error)  { return p.parseLogical("OR", nOr, p.parseAnd) }
+func (p *parser) parseAnd() (*node, error) { return p.parseLogical("AND", nAnd, p.parseNot) }
 
-func (p *parser) parseAnd() (*node, error) {
-	l, err := p.parseNot()
+// parseLogical parses operand {keyword operand}, left-associative, into
+// nodes of kind; both sides of each keyword must be conditions.
+func (p *parser) parseLogical(keyword string, kind nodeKind, operand func() (*node, error)) (*node, error) {
+	l, err := operand()
 	if err != nil {
 		return nil, err
 	}
-	for condLike(l) && p.keywordAt(p.peek(), "AND") {
+	for condLike(l) && p.keywordAt(p.peek(), keyword) {
 		p.next()
 		if err := p.countOp(); err != nil {
 			return nil, err
 		}
-		r, err := p.parseNot()
+		r, err := operand()
 		if err != nil {
 			return nil, err
 		}
 		if !condLike(r) {
 			return nil, p.syntaxErr()
 		}
-		l = &node{kind: nAnd, args: []*node{l, r}}
+		l = &node{kind: kind, args: []*node{l, r}}
 	}
 	return l, nil
 }
@@ -185,36 +168,14 @@ func (p *parser) parseCmp() (*node, error) {
 
 // parsePrimary parses a parenthesized condition-or-operand, or an operand.
 func (p *parser) parsePrimary() (*node, error) {
-	if p.peek().kind != tkLParen {
-		return p.parseOperand(p.parseCondOperand)
-	}
-	p.next()
-	p.depth++
-	n, err := p.parseOr()
-	if err != nil {
-		return nil, err
-	}
-	if err := p.expect(tkRParen); err != nil {
-		return nil, err
-	}
-	p.depth--
-	p.markParens(n)
-	return n, nil
+	return p.parenthesized(p.parseCondOperand, func() (*node, error) {
+		p.depth++
+		defer func() { p.depth-- }()
+		return p.parseOr()
+	})
 }
 
 // parseCondOperand parses an operand, possibly in parentheses.
 func (p *parser) parseCondOperand() (*node, error) {
-	if p.peek().kind != tkLParen {
-		return p.parseOperand(p.parseCondOperand)
-	}
-	p.next()
-	n, err := p.parseCondOperand()
-	if err != nil {
-		return nil, err
-	}
-	if err := p.expect(tkRParen); err != nil {
-		return nil, err
-	}
-	p.markParens(n)
-	return n, nil
+	return p.parenthesized(p.parseCondOperand, p.parseCondOperand)
 }

@@ -134,25 +134,11 @@ func (p *parser) parseSetValue() (*node, error) {
 // parseSetOperand parses an operand of SET; arith allows a parenthesized
 // "a + b" (only as the whole value or its left operand).
 func (p *parser) parseSetOperand(arith bool) (*node, error) {
-	if p.peek().kind != tkLParen {
-		return p.parseOperand(func() (*node, error) { return p.parseSetOperand(false) })
-	}
-	p.next()
-	var n *node
-	var err error
+	operand := func() (*node, error) { return p.parseSetOperand(false) }
 	if arith {
-		n, err = p.parseSetValue()
-	} else {
-		n, err = p.parseSetOperand(false)
+		return p.parenthesized(operand, p.parseSetValue)
 	}
-	if err != nil {
-		return nil, err
-	}
-	if err := p.expect(tkRParen); err != nil {
-		return nil, err
-	}
-	p.markParens(n)
-	return n, nil
+	return p.parenthesized(operand, operand)
 }
 
 // parseProjectionSyntax parses path {, path}. See

@@ -209,6 +209,24 @@ func (p *parser) parseOperand(arg func() (*node, error)) (*node, error) {
 	return nil, p.syntaxErr()
 }
 
+// parenthesized parses an operand (whose own operands, as of a function,
+// are parsed by operand) or, after "(", what inner parses and the ")".
+func (p *parser) parenthesized(operand, inner func() (*node, error)) (*node, error) {
+	if p.peek().kind != tkLParen {
+		return p.parseOperand(operand)
+	}
+	p.next()
+	n, err := inner()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expect(tkRParen); err != nil {
+		return nil, err
+	}
+	p.markParens(n)
+	return n, nil
+}
+
 // markParens records that n was written in parentheses, noting redundant
 // double parentheses.
 func (p *parser) markParens(n *node) {

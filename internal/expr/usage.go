@@ -62,24 +62,24 @@ func (u *Usage) ValueUsed(ph string) bool {
 //
 // Keys are listed in sorted order.
 func (u *Usage) CheckUnused(names map[string]string, values map[string]item.AttributeValue) error {
+	if err := unusedKeys("ExpressionAttributeNames", names, u.NameUsed); err != nil {
+		return err
+	}
+	return unusedKeys("ExpressionAttributeValues", values, u.ValueUsed)
+}
+
+// unusedKeys refuses the keys of m, the request's member, that used reports
+// unreferenced, in sorted order.
+func unusedKeys[V any](member string, m map[string]V, used func(string) bool) error {
 	var unused []string
-	for k := range names {
-		if !u.NameUsed(k) {
+	for k := range m {
+		if !used(k) {
 			unused = append(unused, k)
 		}
 	}
-	if len(unused) > 0 {
-		sort.Strings(unused)
-		return ddberr.Validation("%s", "Value provided in ExpressionAttributeNames unused in expressions: keys: {"+strings.Join(unused, ", ")+"}")
+	if len(unused) == 0 {
+		return nil
 	}
-	for k := range values {
-		if !u.ValueUsed(k) {
-			unused = append(unused, k)
-		}
-	}
-	if len(unused) > 0 {
-		sort.Strings(unused)
-		return ddberr.Validation("%s", "Value provided in ExpressionAttributeValues unused in expressions: keys: {"+strings.Join(unused, ", ")+"}")
-	}
-	return nil
+	sort.Strings(unused)
+	return ddberr.Validation("%s", "Value provided in "+member+" unused in expressions: keys: {"+strings.Join(unused, ", ")+"}")
 }

@@ -27,6 +27,22 @@ func set(dst *string, msg string) {
 	}
 }
 
+// resolve returns what placeholder ph stands for in m (the request's
+// ExpressionAttributeNames or ExpressionAttributeValues) and records it
+// used; an undefined one is recorded as the first error of its kind (in
+// errKind, the message undefined followed by ph) and of either kind.
+func resolve[V any](b *binder, m map[string]V, ph string, use func(string), errKind *string, undefined string) V {
+	v, ok := m[ph]
+	if !ok {
+		msg := undefined + ph
+		set(errKind, msg)
+		set(&b.errRef, msg)
+		return v
+	}
+	use(ph)
+	return v
+}
+
 // first returns the first non-empty message, as a ValidationException.
 func (b *binder) first(msgs ...string) error {
 	for _, m := range msgs {
@@ -46,14 +62,8 @@ func (b *binder) bindPath(raw []rawElem) Path {
 		case e.isIndex:
 			p[i] = PathElem{Index: e.index, IsIndex: true}
 		case e.isName:
-			name, ok := b.names[e.text]
-			if !ok {
-				msg := "An expression attribute name used in the document path is not defined; attribute name: " + e.text
-				set(&b.errName, msg)
-				set(&b.errRef, msg)
-			} else {
-				b.usage.useName(e.text)
-			}
+			name := resolve(b, b.names, e.text, b.usage.useName, &b.errName,
+				"An expression attribute name used in the document path is not defined; attribute name: ")
 			p[i] = PathElem{Name: name}
 		default:
 			if IsReserved(e.text) {
@@ -72,15 +82,8 @@ func (b *binder) bind(n *node) *node {
 	case nPath:
 		c.path = b.bindPath(n.raw)
 	case nValue:
-		v, ok := b.values[n.ph]
-		if !ok {
-			msg := "An expression attribute value used in expression is not defined; attribute value: " + n.ph
-			set(&b.errValue, msg)
-			set(&b.errRef, msg)
-		} else {
-			b.usage.useValue(n.ph)
-		}
-		c.val = v
+		c.val = resolve(b, b.values, n.ph, b.usage.useValue, &b.errValue,
+			"An expression attribute value used in expression is not defined; attribute value: ")
 	}
 	if len(n.args) > 0 {
 		c.args = make([]*node, len(n.args))

@@ -287,9 +287,7 @@ func (d *decoder) setElements(f func() error) error {
 	if d.peek() != '[' {
 		return d.mismatch("", msgExpectList)
 	}
-	d.pos++
-	if d.peek() == ']' {
-		d.pos++
+	if d.open(']') {
 		return nil
 	}
 	for {

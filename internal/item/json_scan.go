@@ -313,9 +313,7 @@ func (d *decoder) skipValue(depth int) error {
 	}
 	switch c := d.peek(); {
 	case c == '{':
-		d.pos++
-		if d.peek() == '}' {
-			d.pos++
+		if d.open('}') {
 			return nil
 		}
 		for {
@@ -336,9 +334,7 @@ func (d *decoder) skipValue(depth int) error {
 			}
 		}
 	case c == '[':
-		d.pos++
-		if d.peek() == ']' {
-			d.pos++
+		if d.open(']') {
 			return nil
 		}
 		for {
@@ -362,6 +358,17 @@ func (d *decoder) skipValue(depth int) error {
 		return d.skipNumber()
 	}
 	return d.syntaxError()
+}
+
+// open consumes the opening '{' or '[' at d.pos and reports whether the
+// object or array is empty, consuming its closing byte too if so.
+func (d *decoder) open(closing byte) bool {
+	d.pos++
+	if d.peek() == closing {
+		d.pos++
+		return true
+	}
+	return false
 }
 
 // next consumes ',' (done=false) or the closing byte (done=true).

@@ -33,6 +33,16 @@ func Size(it Item) int {
 // A TypeInvalid value has size 0.
 func ValueSize(v AttributeValue) int { return valueSize(v) }
 
+// totalLen is the sum of the lengths of the members of a string or
+// binary set.
+func totalLen[E string | []byte](set []E) int {
+	n := 0
+	for _, e := range set {
+		n += len(e)
+	}
+	return n
+}
+
 func valueSize(v AttributeValue) int {
 	switch v.Type {
 	case TypeS:
@@ -44,11 +54,7 @@ func valueSize(v AttributeValue) int {
 	case TypeBOOL, TypeNULL:
 		return 1
 	case TypeSS:
-		n := 0
-		for _, s := range v.SS {
-			n += len(s)
-		}
-		return n
+		return totalLen(v.SS)
 	case TypeNS:
 		n := 0
 		for _, s := range v.SS {
@@ -56,11 +62,7 @@ func valueSize(v AttributeValue) int {
 		}
 		return n
 	case TypeBS:
-		n := 0
-		for _, b := range v.BS {
-			n += len(b)
-		}
-		return n
+		return totalLen(v.BS)
 	case TypeL:
 		n := 3
 		for i := range v.L {

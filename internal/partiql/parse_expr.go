@@ -41,18 +41,7 @@ func (p *parser) expr() (Expr, error) {
 		return nil, err
 	}
 	defer p.leave()
-	l, err := p.and()
-	if err != nil {
-		return nil, err
-	}
-	for p.acceptKw("OR") {
-		r, err := p.rhs(p.and)
-		if err != nil {
-			return nil, err
-		}
-		l = &Binary{Op: OpOr, L: l, R: r}
-	}
-	return l, nil
+	return p.binary("OR", OpOr, p.and)
 }
 
 // rhs parses the right operand of an infix operator.
@@ -63,17 +52,21 @@ func (p *parser) rhs(f func() (Expr, error)) (Expr, error) {
 	return f()
 }
 
-func (p *parser) and() (Expr, error) {
-	l, err := p.not()
+func (p *parser) and() (Expr, error) { return p.binary("AND", OpAnd, p.not) }
+
+// binary parses operand {keyword operand}, left-associative, into Binary
+// expressions of op.
+func (p *parser) binary(keyword string, op Op, operand func() (Expr, error)) (Expr, error) {
+	l, err := operand()
 	if err != nil {
 		return nil, err
 	}
-	for p.acceptKw("AND") {
-		r, err := p.rhs(p.not)
+	for p.acceptKw(keyword) {
+		r, err := p.rhs(operand)
 		if err != nil {
 			return nil, err
 		}
-		l = &Binary{Op: OpAnd, L: l, R: r}
+		l = &Binary{Op: op, L: l, R: r}
 	}
 	return l, nil
 }

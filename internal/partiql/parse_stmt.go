@@ -17,44 +17,64 @@ func (p *parser) selectRest() (*Statement, error) {
 	if !p.acceptKw("FROM") {
 		return nil, p.unexpected()
 	}
-	if err := p.tableRef(st, p.unexpected()); err != nil {
+	if err := p.tableHead(st, p.unexpected()); err != nil {
 		return nil, err
 	}
-	if err := p.noAlias(); err != nil {
+	if err := p.optional(st, "WHERE", p.where); err != nil {
 		return nil, err
 	}
-	if p.acceptKw("WHERE") {
-		w, err := p.condition()
-		if err != nil {
-			return nil, err
-		}
-		st.Where = w
-	}
-	if p.acceptKw("ORDER") {
-		if err := p.orderBy(st); err != nil {
-			return nil, err
-		}
+	if err := p.optional(st, "ORDER", p.orderBy); err != nil {
+		return nil, err
 	}
 	return st, nil
 }
 
+// tableHead parses a statement's table, missing being the error of its
+// absence, and refuses an alias after it.
+func (p *parser) tableHead(st *Statement, missing error) error {
+	if err := p.tableRef(st, missing); err != nil {
+		return err
+	}
+	return p.noAlias()
+}
+
+// optional parses clause when the next token is its keyword kw (consumed).
+func (p *parser) optional(st *Statement, kw string, clause func(*Statement) error) error {
+	if !p.acceptKw(kw) {
+		return nil
+	}
+	return clause(st)
+}
+
+// where parses what follows WHERE into st.Where.
+func (p *parser) where(st *Statement) error {
+	w, err := p.condition()
+	if err != nil {
+		return err
+	}
+	st.Where = w
+	return nil
+}
+
 // projection parses "*" or a list of paths.
 func (p *parser) projection(st *Statement) error {
-	for {
+	err := p.commaSeparated(func() error {
 		if p.accept(tkPunct, "*") {
 			st.Star = true
-		} else if t := p.peek(); t.kind == tkIdent && strings.EqualFold(t.text, "COUNT") && p.toks[p.i+1].kind == tkPunct && p.toks[p.i+1].text == "(" {
+			return nil
+		}
+		if t := p.peek(); t.kind == tkIdent && strings.EqualFold(t.text, "COUNT") && p.toks[p.i+1].kind == tkPunct && p.toks[p.i+1].text == "(" {
 			return p.errAggregate(t)
-		} else {
-			path, err := p.path()
-			if err != nil {
-				return err
-			}
-			st.Projection = append(st.Projection, path)
 		}
-		if !p.accept(tkPunct, ",") {
-			break
+		path, err := p.path()
+		if err != nil {
+			return err
 		}
+		st.Projection = append(st.Projection, path)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if st.Star && len(st.Projection) > 0 {
 		return ddberr.Validation("Other attributes should not be present in the projection when '*' is used.")
@@ -83,7 +103,7 @@ func (p *parser) orderBy(st *Statement) error {
 	if !p.acceptKw("BY") {
 		return p.unexpected()
 	}
-	for {
+	return p.commaSeparated(func() error {
 		name, ok := p.name()
 		if !ok {
 			return p.unexpected()
@@ -95,6 +115,17 @@ func (p *parser) orderBy(st *Statement) error {
 			p.acceptKw("ASC")
 		}
 		st.OrderBy = append(st.OrderBy, o)
+		return nil
+	})
+}
+
+// commaSeparated parses one or more elements with elem, separated by
+// commas.
+func (p *parser) commaSeparated(elem func() error) error {
+	for {
+		if err := elem(); err != nil {
+			return err
+		}
 		if !p.accept(tkPunct, ",") {
 			return nil
 		}
@@ -139,48 +170,36 @@ func errNoKeyEquality() error {
 // updateRest parses what follows UPDATE: table SET/REMOVE ... WHERE ... [RETURNING ...].
 func (p *parser) updateRest() (*Statement, error) {
 	st := &Statement{Kind: Update}
-	if err := p.tableRef(st, Malformed(detailSimplePath)); err != nil {
+	if err := p.tableHead(st, Malformed(detailSimplePath)); err != nil {
 		return nil, err
 	}
-	if err := p.noAlias(); err != nil {
+	if err := p.actions(st); err != nil {
 		return nil, err
 	}
-	for {
-		var err error
-		switch {
-		case p.acceptKw("SET"):
-			err = p.setList(st)
-		case p.acceptKw("REMOVE"):
-			err = p.removeList(st)
-		default:
-			if len(st.Actions) == 0 {
-				return nil, p.unexpected()
-			}
-			return p.writeTail(st)
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
+	return p.writeTail(st)
 }
 
 // fromUpdateRest parses PartiQL's FROM-first form of UPDATE, what follows
 // FROM: table [WHERE ...] SET/REMOVE ... [RETURNING ...].
 func (p *parser) fromUpdateRest() (*Statement, error) {
 	st := &Statement{Kind: Update}
-	if err := p.tableRef(st, Malformed(detailSimplePath)); err != nil {
+	if err := p.tableHead(st, Malformed(detailSimplePath)); err != nil {
 		return nil, err
 	}
-	if err := p.noAlias(); err != nil {
+	if err := p.optional(st, "WHERE", p.where); err != nil {
 		return nil, err
 	}
-	if p.acceptKw("WHERE") {
-		w, err := p.condition()
-		if err != nil {
-			return nil, err
-		}
-		st.Where = w
+	if err := p.actions(st); err != nil {
+		return nil, err
 	}
+	if err := p.optional(st, "RETURNING", p.returning); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// actions parses one or more SET and REMOVE clauses of an UPDATE.
+func (p *parser) actions(st *Statement) error {
 	for {
 		var err error
 		switch {
@@ -189,21 +208,19 @@ func (p *parser) fromUpdateRest() (*Statement, error) {
 		case p.acceptKw("REMOVE"):
 			err = p.removeList(st)
 		case len(st.Actions) == 0:
-			return nil, p.unexpected()
+			return p.unexpected()
 		default:
-			if p.acceptKw("RETURNING") {
-				err = p.returning(st)
-			}
-			return st, err
+			return nil
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
 }
 
+// setList parses path = value {, path = value}.
 func (p *parser) setList(st *Statement) error {
-	for {
+	return p.commaSeparated(func() error {
 		path, err := p.path()
 		if err != nil {
 			return err
@@ -216,23 +233,20 @@ func (p *parser) setList(st *Statement) error {
 			return err
 		}
 		st.Actions = append(st.Actions, Action{Path: path, Value: v})
-		if !p.accept(tkPunct, ",") {
-			return nil
-		}
-	}
+		return nil
+	})
 }
 
+// removeList parses path {, path}.
 func (p *parser) removeList(st *Statement) error {
-	for {
+	return p.commaSeparated(func() error {
 		path, err := p.path()
 		if err != nil {
 			return err
 		}
 		st.Actions = append(st.Actions, Action{Path: path})
-		if !p.accept(tkPunct, ",") {
-			return nil
-		}
-	}
+		return nil
+	})
 }
 
 // deleteRest parses what follows DELETE: FROM table WHERE ... [RETURNING ALL OLD *].
@@ -241,10 +255,7 @@ func (p *parser) deleteRest() (*Statement, error) {
 	if !p.acceptKw("FROM") {
 		return nil, p.unexpected()
 	}
-	if err := p.tableRef(st, Malformed(detailSimplePath)); err != nil {
-		return nil, err
-	}
-	if err := p.noAlias(); err != nil {
+	if err := p.tableHead(st, Malformed(detailSimplePath)); err != nil {
 		return nil, err
 	}
 	return p.writeTail(st)
@@ -258,15 +269,11 @@ func (p *parser) writeTail(st *Statement) (*Statement, error) {
 		}
 		return nil, p.leftover()
 	}
-	w, err := p.condition()
-	if err != nil {
+	if err := p.where(st); err != nil {
 		return nil, err
 	}
-	st.Where = w
-	if p.acceptKw("RETURNING") {
-		if err := p.returning(st); err != nil {
-			return nil, err
-		}
+	if err := p.optional(st, "RETURNING", p.returning); err != nil {
+		return nil, err
 	}
 	return st, nil
 }

@@ -197,12 +197,5 @@ func updateValue(x Expr, r *renderer) (string, error) {
 	case *PathExpr:
 		return r.path(x.Path), nil
 	}
-	if !isValue(x) {
-		return "", ddberr.Validation("Unsupported operator in Update Expression. Operator: " + describe(x))
-	}
-	v, err := Value(x, r.params)
-	if err != nil {
-		return "", err
-	}
-	return r.value(v), nil
+	return r.valueOperand(x, "Unsupported operator in Update Expression. Operator: ")
 }

@@ -70,8 +70,15 @@ func (r *renderer) operand(x Expr) (string, error) {
 	case *Missing:
 		return "", ddberr.Validation("MISSING must be compared using IS operator")
 	}
+	return r.valueOperand(x, "Unsupported operation: ")
+}
+
+// valueOperand renders x, which must be a value (a literal or a
+// parameter), as a placeholder; when it is not, the refusal is the
+// message refused followed by a description of x.
+func (r *renderer) valueOperand(x Expr, refused string) (string, error) {
 	if !isValue(x) {
-		return "", ddberr.Validation("Unsupported operation: " + describe(x))
+		return "", ddberr.Validation(refused + describe(x))
 	}
 	v, err := Value(x, r.params)
 	if err != nil {
@@ -135,43 +142,44 @@ func (r *renderer) cond(x Expr) (string, error) {
 
 // join renders a BETWEEN b AND c.
 func (r *renderer) join(sep1 string, xs []Expr, sep2 string) (string, error) {
-	a, err := r.operand(xs[0])
+	s, err := r.operands(xs)
 	if err != nil {
 		return "", err
 	}
-	b, err := r.operand(xs[1])
-	if err != nil {
-		return "", err
+	return "(" + s[0] + sep1 + s[1] + sep2 + s[2] + ")", nil
+}
+
+// operands renders each of xs as an operand.
+func (r *renderer) operands(xs []Expr) ([]string, error) {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		s, err := r.operand(x)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = s
 	}
-	c, err := r.operand(xs[2])
-	if err != nil {
-		return "", err
-	}
-	return "(" + a + sep1 + b + sep2 + c + ")", nil
+	return out, nil
 }
 
 func (r *renderer) binary(x *Binary) (string, error) {
-	if x.Op == OpAnd || x.Op == OpOr {
-		l, err := r.cond(x.L)
-		if err != nil {
-			return "", err
-		}
-		rr, err := r.cond(x.R)
-		if err != nil {
-			return "", err
-		}
-		return "(" + l + " " + x.Op.String() + " " + rr + ")", nil
-	}
 	if x.Op == OpAdd || x.Op == OpSub {
 		return "", ddberr.Validation("WHERE clause must contain an expression that resolves to a boolean")
 	}
-	l, err := r.operand(x.L)
+	render := r.operand
+	if x.Op == OpAnd || x.Op == OpOr {
+		render = r.cond
+	}
+	l, err := render(x.L)
 	if err != nil {
 		return "", err
 	}
-	rr, err := r.operand(x.R)
+	rr, err := render(x.R)
 	if err != nil {
 		return "", err
+	}
+	if x.Op == OpAnd || x.Op == OpOr {
+		return "(" + l + " " + x.Op.String() + " " + rr + ")", nil
 	}
 	return l + " " + x.Op.String() + " " + rr, nil
 }
@@ -181,13 +189,9 @@ func (r *renderer) in(x *In) (string, error) {
 		return "", errBadIn()
 	}
 	l, _ := r.operand(x.X)
-	parts := make([]string, len(x.List))
-	for i, e := range x.List {
-		s, err := r.operand(e)
-		if err != nil {
-			return "", err
-		}
-		parts[i] = s
+	parts, err := r.operands(x.List)
+	if err != nil {
+		return "", err
 	}
 	return l + " IN (" + strings.Join(parts, ", ") + ")", nil
 }

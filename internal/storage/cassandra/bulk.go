@@ -16,10 +16,12 @@ import (
 // and the intent it has alone; only the waiting between them goes.
 
 // writeParallelism is how many independent single-item writes callers run
-// at once (storage.ParallelWriter): each is a SERIAL read, an intent, a
+// at once (storage.ParallelWriter): each is a read, an intent, a
 // lightweight transaction and its derived rows, so a caller that waited
-// for each in turn would leave the cluster idle.
-const writeParallelism = 16
+// for each in turn would leave the cluster idle. 64 rather than 16: a
+// BatchWriteItem call then writes all its items at once, and the expiry
+// pass, one writer alone, keeps the node busy (docs/adr/0018e).
+const writeParallelism = 64
 
 // WriteParallelism implements storage.ParallelWriter.
 func (b *Backend) WriteParallelism() int { return writeParallelism }

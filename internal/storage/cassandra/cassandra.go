@@ -113,6 +113,11 @@ type Backend struct {
 	closed   atomic.Bool
 
 	fe frontend // intents.go: this process's write intents and liveness lease
+
+	absent absence // blind.go: which tables' writes skip their first read
+	// blindAlways, when set (by tests), makes every write whose function
+	// yields an image for an absent item try a blind insert first.
+	blindAlways atomic.Bool
 }
 
 var prefixRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,23}$`)

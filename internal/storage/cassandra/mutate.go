@@ -152,7 +152,8 @@ func (b *Backend) GetItem(ctx context.Context, t *storage.Table, key storage.Key
 	return out, nil
 }
 
-// Mutate reads the item (at QUORUM first, see mutate), runs fn and writes
+// Mutate reads the item (at QUORUM first, see mutate; not at all when a
+// blind insert is tried, see blind.go), runs fn and writes
 // its result with a lightweight transaction fenced on the version read (IF
 // NOT EXISTS for an absent item); a lost race runs again from a fresh
 // SERIAL read, at most Options.MaxAttempts times with jittered backoff. A delete of an absent
@@ -186,6 +187,15 @@ func (b *Backend) mutate(ctx context.Context, t *storage.Table, p phys, key stor
 	// round first) and the next attempt read at SERIAL. Every later read,
 	// which may have to settle a round in doubt, is at SERIAL.
 	readCL := gocql.Quorum
+	// A probably absent item is written without that read (blind.go); if
+	// it exists after all, the reads start at SERIAL.
+	tried, done, err := b.insertBlind(ctx, t, p, key, fn, &doubtful)
+	if err != nil || done {
+		return nil, err
+	}
+	if tried {
+		readCL = gocql.Serial
+	}
 	for attempt := 1; ; attempt++ {
 		var cur *current
 		cl := readCL
@@ -196,6 +206,9 @@ func (b *Backend) mutate(ctx context.Context, t *storage.Table, p phys, key stor
 		})
 		if err != nil {
 			return nil, err
+		}
+		if attempt == 1 && !tried {
+			b.absent.note(t.ID, cur == nil)
 		}
 		if a, ok := resolveDoubt(&doubtful, cur); ok {
 			return nil, b.writeEffects(ctx, t, p, key, a.old, a.nw, a.ver)
@@ -229,10 +242,7 @@ func (b *Backend) mutate(ctx context.Context, t *storage.Table, p phys, key stor
 			return nil, err
 		}
 		if applied {
-			if hook := b.beforeIndexes.Load(); hook != nil {
-				(*hook)()
-			}
-			return nil, b.writeEffects(ctx, t, p, key, old, nw, ver)
+			return nil, b.committed(ctx, t, p, key, old, nw, ver)
 		}
 		if attempt >= b.maxAttempts {
 			return nil, fmt.Errorf("cassandra: lost %d write races in a row on one item", attempt)

@@ -1,0 +1,108 @@
+package cassandra
+
+import (
+	"context"
+	"hash/maphash"
+	"sync/atomic"
+
+	"github.com/extenddb/extenddb/internal/item"
+	"github.com/extenddb/extenddb/internal/storage"
+)
+
+// Blind inserts (docs/adr/0018e): a single-item write's first read is
+// skipped when the item is probably absent. The write then runs its
+// function on no item and, if that yields an image, makes the fenced
+// write an absent item gets (the directory entry, the intent, then
+// INSERT ... IF NOT EXISTS). The LWT is the fence either way: if the item
+// exists (a row, a tombstone, or a transaction's mark), it does not apply,
+// and the write goes on as any write whose first attempt lost a race, from
+// a SERIAL read. A function that on no item fails or writes nothing (a
+// condition that wants the item, a delete) is never run blind: its outcome
+// must rest on a read.
+//
+// Whether an item is probably absent is guessed per table from this
+// process's recent writes (the absence counters): a table being loaded with new items
+// gets blind inserts, one whose writes mostly find their items does not,
+// so that a wrong guess (an intent and an LWT that does not apply, then
+// the read after all) stays rare.
+
+// absentSlots is the number of absence counters; tables share them by a
+// hash of their ID, which bounds the memory whatever the number of tables
+// (a shared slot only makes the guess worse).
+const absentSlots = 256
+
+// A counter counts up by absentHit for a write that found its item absent,
+// down by absentMiss for one that found it present, within [0, absentMax];
+// writes of a table whose counter is at least absentBlind go blind. A
+// table's first writes read (the counter starts at 0); from then on one
+// miss in five keeps the counter where it is.
+const (
+	absentHit   = 1
+	absentMiss  = 4
+	absentMax   = 16
+	absentBlind = 8
+)
+
+var absentSeed = maphash.MakeSeed()
+
+// absence holds the counters of Backend.absent.
+type absence [absentSlots]atomic.Int32
+
+func (f *absence) slot(tableID string) *atomic.Int32 {
+	return &f[maphash.String(absentSeed, tableID)%absentSlots]
+}
+
+// blind reports whether a write of table tableID should skip its first
+// read.
+func (f *absence) blind(tableID string) bool {
+	return f.slot(tableID).Load() >= absentBlind
+}
+
+// note records whether a write of table tableID found its item absent.
+func (f *absence) note(tableID string, absent bool) {
+	s := f.slot(tableID)
+	for {
+		v := s.Load()
+		n := max(v-absentMiss, 0)
+		if absent {
+			n = min(v+absentHit, absentMax)
+		}
+		if n == v || s.CompareAndSwap(v, n) {
+			return
+		}
+	}
+}
+
+// insertBlind makes a blind first attempt of a write of key (see the top
+// of this file) when the table's counter calls for it. tried reports
+// whether it sent the LWT; done that the write is complete (applied, its
+// derived rows written). When tried and not done, the item exists (or the
+// attempt is in doubt, in doubtful) and the caller reads it at SERIAL.
+func (b *Backend) insertBlind(ctx context.Context, t *storage.Table, p phys, key storage.Key, fn storage.MutateFunc,
+	doubtful *[]attemptInDoubt) (tried, done bool, err error) {
+	if !b.blindAlways.Load() && !b.absent.blind(t.ID) {
+		return false, false, nil
+	}
+	nw, fnErr := storage.CallMutateFunc(fn, nil)
+	if fnErr != nil || nw == nil {
+		return false, false, nil
+	}
+	ver, applied, err := b.attemptWrite(ctx, t, p, key, nil, nw, nil, doubtful)
+	if err != nil {
+		return true, false, err
+	}
+	b.absent.note(t.ID, applied)
+	if !applied {
+		return true, false, nil
+	}
+	return true, true, b.committed(ctx, t, p, key, nil, nw, ver)
+}
+
+// committed writes the effects of a write whose LWT applied (old -> nw at
+// version ver), after the test hook between the two.
+func (b *Backend) committed(ctx context.Context, t *storage.Table, p phys, key storage.Key, old, nw item.Item, ver int64) error {
+	if hook := b.beforeIndexes.Load(); hook != nil {
+		(*hook)()
+	}
+	return b.writeEffects(ctx, t, p, key, old, nw, ver)
+}
