@@ -150,15 +150,23 @@ func TestBackupRestoreRoundTrip(t *testing.T) {
 
 	// Overrides: on-demand billing, no GSI.
 	dst2 := tableName("bk_dst2")
+	restoredAt := time.Now().Add(-time.Second)
 	_, err = c.RestoreTableFromBackup(ctxT(t), &dynamodb.RestoreTableFromBackupInput{BackupArn: aws.String(arn), TargetTableName: aws.String(dst2),
 		BillingModeOverride: types.BillingModePayPerRequest, GlobalSecondaryIndexOverride: []types.GlobalSecondaryIndex{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	waitStatus(t, c, dst2, types.TableStatusActive, 60*time.Second)
-	if d2 := describe(t, c, dst2); len(d2.GlobalSecondaryIndexes) != 0 || d2.BillingModeSummary == nil ||
+	d2 := describe(t, c, dst2)
+	if len(d2.GlobalSecondaryIndexes) != 0 || d2.BillingModeSummary == nil ||
 		d2.BillingModeSummary.BillingMode != types.BillingModePayPerRequest || aws.ToInt64(d2.ItemCount) != 60 && aws.ToInt64(d2.ItemCount) != 0 {
 		t.Fatalf("restored table with overrides = %+v", d2)
+	}
+	// An on-demand table reports when it became on demand: for a restored
+	// table, its creation (a zero time was described as -62135596800).
+	// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BillingModeSummary.html
+	if at := d2.BillingModeSummary.LastUpdateToPayPerRequestDateTime; at == nil || at.Before(restoredAt) {
+		t.Fatalf("restored on-demand table's LastUpdateToPayPerRequestDateTime = %v, want its creation (after %v)", at, restoredAt)
 	}
 
 	testListBackups(t, c, src, arn)

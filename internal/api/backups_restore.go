@@ -142,7 +142,9 @@ func (e *Engine) restoredTable(name string, src *storage.Table, summary storage.
 		t.Throughput = storage.Throughput{ReadCapacityUnits: *tp.ReadCapacityUnits, WriteCapacityUnits: *tp.WriteCapacityUnits}
 	}
 	if t.BillingMode == "PAY_PER_REQUEST" {
-		t.Throughput = storage.Throughput{}
+		// On demand since its creation, as a table CreateTable makes on
+		// demand (LastUpdateToPayPerRequestDateTime).
+		t.Throughput, t.BillingModeUpdated = storage.Throughput{}, now
 	} else if t.Throughput.ReadCapacityUnits == 0 {
 		return nil, invalid("ProvisionedThroughputOverride is required when restoring an on-demand table with BillingModeOverride PROVISIONED")
 	}

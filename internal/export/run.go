@@ -89,6 +89,13 @@ func (s *Service) write(ctx context.Context, run *jobs.Run, dir string, p *Param
 	if err != nil {
 		return nil, err
 	}
+	err = dataformat.ClaimBucket(filepath.Join(s.root, p.S3Bucket), storage.NamespaceAccount(run.Job.Account))
+	if errors.Is(err, dataformat.ErrBucketAccessDenied) {
+		return nil, failf("S3AccessDenied", "Access Denied: bucket %s belongs to another account", p.S3Bucket)
+	}
+	if err != nil {
+		return nil, failf("S3AccessDenied", "the export folder could not be written: %v", err)
+	}
 	if err := os.RemoveAll(dir); err != nil {
 		return nil, failf("S3AccessDenied", "the export folder could not be written: %v", err)
 	}

@@ -36,6 +36,7 @@ const checkpointEvery = 50_000
 var skipped = map[string]bool{
 	"manifest-summary.json": true, "manifest-summary.md5": true,
 	"manifest-files.json": true, "manifest-files.md5": true, "_started": true,
+	dataformat.BucketOwnerFile: true,
 }
 
 // sourceFiles lists the files of the source, as S3 would list the
@@ -124,6 +125,15 @@ func progressOf(c *cursor) jobs.Progress {
 // load reads every source file from cursor c on into t.
 func (s *Service) load(ctx context.Context, run *jobs.Run, t *storage.Table, p *Params, c *cursor) error {
 	files, err := s.sourceFiles(p.Source)
+	if err != nil {
+		return err
+	}
+	// The bucket's owner is checked once its directory is known to exist
+	// (sourceFiles), before any of its files is read.
+	err = dataformat.CheckBucketOwner(filepath.Join(s.root, p.Source.S3Bucket), storage.NamespaceAccount(run.Job.Account))
+	if errors.Is(err, dataformat.ErrBucketAccessDenied) {
+		return &failure{code: "S3AccessDenied", msg: fmt.Sprintf("Access Denied: bucket %s belongs to another account", p.Source.S3Bucket)}
+	}
 	if err != nil {
 		return err
 	}

@@ -53,7 +53,7 @@ func protocolRequest() (r *http.Request, reset func()) {
 //
 //	go test -run TestProtocolAllocationCeiling -v ./internal/protocol/
 //	go test -run X -bench ProtocolRoundTrip -benchmem ./internal/protocol/
-const protocolCeiling = 12
+const protocolCeiling = 8
 
 func TestProtocolAllocationCeiling(t *testing.T) {
 	if raceEnabled {

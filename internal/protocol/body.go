@@ -34,22 +34,23 @@ const baseReservation = 64 << 10
 var errBodyRead = ddberr.Serialization("")
 
 // readBody reads and decodes r's body, reserving memory from res as bytes
-// arrive; it never reserves or allocates from a declared Content-Length.
+// arrive; it never reserves from a declared Content-Length, and allocates
+// from one only below 4 KB (firstBufferSize).
 // Errors: RequestTooLarge (413) past MaxBodyBytes, sent or decoded;
 // InternalFailure (500) for a body that does not decompress or an unknown
 // Content-Encoding, as DynamoDB answers; ThrottlingException when the memory
 // budget stays full.
 func readBody(ctx context.Context, w http.ResponseWriter, r *http.Request, res *admission.Reservation) ([]byte, error) {
 	if r.ContentLength > MaxBodyBytes {
-		return nil, tooLarge()
+		return nil, tooLargeClose(w)
 	}
-	raw := &rawReader{r: http.MaxBytesReader(w, r.Body, MaxBodyBytes)}
+	raw := &rawReader{r: r.Body, left: MaxBodyBytes}
 	src, closeSrc, err := decoder(r.Header.Get("Content-Encoding"), raw)
 	if err != nil {
-		return nil, classify(err, raw)
+		return nil, classify(w, err, raw)
 	}
 	defer closeSrc()
-	buf := make([]byte, 0, 4<<10)
+	buf := make([]byte, 0, firstBufferSize(r))
 	for {
 		if len(buf) == cap(buf) {
 			if len(buf) > MaxBodyBytes {
@@ -67,7 +68,7 @@ func readBody(ctx context.Context, w http.ResponseWriter, r *http.Request, res *
 			break
 		}
 		if err != nil {
-			return nil, classify(err, raw)
+			return nil, classify(w, err, raw)
 		}
 	}
 	if len(buf) > MaxBodyBytes {
@@ -76,16 +77,43 @@ func readBody(ctx context.Context, w http.ResponseWriter, r *http.Request, res *
 	return buf, nil
 }
 
+// maxFirstBuffer is the most readBody allocates before bytes arrive.
+const maxFirstBuffer = 4 << 10
+
+// firstBufferSize is the capacity of readBody's first buffer: room for a
+// plain body whose length r declares (one byte more, so that its end is
+// seen without growing), else maxFirstBuffer. A declared length above
+// maxFirstBuffer is not trusted for more: the buffer grows as bytes
+// arrive.
+func firstBufferSize(r *http.Request) int {
+	if r.ContentLength >= 0 && r.ContentLength < maxFirstBuffer && r.Header.Get("Content-Encoding") == "" {
+		return int(r.ContentLength) + 1
+	}
+	return maxFirstBuffer
+}
+
 func tooLarge() *ddberr.Error {
 	return ddberr.RequestTooLarge("Request size exceeded %d bytes", MaxBodyBytes)
 }
 
+// closeValue is the Connection header of an answer after which the
+// connection is closed.
+var closeValue = []string{"close"}
+
+// tooLargeClose is tooLarge, with the connection closed after the answer
+// rather than the rest of the body read and thrown away (as
+// http.MaxBytesReader arranges).
+func tooLargeClose(w http.ResponseWriter) *ddberr.Error {
+	w.Header()["Connection"] = closeValue
+	return tooLarge()
+}
+
 // classify turns a read error into the client's answer: a body over the
 // limit, a connection that failed, or a body that failed to decompress.
-func classify(err error, raw *rawReader) error {
+func classify(w http.ResponseWriter, err error, raw *rawReader) error {
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) || errors.As(raw.err, &tooBig) {
-		return tooLarge()
+		return tooLargeClose(w)
 	}
 	if raw.err != nil && !errors.Is(raw.err, io.EOF) {
 		return errBodyRead
@@ -93,15 +121,29 @@ func classify(err error, raw *rawReader) error {
 	return ddberr.InternalFailure()
 }
 
-// rawReader remembers the error of the connection's body, to tell it from
-// a decompression error.
+// rawReader reads the connection's body up to left bytes, failing with an
+// *http.MaxBytesError past them (as http.MaxBytesReader does, without an
+// allocation of its own), and remembers the body's first error, to tell it
+// from a decompression error.
 type rawReader struct {
-	r   io.Reader
-	err error
+	r    io.Reader
+	left int64
+	err  error
 }
 
 func (r *rawReader) Read(p []byte) (int, error) {
+	if int64(len(p)) > r.left+1 {
+		// One byte more than allowed tells a body at the limit from one
+		// past it.
+		p = p[:r.left+1]
+	}
 	n, err := r.r.Read(p)
+	if int64(n) > r.left {
+		n, err = int(r.left), &http.MaxBytesError{Limit: MaxBodyBytes}
+		r.left = 0
+	} else {
+		r.left -= int64(n)
+	}
 	if err != nil && r.err == nil {
 		r.err = err
 	}

@@ -156,9 +156,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	reqID := newRequestID()
 	h := w.Header()
-	h[requestIDKey] = []string{reqID}
 	h["Server"] = serverValue
 	if setCORS(h, r, s.CORSOrigins) {
 		writeBody(w, "", http.StatusOK, nil)
@@ -212,18 +210,39 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	var out []byte
-	if a, ok := resp.(Appender); ok {
-		out = a.AppendJSON(make([]byte, 0, 256))
-	} else {
-		out, err = json.Marshal(resp)
+	a, ok := resp.(Appender)
+	if !ok {
+		out, err := json.Marshal(resp)
 		if err != nil {
 			s.writeError(w, r, err)
 			return
 		}
+		h["Content-Type"] = jsonTypeValue
+		writeBody(w, r.Header.Get("Accept-Encoding"), http.StatusOK, out)
+		return
 	}
+	buf := getBuffer()
+	*buf = a.AppendJSON((*buf)[:0])
 	h["Content-Type"] = jsonTypeValue
-	writeBody(w, r.Header.Get("Accept-Encoding"), http.StatusOK, out)
+	writeBody(w, r.Header.Get("Accept-Encoding"), http.StatusOK, *buf)
+	putBuffer(buf)
+}
+
+// Response buffers are reused: writeBody has handed a body to the
+// connection (net/http copies it or writes it out) when it returns, so a
+// buffer is free again once the response is written. Buffers that grew
+// past maxPooledBuffer are left to the garbage collector, so that one
+// large answer does not keep its memory for good.
+const maxPooledBuffer = 64 << 10
+
+var bufferPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+func getBuffer() *[]byte { return bufferPool.Get().(*[]byte) }
+
+func putBuffer(b *[]byte) {
+	if cap(*b) <= maxPooledBuffer {
+		bufferPool.Put(b)
+	}
 }
 
 // decodeRequest names the operation of an HTTP request with a readable body
@@ -326,33 +345,32 @@ func (s *Server) writeBodyError(w http.ResponseWriter, r *http.Request, err erro
 }
 
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	e := ddberr.As(err)
+	e, ok := err.(*ddberr.Error)
+	if !ok {
+		e = ddberr.As(err)
+	}
 	if o, ok := w.(*observed); ok {
 		o.errType = e.Name()
 	}
 	if e.Status >= 500 {
 		s.logger().Error("request failed", "target", r.Header.Get("X-Amz-Target"), "error", err)
 	}
-	body := make(map[string]any, 2+len(e.Extra))
-	for k, v := range e.Extra {
-		body[k] = v
-	}
-	body["__type"] = e.Type
-	if e.Message != "" {
-		body["message"] = e.Message
-	}
-	out, mErr := json.Marshal(body)
+	buf := getBuffer()
+	out, mErr := appendErrorBody((*buf)[:0], e)
 	if mErr != nil {
-		out = []byte(`{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError","message":"Internal server error"}`)
+		out = append(out[:0], `{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError","message":"Internal server error"}`...)
 	}
-	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+	*buf = out
+	w.Header()["Content-Type"] = jsonTypeValue
 	writeBody(w, r.Header.Get("Accept-Encoding"), e.Status, out)
+	putBuffer(buf)
 }
 
-// writeBody sends body with its CRC-32 and length. A body of 4 KB or more
-// is compressed when acceptEncoding (the request's Accept-Encoding) allows
-// gzip or deflate, as DynamoDB does; the CRC-32 is then the compressed
-// bytes', which is what the SDKs verify before decompressing.
+// writeBody sends body with a new request id, its CRC-32 and its length.
+// A body of 4 KB or more is compressed when acceptEncoding (the request's
+// Accept-Encoding) allows gzip or deflate, as DynamoDB does; the CRC-32 is
+// then the compressed bytes', which is what the SDKs verify before
+// decompressing.
 func writeBody(w http.ResponseWriter, acceptEncoding string, status int, body []byte) {
 	h := w.Header()
 	if len(body) >= compressMinBytes && acceptEncoding != "" {
@@ -361,16 +379,18 @@ func writeBody(w http.ResponseWriter, acceptEncoding string, status int, body []
 			h.Set("Content-Encoding", enc)
 		}
 	}
-	// Both numbers in one string and both values in one array: two
-	// allocations instead of four.
-	var digits [32]byte
-	b := strconv.AppendUint(digits[:0], uint64(crc32.ChecksumIEEE(body)), 10)
+	// The request id and both numbers in one string, the three values in
+	// one array: two allocations instead of six.
+	var digits [requestIDLen + 32]byte
+	b := appendRequestID(digits[:0])
+	b = strconv.AppendUint(b, uint64(crc32.ChecksumIEEE(body)), 10)
 	n := len(b)
 	b = strconv.AppendInt(b, int64(len(body)), 10)
-	nums := string(b)
-	vals := &[2]string{nums[:n], nums[n:]}
-	h["X-Amz-Crc32"] = vals[0:1:1]
-	h["Content-Length"] = vals[1:2:2]
+	all := string(b)
+	vals := &[3]string{all[:requestIDLen], all[requestIDLen:n], all[n:]}
+	h[requestIDKey] = vals[0:1:1]
+	h["X-Amz-Crc32"] = vals[1:2:2]
+	h["Content-Length"] = vals[2:3:3]
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }
@@ -448,12 +468,16 @@ const localGetAnswer = `{"__type":"com.amazonaws.dynamodb.v20120810#MissingAuthe
 
 const idAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
-// newRequestID returns a 52-character request id in DynamoDB's style.
-func newRequestID() string {
-	var raw [52]byte
+// requestIDLen is the length of a request id.
+const requestIDLen = 52
+
+// appendRequestID appends a new request id in DynamoDB's style to dst:
+// requestIDLen random characters from idAlphabet.
+func appendRequestID(dst []byte) []byte {
+	var raw [requestIDLen]byte
 	_, _ = rand.Read(raw[:])
 	for i, b := range raw {
 		raw[i] = idAlphabet[int(b)%len(idAlphabet)]
 	}
-	return string(raw[:])
+	return append(dst, raw[:]...)
 }

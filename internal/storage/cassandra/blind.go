@@ -87,6 +87,11 @@ func (b *Backend) insertBlind(ctx context.Context, t *storage.Table, p phys, key
 	if fnErr != nil || nw == nil {
 		return false, false, nil
 	}
+	// An image that is not the item of key is the normal path's to refuse,
+	// after its read: on the item that exists, fn may build another image.
+	if k, err := storage.ItemKey(t, nw); err != nil || string(k.PK) != string(key.PK) || string(k.SK) != string(key.SK) {
+		return false, false, nil
+	}
 	ver, applied, err := b.attemptWrite(ctx, t, p, key, nil, nw, nil, doubtful)
 	if err != nil {
 		return true, false, err
