@@ -45,12 +45,10 @@ func collectionBytes(t *storage.Table, it item.Item) int64 {
 	return n
 }
 
-// mutate is store.Mutate with the item collection size limit: on a table
-// with local secondary indexes, a write that grows a collection beyond the
-// limit fails with ItemCollectionSizeLimitExceededException. The size is read
-// before the write, so writers racing on one collection may pass the limit
-// by their own sizes together (documented in
-// docs/adr/0004-secondary-indexes.md).
+// mutate is store.Mutate through the engine's layers: realism's effects
+// (realisticMutate, only with realism on), metering (meteredMutate, only
+// when table-use or stream hooks are set) and the item collection size
+// limit (limitedMutate).
 func (e *Engine) mutate(ctx context.Context, t *storage.Table, key storage.Key, fn storage.MutateFunc) error {
 	if e.realism != nil {
 		return e.realisticMutate(ctx, t, key, fn)
@@ -61,7 +59,12 @@ func (e *Engine) mutate(ctx context.Context, t *storage.Table, key storage.Key, 
 	return e.limitedMutate(ctx, t, key, fn)
 }
 
-// limitedMutate is mutate without the table-use report.
+// limitedMutate is mutate without the table-use report: on a table with
+// local secondary indexes, a write that grows a collection beyond the limit
+// fails with ItemCollectionSizeLimitExceededException. The size is read
+// before the write, so writers racing on one collection may pass the limit
+// by their own sizes together (documented in
+// docs/adr/0004-secondary-indexes.md).
 func (e *Engine) limitedMutate(ctx context.Context, t *storage.Table, key storage.Key, fn storage.MutateFunc) error {
 	if !hasLSI(t) {
 		return e.store.Mutate(ctx, t, key, fn)
