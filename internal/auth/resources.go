@@ -7,6 +7,7 @@ import (
 
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/partiql"
+	"github.com/extenddb/extenddb/internal/policy"
 	"github.com/extenddb/extenddb/internal/protocol"
 )
 
@@ -122,22 +123,10 @@ func streamResource(region, account, arn string) string {
 // account ID, else def (a table name, or an ARN the engine refuses).
 func arnAccount(arn, def string) string {
 	account, _, ok := arnParts(arn)
-	if !ok || !isAccountID(account) {
+	if !ok || !policy.IsAccountID(account) {
 		return def
 	}
 	return account
-}
-
-func isAccountID(s string) bool {
-	if len(s) != 12 {
-		return false
-	}
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // resourceOwner is the account whose resources a request names: the
@@ -148,7 +137,7 @@ func resourceOwner(c protocol.Caller, checks []check) (string, error) {
 	owner := c.Account
 	for _, chk := range checks {
 		acct, _, _, ok := resourceTarget(chk.resource)
-		if !ok || acct == c.Account || !isAccountID(acct) {
+		if !ok || acct == c.Account || !policy.IsAccountID(acct) {
 			continue
 		}
 		if owner != c.Account && owner != acct {

@@ -145,8 +145,11 @@ func (s *Store) del(ctx context.Context, id string) error {
 	})
 }
 
-// list returns the records whose id starts with prefix.
-func (s *Store) list(ctx context.Context, prefix string, each func(doc []byte) error) error {
+// list returns the records of s whose id starts with prefix, decoded from
+// JSON, those keep accepts (keep nil: all; keep may clear fields), in
+// ascending order of key. On a decoding error it returns the records
+// decoded before it with the error.
+func list[T any](ctx context.Context, s *Store, prefix string, keep func(*T) bool, key func(T) string) ([]T, error) {
 	var docs [][]byte
 	err := s.b.Scan(ctx, s.t, &storage.ScanRequest{Consistent: true}, func(r storage.Row) bool {
 		if strings.HasPrefix(r.Item["id"].S, prefix) {
@@ -155,14 +158,20 @@ func (s *Store) list(ctx context.Context, prefix string, each func(doc []byte) e
 		return true
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var out []T
 	for _, d := range docs {
-		if err := each(d); err != nil {
-			return err
+		var v T
+		if err = json.Unmarshal(d, &v); err != nil {
+			break
+		}
+		if keep == nil || keep(&v) {
+			out = append(out, v)
 		}
 	}
-	return nil
+	sort.Slice(out, func(i, j int) bool { return key(out[i]) < key(out[j]) })
+	return out, err
 }
 
 var (
@@ -198,14 +207,7 @@ func (s *Store) GetAccount(ctx context.Context, id string) (Account, error) {
 
 // ListAccounts returns every account, by ID.
 func (s *Store) ListAccounts(ctx context.Context) ([]Account, error) {
-	var out []Account
-	err := s.list(ctx, "account#", func(doc []byte) error {
-		var a Account
-		out = append(out, a)
-		return json.Unmarshal(doc, &out[len(out)-1])
-	})
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out, err
+	return list(ctx, s, "account#", nil, func(a Account) string { return a.ID })
 }
 
 // DeleteAccount deletes an account with its users, roles and their keys. Its
@@ -213,17 +215,14 @@ func (s *Store) ListAccounts(ctx context.Context) ([]Account, error) {
 // again.
 func (s *Store) DeleteAccount(ctx context.Context, id string) error {
 	users, err := s.ListUsers(ctx, id)
-	if err != nil {
+	roles, rerr := s.ListRoles(ctx, id)
+	if err := errors.Join(err, rerr); err != nil {
 		return err
 	}
 	for _, u := range users {
 		if err := s.DeleteUser(ctx, id, u.Name); err != nil {
 			return err
 		}
-	}
-	roles, err := s.ListRoles(ctx, id)
-	if err != nil {
-		return err
 	}
 	for _, r := range roles {
 		if err := s.DeleteRole(ctx, id, r.Name); err != nil {
@@ -250,13 +249,7 @@ func (s *Store) CreateUser(ctx context.Context, account, name string) (User, err
 
 // ListUsers returns the users of an account, by name.
 func (s *Store) ListUsers(ctx context.Context, account string) ([]User, error) {
-	var out []User
-	err := s.list(ctx, "user#"+account+"#", func(doc []byte) error {
-		out = append(out, User{})
-		return json.Unmarshal(doc, &out[len(out)-1])
-	})
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, err
+	return list(ctx, s, "user#"+account+"#", nil, func(u User) string { return u.Name })
 }
 
 // DeleteUser deletes a user and its access keys.
@@ -341,20 +334,11 @@ func (s *Store) GetAccessKey(ctx context.Context, id string) (AccessKey, error) 
 
 // ListAccessKeys returns a user's keys (without their secrets), by ID.
 func (s *Store) ListAccessKeys(ctx context.Context, account, user string) ([]AccessKey, error) {
-	var out []AccessKey
-	err := s.list(ctx, "key#", func(doc []byte) error {
-		var k AccessKey
-		if err := json.Unmarshal(doc, &k); err != nil {
-			return err
-		}
-		if k.Account == account && (user == "" || k.User == user) {
-			k.Sealed = nil
-			out = append(out, k)
-		}
-		return nil
-	})
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out, err
+	mine := func(k *AccessKey) bool {
+		k.Sealed = nil
+		return k.Account == account && (user == "" || k.User == user)
+	}
+	return list(ctx, s, "key#", mine, func(k AccessKey) string { return k.ID })
 }
 
 // DeleteAccessKey deletes a key; requests signed with it are refused

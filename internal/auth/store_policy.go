@@ -2,9 +2,7 @@ package auth
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"sort"
 
 	"github.com/extenddb/extenddb/internal/policy"
 )
@@ -62,19 +60,8 @@ func (s *Store) DeleteUserPolicy(ctx context.Context, account, user, name string
 
 // ListUserPolicies returns a user's policies, by name.
 func (s *Store) ListUserPolicies(ctx context.Context, account, user string) ([]UserPolicy, error) {
-	var out []UserPolicy
-	err := s.list(ctx, "policy#"+account+"#"+user+"#", func(doc []byte) error {
-		var p UserPolicy
-		if err := json.Unmarshal(doc, &p); err != nil {
-			return err
-		}
-		if p.Account == account && p.User == user {
-			out = append(out, p)
-		}
-		return nil
-	})
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, err
+	mine := func(p *UserPolicy) bool { return p.Account == account && p.User == user }
+	return list(ctx, s, "policy#"+account+"#"+user+"#", mine, func(p UserPolicy) string { return p.Name })
 }
 
 // principal is what authorization needs to know about a key's user.

@@ -3,11 +3,9 @@ package auth
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"time"
 )
 
@@ -65,13 +63,7 @@ func (s *Store) GetRole(ctx context.Context, account, name string) (Role, error)
 
 // ListRoles returns the roles of an account, by name.
 func (s *Store) ListRoles(ctx context.Context, account string) ([]Role, error) {
-	var out []Role
-	err := s.list(ctx, "role#"+account+"#", func(doc []byte) error {
-		out = append(out, Role{})
-		return json.Unmarshal(doc, &out[len(out)-1])
-	})
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, err
+	return list(ctx, s, "role#"+account+"#", nil, func(r Role) string { return r.Name })
 }
 
 // DeleteRole deletes a role, its policies and its sessions, which stop

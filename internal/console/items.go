@@ -34,8 +34,7 @@ func (c *Console) serveItems(w http.ResponseWriter, r *http.Request, s *session,
 	p := page{Title: name + " items", Table: name, Form: form}
 	t, err := c.describe(r, s, name)
 	if err != nil {
-		p.Error = err.Error()
-		c.render(w, r, s, http.StatusOK, "items", p)
+		c.renderError(w, r, s, "items", p, err)
 		return
 	}
 	v := itemsView{Table: t}
@@ -45,8 +44,7 @@ func (c *Console) serveItems(w http.ResponseWriter, r *http.Request, s *session,
 	p.Data = &v
 	in, err := browseInput(name, form)
 	if err != nil {
-		p.Error = err.Error()
-		c.render(w, r, s, http.StatusOK, "items", p)
+		c.renderError(w, r, s, "items", p, err)
 		return
 	}
 	op := "Scan"
@@ -60,8 +58,7 @@ func (c *Console) serveItems(w http.ResponseWriter, r *http.Request, s *session,
 		LastEvaluatedKey map[string]any
 	}
 	if err := c.call(r.Context(), s, op, in, &out); err != nil {
-		p.Error = err.Error()
-		c.render(w, r, s, http.StatusOK, "items", p)
+		c.renderError(w, r, s, "items", p, err)
 		return
 	}
 	v.Ran, v.Count, v.Scanned = true, out.Count, out.ScannedCount
@@ -148,8 +145,7 @@ func (c *Console) serveItem(w http.ResponseWriter, r *http.Request, s *session, 
 	}
 	key, err := decodeKey(v.Key)
 	if err != nil {
-		p.Error = err.Error()
-		c.render(w, r, s, http.StatusOK, "item", p)
+		c.renderError(w, r, s, "item", p, err)
 		return
 	}
 	var out struct{ Item map[string]any }
@@ -189,8 +185,7 @@ func (c *Console) saveItem(w http.ResponseWriter, r *http.Request, s *session, n
 			err = c.call(r.Context(), s, "DeleteItem", map[string]any{"TableName": name, "Key": key}, nil)
 		}
 		if err != nil {
-			p.Error = err.Error()
-			c.render(w, r, s, http.StatusOK, "item", p)
+			c.renderError(w, r, s, "item", p, err)
 			return
 		}
 		c.redirect(w, r, s, "/tables/"+url.PathEscape(name)+"/items", "Item deleted.")
@@ -203,8 +198,7 @@ func (c *Console) saveItem(w http.ResponseWriter, r *http.Request, s *session, n
 		return
 	}
 	if err := c.call(r.Context(), s, "PutItem", map[string]any{"TableName": name, "Item": item}, nil); err != nil {
-		p.Error = err.Error()
-		c.render(w, r, s, http.StatusOK, "item", p)
+		c.renderError(w, r, s, "item", p, err)
 		return
 	}
 	key := ""

@@ -48,8 +48,7 @@ func (c *Console) servePartiQL(w http.ResponseWriter, r *http.Request, s *sessio
 		NextToken string
 	}
 	if err := c.call(r.Context(), s, "ExecuteStatement", in, &out); err != nil {
-		p.Error = err.Error()
-		c.render(w, r, s, http.StatusOK, "partiql", p)
+		c.renderError(w, r, s, "partiql", p, err)
 		return
 	}
 	v.Ran, v.NextToken = true, out.NextToken

@@ -50,6 +50,13 @@ func parsePages() map[string]*template.Template {
 	return out
 }
 
+// renderError renders page name of p with err as its error, with status
+// 200: the console shows a failed call on the page that made it.
+func (c *Console) renderError(w http.ResponseWriter, r *http.Request, s *session, name string, p page, err error) {
+	p.Error = err.Error()
+	c.render(w, r, s, http.StatusOK, name, p)
+}
+
 // render writes the page name with status.
 func (c *Console) render(w http.ResponseWriter, r *http.Request, s *session, status int, name string, p page) {
 	id := s.identity()

@@ -92,8 +92,7 @@ func (c *Console) serveTables(w http.ResponseWriter, r *http.Request, s *session
 	}
 	p := page{Title: "Tables"}
 	if err := c.call(r.Context(), s, "ListTables", in, &out); err != nil {
-		p.Error = err.Error()
-		c.render(w, r, s, http.StatusOK, "tables", p)
+		c.renderError(w, r, s, "tables", p, err)
 		return
 	}
 	data := tablesPage{Next: out.LastEvaluatedTableName}
@@ -145,8 +144,7 @@ func (c *Console) serveTable(w http.ResponseWriter, r *http.Request, s *session,
 	p := page{Title: name, Table: name}
 	t, err := c.describe(r, s, name)
 	if err != nil {
-		p.Error = err.Error()
-		c.render(w, r, s, http.StatusOK, "table", p)
+		c.renderError(w, r, s, "table", p, err)
 		return
 	}
 	v := tableView{Table: t}

@@ -35,39 +35,37 @@ func decodeJSON(text string) (any, error) {
 // values themselves are checked by the operation, which reports
 // DynamoDB's own errors.
 func parseObject(text, format string) (map[string]any, error) {
-	v, err := decodeJSON(text)
-	if err != nil {
-		return nil, err
+	m, err := parseJSON[map[string]any](text, "the text must be a JSON object")
+	if err == nil && format == formatPlain {
+		m = mapValues(m, toAttributeValue)
 	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, errors.New("the text must be a JSON object")
-	}
-	if format == formatPlain {
-		for k, x := range m {
-			m[k] = toAttributeValue(x)
-		}
-	}
-	return m, nil
+	return m, err
 }
 
 // parseList parses a JSON array in format into a list of attribute values
 // (ExecuteStatement's Parameters).
 func parseList(text, format string) ([]any, error) {
+	l, err := parseJSON[[]any](text, "the parameters must be a JSON array")
+	if err == nil && format == formatPlain {
+		l = mapList(l, toAttributeValue)
+	}
+	return l, err
+}
+
+// parseJSON parses text as one JSON value of type T: an object
+// (map[string]any) or an array ([]any); notT is the error for any other
+// value.
+func parseJSON[T map[string]any | []any](text, notT string) (T, error) {
+	var zero T
 	v, err := decodeJSON(text)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
-	l, ok := v.([]any)
+	t, ok := v.(T)
 	if !ok {
-		return nil, errors.New("the parameters must be a JSON array")
+		return zero, errors.New(notT)
 	}
-	if format == formatPlain {
-		for i, x := range l {
-			l[i] = toAttributeValue(x)
-		}
-	}
-	return l, nil
+	return t, nil
 }
 
 // toAttributeValue is the DynamoDB JSON of a plain JSON value: a string is
@@ -83,19 +81,29 @@ func toAttributeValue(v any) any {
 	case nil:
 		return map[string]any{"NULL": true}
 	case []any:
-		l := make([]any, len(x))
-		for i, e := range x {
-			l[i] = toAttributeValue(e)
-		}
-		return map[string]any{"L": l}
+		return map[string]any{"L": mapList(x, toAttributeValue)}
 	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = toAttributeValue(e)
-		}
-		return map[string]any{"M": m}
+		return map[string]any{"M": mapValues(x, toAttributeValue)}
 	}
 	return v
+}
+
+// mapList is f of each element of l, in a new list.
+func mapList(l []any, f func(any) any) []any {
+	out := make([]any, len(l))
+	for i, e := range l {
+		out[i] = f(e)
+	}
+	return out
+}
+
+// mapValues is m with f of each value, in a new map.
+func mapValues(m map[string]any, f func(any) any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, e := range m {
+		out[k] = f(e)
+	}
+	return out
 }
 
 // plainValue is the plain JSON of an attribute value: sets become arrays
@@ -113,29 +121,17 @@ func plainValue(av any) any {
 			return json.Number(fmt.Sprint(v))
 		case "NS":
 			l, _ := v.([]any)
-			out := make([]any, len(l))
-			for i, n := range l {
-				out[i] = json.Number(fmt.Sprint(n))
-			}
-			return out
+			return mapList(l, func(n any) any { return json.Number(fmt.Sprint(n)) })
 		case "BOOL":
 			return v
 		case "NULL":
 			return nil
 		case "L":
 			l, _ := v.([]any)
-			out := make([]any, len(l))
-			for i, e := range l {
-				out[i] = plainValue(e)
-			}
-			return out
+			return mapList(l, plainValue)
 		case "M":
 			mm, _ := v.(map[string]any)
-			out := make(map[string]any, len(mm))
-			for k, e := range mm {
-				out[k] = plainValue(e)
-			}
-			return out
+			return mapValues(mm, plainValue)
 		}
 	}
 	return av
@@ -143,11 +139,7 @@ func plainValue(av any) any {
 
 // plainItem is the plain JSON of an item.
 func plainItem(item map[string]any) map[string]any {
-	out := make(map[string]any, len(item))
-	for k, v := range item {
-		out[k] = plainValue(v)
-	}
-	return out
+	return mapValues(item, plainValue)
 }
 
 // pretty indents v as JSON, keys sorted.

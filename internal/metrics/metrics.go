@@ -61,87 +61,65 @@ type Metrics struct {
 // New makes a registry holding extenddb's metrics, the Go runtime's and the
 // process's (CPU, memory, open files).
 func New() *Metrics {
-	r := prometheus.NewRegistry()
-	m := &Metrics{registry: r}
-	m.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "extenddb_requests_total",
-		Help: "API requests by operation (e.g. GetItem) and outcome (success, client_error, server_error).",
-	}, []string{"operation", "outcome"})
-	m.latency = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Name: "extenddb_request_duration_seconds",
-		Help: "Time to serve an API request, from its arrival to its response, by operation.",
-		// 100 µs to 10 s: a cached GetItem up to a large transaction on a remote store.
-		Buckets: prometheus.ExponentialBuckets(0.0001, 2.5, 12),
-	}, []string{"operation"})
-	m.errors = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "extenddb_errors_total",
-		Help: "Error responses by DynamoDB error type (the part of __type after '#').",
-	}, []string{"type"})
-	m.capacity = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "extenddb_consumed_capacity_units_total",
-		Help: "Capacity units consumed, as DynamoDB would count them, by table and kind (read, write).",
-	}, []string{"table", "kind"})
-	m.items = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "extenddb_items_total",
-		Help: "Items returned (read) or written (write) by table.",
-	}, []string{"table", "kind"})
-	m.bytes = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "extenddb_item_bytes_total",
-		Help: "Item bytes returned (read) or written (write), in DynamoDB's item size, by table.",
-	}, []string{"table", "kind"})
-	m.ttlDeleted = prometheus.NewCounter(prometheus.CounterOpts{
-		Name: "extenddb_ttl_expired_items_total",
-		Help: "Items deleted by Time to Live expiry.",
-	})
-	m.ttlLag = prometheus.NewGauge(prometheus.GaugeOpts{
-		Name: "extenddb_ttl_expiry_lag_seconds",
-		Help: "Seconds between the expiry time of the last item deleted by TTL and its deletion.",
-	})
-	m.backfillPages = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "extenddb_backfill_pages_total",
-		Help: "Pages (of up to the worker's page size, 256 items by default) processed by background backfills, by kind (index, ttl_enable, ttl_disable).",
-	}, []string{"kind"})
-	m.jobs = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "extenddb_jobs_total",
-		Help: "Long-running jobs (index, backup, restore, import, export) by kind and final state.",
-	}, []string{"kind", "state"})
-	m.jobUnits = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "extenddb_job_progress_units_total",
-		Help: "Units processed by long-running jobs, by kind: items read or written by backups, restores and exports, records read by imports.",
-	}, []string{"kind"})
-	m.jobBytes = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "extenddb_job_progress_bytes_total",
-		Help: "Bytes processed by long-running jobs, by kind: the billed size of the items of backups, restores and exports, the bytes of source files read by imports.",
-	}, []string{"kind"})
-	m.streamWritten = prometheus.NewCounter(prometheus.CounterOpts{
-		Name: "extenddb_stream_records_written_total",
-		Help: "DynamoDB Streams records written.",
-	})
-	m.streamTrimmed = prometheus.NewCounter(prometheus.CounterOpts{
-		Name: "extenddb_stream_records_trimmed_total",
-		Help: "DynamoDB Streams records removed after their 24-hour retention.",
-	})
-	m.storageBatch = prometheus.NewHistogram(prometheus.HistogramOpts{
-		Name:    "extenddb_sqlite_commit_batch_size",
-		Help:    "Writes committed together by one SQLite group commit.",
-		Buckets: prometheus.ExponentialBuckets(1, 2, 10),
-	})
-	m.storageFsync = prometheus.NewHistogram(prometheus.HistogramOpts{
-		Name:    "extenddb_sqlite_commit_seconds",
-		Help:    "Time of the COMMIT of one SQLite group commit (the WAL fsync with synchronous=FULL).",
-		Buckets: prometheus.ExponentialBuckets(0.0001, 2.5, 12),
-	})
-	m.storageRetries = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "extenddb_cassandra_retries_total",
-		Help: "Cassandra requests sent again, by reason: contention (a lightweight transaction lost its race), timeout (uncertain outcome), unavailable.",
-	}, []string{"reason"})
-	r.MustRegister(m.requests, m.latency, m.errors, m.capacity, m.items, m.bytes,
+	// 100 µs to 10 s: a cached GetItem up to a large transaction on a remote store.
+	seconds := prometheus.ExponentialBuckets(0.0001, 2.5, 12)
+	m := &Metrics{
+		registry: prometheus.NewRegistry(),
+		requests: counterVec("extenddb_requests_total",
+			"API requests by operation (e.g. GetItem) and outcome (success, client_error, server_error).", "operation", "outcome"),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "extenddb_request_duration_seconds",
+			Help: "Time to serve an API request, from its arrival to its response, by operation.", Buckets: seconds}, []string{"operation"}),
+		errors: counterVec("extenddb_errors_total",
+			"Error responses by DynamoDB error type (the part of __type after '#').", "type"),
+		capacity: counterVec("extenddb_consumed_capacity_units_total",
+			"Capacity units consumed, as DynamoDB would count them, by table and kind (read, write).", "table", "kind"),
+		items: counterVec("extenddb_items_total",
+			"Items returned (read) or written (write) by table.", "table", "kind"),
+		bytes: counterVec("extenddb_item_bytes_total",
+			"Item bytes returned (read) or written (write), in DynamoDB's item size, by table.", "table", "kind"),
+		ttlDeleted: counter("extenddb_ttl_expired_items_total",
+			"Items deleted by Time to Live expiry."),
+		ttlLag: prometheus.NewGauge(prometheus.GaugeOpts{Name: "extenddb_ttl_expiry_lag_seconds",
+			Help: "Seconds between the expiry time of the last item deleted by TTL and its deletion."}),
+		backfillPages: counterVec("extenddb_backfill_pages_total",
+			"Pages (of up to the worker's page size, 256 items by default) processed by background backfills, by kind (index, ttl_enable, ttl_disable).", "kind"),
+		jobs: counterVec("extenddb_jobs_total",
+			"Long-running jobs (index, backup, restore, import, export) by kind and final state.", "kind", "state"),
+		jobUnits: counterVec("extenddb_job_progress_units_total",
+			"Units processed by long-running jobs, by kind: items read or written by backups, restores and exports, records read by imports.", "kind"),
+		jobBytes: counterVec("extenddb_job_progress_bytes_total",
+			"Bytes processed by long-running jobs, by kind: the billed size of the items of backups, restores and exports, the bytes of source files read by imports.", "kind"),
+		streamWritten: counter("extenddb_stream_records_written_total",
+			"DynamoDB Streams records written."),
+		streamTrimmed: counter("extenddb_stream_records_trimmed_total",
+			"DynamoDB Streams records removed after their 24-hour retention."),
+		storageBatch: histogram("extenddb_sqlite_commit_batch_size",
+			"Writes committed together by one SQLite group commit.", prometheus.ExponentialBuckets(1, 2, 10)),
+		storageFsync: histogram("extenddb_sqlite_commit_seconds",
+			"Time of the COMMIT of one SQLite group commit (the WAL fsync with synchronous=FULL).", seconds),
+		storageRetries: counterVec("extenddb_cassandra_retries_total",
+			"Cassandra requests sent again, by reason: contention (a lightweight transaction lost its race), timeout (uncertain outcome), unavailable.", "reason"),
+	}
+	m.registry.MustRegister(m.requests, m.latency, m.errors, m.capacity, m.items, m.bytes,
 		m.ttlDeleted, m.ttlLag, m.backfillPages, m.jobs, m.jobUnits, m.jobBytes, m.streamWritten, m.streamTrimmed,
 		m.storageBatch, m.storageFsync, m.storageRetries,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
 	return m
+}
+
+// counterVec, counter and histogram make the metrics of New.
+func counterVec(name, help string, labels ...string) *prometheus.CounterVec {
+	return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
+}
+
+func counter(name, help string) prometheus.Counter {
+	return prometheus.NewCounter(prometheus.CounterOpts{Name: name, Help: help})
+}
+
+func histogram(name, help string, buckets []float64) prometheus.Histogram {
+	return prometheus.NewHistogram(prometheus.HistogramOpts{Name: name, Help: help, Buckets: buckets})
 }
 
 // Handler serves the registry in the Prometheus text exposition format (or
@@ -236,10 +214,7 @@ func (m *Metrics) ObserveTable(table, kind string, capacityUnits float64, items 
 type tableCounters struct{ capacity, items, bytes prometheus.Counter }
 
 func (m *Metrics) tableCounters(table, kind string) *tableCounters {
-	cache := &m.tablesRead
-	if kind == KindWrite {
-		cache = &m.tablesWritten
-	}
+	cache := m.tableCache(kind)
 	if c, ok := cache.Load(table); ok {
 		return c.(*tableCounters)
 	}
@@ -252,6 +227,14 @@ func (m *Metrics) tableCounters(table, kind string) *tableCounters {
 	return actual.(*tableCounters)
 }
 
+// tableCache is the cache of the tableCounters of kind.
+func (m *Metrics) tableCache(kind string) *sync.Map {
+	if kind == KindWrite {
+		return &m.tablesWritten
+	}
+	return &m.tablesRead
+}
+
 // ForgetTable removes the per-table series of table, for a deleted table:
 // without it every table ever created (test suites create thousands under
 // unique names) would keep its series until the server restarts. A table
@@ -262,11 +245,7 @@ func (m *Metrics) ForgetTable(table string) {
 		return
 	}
 	for _, kind := range []string{KindRead, KindWrite} {
-		cache := &m.tablesRead
-		if kind == KindWrite {
-			cache = &m.tablesWritten
-		}
-		cache.Delete(table)
+		m.tableCache(kind).Delete(table)
 		m.capacity.DeleteLabelValues(table, kind)
 		m.items.DeleteLabelValues(table, kind)
 		m.bytes.DeleteLabelValues(table, kind)

@@ -75,7 +75,7 @@ func awsPrincipal(v string) (string, error) {
 	switch {
 	case v == "*":
 		return v, nil
-	case isAccountID(v):
+	case IsAccountID(v):
 		return "arn:aws:iam::" + v + ":root", nil
 	case strings.ContainsAny(v, "*?"):
 		// IAM matches principals exactly: a wildcard inside an ARN would
@@ -83,14 +83,16 @@ func awsPrincipal(v string) (string, error) {
 		return "", errors.New("invalid principal: " + v + " (a wildcard may only stand alone, as \"*\"; use a condition on aws:PrincipalArn)")
 	case strings.HasPrefix(v, "arn:aws:iam::") || strings.HasPrefix(v, "arn:aws:sts::"):
 		parts := strings.SplitN(v, ":", 6)
-		if len(parts) == 6 && isAccountID(parts[4]) && parts[5] != "" {
+		if len(parts) == 6 && IsAccountID(parts[4]) && parts[5] != "" {
 			return v, nil
 		}
 	}
 	return "", errors.New("invalid principal: " + v)
 }
 
-func isAccountID(s string) bool {
+// IsAccountID reports whether s is an AWS account ID: twelve decimal
+// digits (https://docs.aws.amazon.com/accounts/latest/reference/manage-acct-identifiers.html).
+func IsAccountID(s string) bool {
 	if len(s) != 12 {
 		return false
 	}

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"errors"
 
 	"github.com/google/uuid"
@@ -50,4 +51,27 @@ func DropDeletingIndex(t *Table, indexID string) bool {
 		}
 	}
 	return false
+}
+
+// errNothingToDrop ends a DropDeletingIndexEntry whose index is gone or not
+// DELETING.
+var errNothingToDrop = errors.New("storage: nothing to drop")
+
+// DropDeletingIndexEntry is the catalog step of IndexBuilder.DropIndex for
+// backends whose UpdateTable is atomic on the entry: it removes the index
+// with ID indexID from the entry of table (account, name) with
+// DropDeletingIndex, when the entry's ID is tableID ("": any). An index or
+// table that is gone, or an index in another state, is left alone without
+// error. Errors: c.UpdateTable's.
+func DropDeletingIndexEntry(ctx context.Context, c Catalog, account, name, tableID, indexID string) error {
+	_, err := c.UpdateTable(ctx, account, name, func(t *Table) error {
+		if (tableID != "" && t.ID != tableID) || !DropDeletingIndex(t, indexID) {
+			return errNothingToDrop
+		}
+		return nil
+	})
+	if errors.Is(err, errNothingToDrop) || errors.Is(err, ErrTableNotFound) {
+		return nil
+	}
+	return err
 }

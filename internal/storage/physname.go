@@ -77,3 +77,51 @@ func SQLSourceOf(t *Table, index string) (SQLSource, error) {
 	name, err := IndexTableName(ix.ID)
 	return SQLSource{Name: name, Index: true, PKCol: "ipk", Cols: "ipk, isk, pk, sk, item, size"}, err
 }
+
+// SQLCollectionSums returns the SQL statements that each sum the stored
+// sizes (the size column) of one part of an item collection of t: its
+// items of one partition key, then their rows in each maintained local
+// secondary index. hash and pk are the placeholders of the partition hash
+// and key ("?" or "$1" and "$2"). The collection's size, which DynamoDB
+// limits to 10 GB, is their total.
+func SQLCollectionSums(t *Table, hash, pk string) ([]string, error) {
+	name, err := ItemsTableName(t.ID)
+	if err != nil {
+		return nil, err
+	}
+	sums := []string{"SELECT coalesce(sum(size), 0) FROM " + name + " WHERE h = " + hash + " AND pk = " + pk}
+	for _, ix := range t.Indexes {
+		if ix.Global || !ix.Maintained() {
+			continue
+		}
+		iname, err := IndexTableName(ix.ID)
+		if err != nil {
+			return nil, err
+		}
+		sums = append(sums, "SELECT coalesce(sum(size), 0) FROM "+iname+" WHERE h = "+hash+" AND ipk = "+pk)
+	}
+	return sums, nil
+}
+
+// SQLQueryOrder is the ORDER BY clause of a Query of an index table
+// (index) or an items table: by sort key, then for an index by table key,
+// ascending when forward, else descending.
+func SQLQueryOrder(index, forward bool) string {
+	dir := ""
+	if !forward {
+		dir = " DESC"
+	}
+	if index {
+		return " ORDER BY isk" + dir + ", pk" + dir + ", sk" + dir
+	}
+	return " ORDER BY sk" + dir
+}
+
+// SQLScanOrder is the ORDER BY clause of a Scan of an index table (index)
+// or an items table: by partition hash, then by key, ascending.
+func SQLScanOrder(index bool) string {
+	if index {
+		return " ORDER BY h, ipk, isk, pk, sk"
+	}
+	return " ORDER BY h, pk, sk"
+}

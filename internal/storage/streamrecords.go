@@ -222,6 +222,18 @@ func EncodeStreamRecordImages(r *StreamRecord, newBlob, oldBlob []byte) []byte {
 
 var errCorruptRecord = errors.New("storage: corrupt stream record")
 
+// readVarint reads a varint off the front of *b with read (binary.Uvarint
+// or binary.Varint); when *b holds none it sets *bad and returns 0.
+func readVarint[T uint64 | int64](b *[]byte, bad *bool, read func([]byte) (T, int)) T {
+	v, n := read(*b)
+	if n <= 0 {
+		*bad = true
+		return 0
+	}
+	*b = (*b)[n:]
+	return v
+}
+
 // DecodeStreamRecord parses the stored form of a record and sets its Seq.
 func DecodeStreamRecord(b []byte, seq uint64) (*StreamRecord, error) {
 	if len(b) == 0 || b[0] != streamRecordVersion {
@@ -229,24 +241,8 @@ func DecodeStreamRecord(b []byte, seq uint64) (*StreamRecord, error) {
 	}
 	b = b[1:]
 	bad := false
-	uv := func() uint64 {
-		v, n := binary.Uvarint(b)
-		if n <= 0 {
-			bad = true
-			return 0
-		}
-		b = b[n:]
-		return v
-	}
-	sv := func() int64 {
-		v, n := binary.Varint(b)
-		if n <= 0 {
-			bad = true
-			return 0
-		}
-		b = b[n:]
-		return v
-	}
+	uv := func() uint64 { return readVarint(&b, &bad, binary.Uvarint) }
+	sv := func() int64 { return readVarint(&b, &bad, binary.Varint) }
 	str := func() string {
 		n := uv()
 		if bad || n > uint64(len(b)) {

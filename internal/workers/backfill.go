@@ -55,12 +55,46 @@ type backfillCursor struct {
 	Pages int64
 }
 
-// newBackfillRunner returns the job runner of a worker's backfills over
-// store: exclusive on a backend one process owns (not a storage.Leaser).
-func newBackfillRunner(store storage.Backend, log *slog.Logger) (*jobs.Store, *jobs.Runner) {
+// backfiller is what the Indexes and TTL workers share: their store, the
+// kicker of their loop, and the job store and runner of their backfills.
+type backfiller struct {
+	store  storage.Backend
+	kick   kicker
+	jobs   *jobs.Store
+	runner *jobs.Runner
+}
+
+// newBackfiller returns a backfiller over store whose runner is exclusive
+// on a backend one process owns (not a storage.Leaser).
+func newBackfiller(store storage.Backend, log *slog.Logger) backfiller {
 	js := jobs.NewStore(store)
 	_, shared := store.(storage.Leaser)
-	return js, jobs.NewRunner(js, jobs.Config{Exclusive: !shared, Log: log, Lease: backfillLease})
+	return backfiller{store: store, kick: newKicker(), jobs: js,
+		runner: jobs.NewRunner(js, jobs.Config{Exclusive: !shared, Log: log, Lease: backfillLease})}
+}
+
+// register makes h the handler of the backfills of kind, whose records are
+// kept backfillRecordsKept after they end.
+func (b *backfiller) register(kind string, h jobs.Handler) {
+	b.runner.Register(kind, h)
+	b.runner.Expire(kind, backfillRecordsKept)
+}
+
+// Kick wakes the worker for new work. It never blocks.
+func (b *backfiller) Kick() {
+	b.kick.kick()
+}
+
+// ensureAndRun makes sure, with ensure, that every table of accounts has
+// the jobs of its pending work, then runs the jobs this process may run
+// (not those another process holds) to their end. Errors of one table do
+// not stop the others; the first is returned.
+func (b *backfiller) ensureAndRun(ctx context.Context, accounts []string, ensure func(t *storage.Table) error) error {
+	first := eachTable(ctx, b.store, accounts, ensure)
+	if err := b.runner.RunOnce(ctx); first == nil {
+		first = err
+	}
+	return first
 }
 
 // ensureJob makes sure a job (kind, id) that is not ended exists for

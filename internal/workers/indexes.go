@@ -41,31 +41,18 @@ type IndexConfig struct {
 // backfill.go): one process of those sharing the backend runs it, and a
 // restarted one resumes it from the catalog's BackfillCursor.
 type Indexes struct {
-	store  storage.Backend
-	cfg    IndexConfig
-	kick   kicker
-	jobs   *jobs.Store
-	runner *jobs.Runner
+	backfiller
+	cfg IndexConfig
 }
 
 // NewIndexes returns a worker over store.
 func NewIndexes(store storage.Backend, cfg IndexConfig) *Indexes {
-	cfg.Accounts, cfg.Log = accountsOrDefault(cfg.Accounts), logOrDefault(cfg.Log)
+	cfg.Accounts, cfg.Log, cfg.Now = accountsOrDefault(cfg.Accounts), logOrDefault(cfg.Log), clockOrDefault(cfg.Now)
 	cfg.PageSize = orDefault(cfg.PageSize, 256)
 	cfg.Sweep = orDefault(cfg.Sweep, 5*time.Second)
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	w := &Indexes{store: store, cfg: cfg, kick: newKicker()}
-	w.jobs, w.runner = newBackfillRunner(store, cfg.Log)
-	w.runner.Register(KindIndexBackfill, w.runBackfill)
-	w.runner.Expire(KindIndexBackfill, backfillRecordsKept)
+	w := &Indexes{backfiller: newBackfiller(store, cfg.Log), cfg: cfg}
+	w.register(KindIndexBackfill, w.runBackfill)
 	return w
-}
-
-// Kick wakes the worker for new work. It never blocks.
-func (w *Indexes) Kick() {
-	w.kick.kick()
 }
 
 // Run works until ctx ends: a pass at start (resuming interrupted builds),
@@ -79,7 +66,7 @@ func (w *Indexes) Run(ctx context.Context) {
 // process holds) to their end, then returns. Errors of one table are
 // logged and do not stop the others; the first is returned.
 func (w *Indexes) RunOnce(ctx context.Context) error {
-	first := eachTable(ctx, w.store, w.cfg.Accounts, func(t *storage.Table) error {
+	return w.ensureAndRun(ctx, w.cfg.Accounts, func(t *storage.Table) error {
 		var first error
 		for _, ix := range t.Indexes {
 			var err error
@@ -96,10 +83,6 @@ func (w *Indexes) RunOnce(ctx context.Context) error {
 		}
 		return first
 	})
-	if err := w.runner.RunOnce(ctx); first == nil {
-		first = err
-	}
-	return first
 }
 
 // runBackfill is the job of one index build: pages until the index is

@@ -92,6 +92,14 @@ func logOrDefault(log *slog.Logger) *slog.Logger {
 	return log
 }
 
+// clockOrDefault is now, or time.Now when now is nil.
+func clockOrDefault(now func() time.Time) func() time.Time {
+	if now == nil {
+		return time.Now
+	}
+	return now
+}
+
 func accountsOrDefault(accounts []string) []string {
 	if len(accounts) == 0 {
 		return []string{storage.DefaultAccount}

@@ -54,9 +54,7 @@ func New(store storage.Backend, cfg Config) *Pool {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
+	cfg.Now = clockOrDefault(cfg.Now)
 	return &Pool{
 		Indexes: NewIndexes(store, IndexConfig{Accounts: cfg.Accounts, PageDelay: cfg.IndexPageDelay, Log: cfg.Log, Metrics: cfg.Metrics, Now: cfg.Now}),
 		TTL: NewTTL(store, TTLConfig{Accounts: cfg.Accounts, Interval: cfg.TTLInterval,

@@ -52,16 +52,13 @@ type TTLConfig struct {
 // Several processes sharing a backend that implements storage.Leaser
 // expire each table from one of them at a time.
 type TTL struct {
-	store  storage.Backend
-	cfg    TTLConfig
-	kick   kicker
-	jobs   *jobs.Store
-	runner *jobs.Runner
+	backfiller
+	cfg TTLConfig
 }
 
 // NewTTL returns a worker over store.
 func NewTTL(store storage.Backend, cfg TTLConfig) *TTL {
-	cfg.Accounts, cfg.Log = accountsOrDefault(cfg.Accounts), logOrDefault(cfg.Log)
+	cfg.Accounts, cfg.Log, cfg.Now = accountsOrDefault(cfg.Accounts), logOrDefault(cfg.Log), clockOrDefault(cfg.Now)
 	cfg.Interval = orDefault(cfg.Interval, 30*time.Second)
 	cfg.PageSize = orDefault(cfg.PageSize, 256)
 	cfg.Batch = orDefault(cfg.Batch, 256)
@@ -71,21 +68,10 @@ func NewTTL(store storage.Backend, cfg TTLConfig) *TTL {
 		_, _ = rand.Read(b[:])
 		cfg.Owner = hex.EncodeToString(b[:])
 	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	w := &TTL{store: store, cfg: cfg, kick: newKicker()}
-	w.jobs, w.runner = newBackfillRunner(store, cfg.Log)
-	w.runner.Register(KindTTLBackfill, w.runTransition(storage.TTLEnabling, w.store.BackfillTTL))
-	w.runner.Register(KindTTLDrain, w.runTransition(storage.TTLDisabling, w.store.DrainTTL))
-	w.runner.Expire(KindTTLBackfill, backfillRecordsKept)
-	w.runner.Expire(KindTTLDrain, backfillRecordsKept)
+	w := &TTL{backfiller: newBackfiller(store, cfg.Log), cfg: cfg}
+	w.register(KindTTLBackfill, w.runTransition(storage.TTLEnabling, w.store.BackfillTTL))
+	w.register(KindTTLDrain, w.runTransition(storage.TTLDisabling, w.store.DrainTTL))
 	return w
-}
-
-// Kick wakes the worker for new work. It never blocks.
-func (w *TTL) Kick() {
-	w.kick.kick()
 }
 
 // Run works until ctx ends: a pass at start, then one after every Kick
@@ -99,7 +85,7 @@ func (w *TTL) Run(ctx context.Context) {
 // end, and deletes the expired items of every table, then returns. Errors
 // of one table do not stop the others; the first is returned.
 func (w *TTL) RunOnce(ctx context.Context) error {
-	first := eachTable(ctx, w.store, w.cfg.Accounts, func(t *storage.Table) error {
+	first := w.ensureAndRun(ctx, w.cfg.Accounts, func(t *storage.Table) error {
 		kind, ok := ttlJobKind[t.TTL.Status]
 		if !ok {
 			return nil
@@ -107,9 +93,6 @@ func (w *TTL) RunOnce(ctx context.Context) error {
 		return ensureJob(ctx, w.jobs, kind, fmt.Sprintf("%s.%d", t.ID, t.TTL.Generation), t.Account,
 			backfillParams{Table: t.Name, TableID: t.ID, Generation: t.TTL.Generation})
 	})
-	if err := w.runner.RunOnce(ctx); first == nil {
-		first = err
-	}
 	err := eachTable(ctx, w.store, w.cfg.Accounts, func(t *storage.Table) error {
 		if !t.TTL.Maintained() {
 			return nil

@@ -347,13 +347,17 @@ func (b *Backend) nextVersion(prev int64) int64 {
 // about 50ms.
 func backoff(ctx context.Context, n int) error {
 	ceil := time.Duration(min(n, 10)) * 5 * time.Millisecond
-	d := time.Duration(rand.Int64N(int64(ceil))) + time.Millisecond
-	t := time.NewTimer(d)
-	defer t.Stop()
+	return sleepCtx(ctx, time.Duration(rand.Int64N(int64(ceil)))+time.Millisecond)
+}
+
+// sleepCtx waits d or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	tm := time.NewTimer(d)
+	defer tm.Stop()
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-t.C:
+	case <-tm.C:
 		return nil
 	}
 }

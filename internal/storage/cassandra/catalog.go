@@ -212,15 +212,22 @@ func (b *Backend) ListTables(ctx context.Context, account string) ([]string, err
 		return nil, storage.ErrClosed
 	}
 	iter := b.s.Query(`SELECT name FROM `+b.catalog+`.tables WHERE account = ?`, account).WithContext(ctx).Iter()
-	var names []string
-	var name string
-	for iter.Scan(&name) {
-		names = append(names, name)
-	}
-	if err := iter.Close(); err != nil {
+	names, err := scanColumn[string](iter)
+	if err != nil {
 		return nil, fmt.Errorf("cassandra: list tables: %w", err)
 	}
 	return names, nil
+}
+
+// scanColumn returns the values of the one column of iter's rows, and
+// iter's error.
+func scanColumn[T any](iter *gocql.Iter) ([]T, error) {
+	var out []T
+	var v T
+	for iter.Scan(&v) {
+		out = append(out, v)
+	}
+	return out, iter.Close()
 }
 
 // currentTable reads the catalog entry of (account, name) at SERIAL.
@@ -266,37 +273,55 @@ func (b *Backend) UpdateTable(ctx context.Context, account, name string, fn func
 	if b.closed.Load() {
 		return nil, storage.ErrClosed
 	}
+	cur, nw, err := b.changeEntry(ctx, account, name, func(nw *storage.Table) (bool, error) {
+		return true, fn(nw)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := b.ensurePhysical(ctx, nw); err != nil {
+		return nil, err
+	}
+	if err := b.dropPhysical(ctx, removedIndexTables(b.phys(cur), b.phys(nw))); err != nil {
+		return nil, err
+	}
+	return copyTable(nw)
+}
+
+// changeEntry reads the catalog entry of (account, name) at SERIAL,
+// applies change to a copy and stores it with an update fenced on the
+// entry's version (IF version = ?), keeping its account, name and ID: a
+// deleted table (the row is gone, so the condition fails) or a concurrent
+// change is never overwritten, and a catalog row is never recreated. A
+// lost race runs change again on a fresh read, up to maxAttempts times.
+// It returns the entry read and the one stored; nw is nil when change
+// returned false or an error (returned unchanged).
+func (b *Backend) changeEntry(ctx context.Context, account, name string, change func(nw *storage.Table) (bool, error)) (*storage.Table, *storage.Table, error) {
 	for attempt := 1; ; attempt++ {
 		cur, err := b.currentTable(ctx, account, name)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		nw, err := copyTable(cur)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		if err := fn(nw); err != nil {
-			return nil, err
+		if ok, err := change(nw); err != nil || !ok {
+			return cur, nil, err
 		}
 		nw.Account, nw.Name, nw.ID = cur.Account, cur.Name, cur.ID
 		applied, err := b.storeEntry(ctx, account, name, cur, nw)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if applied {
-			if err := b.ensurePhysical(ctx, nw); err != nil {
-				return nil, err
-			}
-			if err := b.dropPhysical(ctx, removedIndexTables(b.phys(cur), b.phys(nw))); err != nil {
-				return nil, err
-			}
-			return copyTable(nw)
+			return cur, nw, nil
 		}
 		if attempt >= b.maxAttempts {
-			return nil, fmt.Errorf("cassandra: update table %s: lost %d races in a row", name, attempt)
+			return nil, nil, fmt.Errorf("cassandra: update table %s: lost %d races in a row", name, attempt)
 		}
 		if err := backoff(ctx, attempt); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 }
@@ -417,12 +442,8 @@ func (b *Backend) ListNamespaces(ctx context.Context) ([]string, error) {
 		return nil, storage.ErrClosed
 	}
 	iter := b.s.Query(`SELECT DISTINCT account FROM ` + b.catalog + `.tables`).WithContext(ctx).Iter()
-	var out []string
-	var n string
-	for iter.Scan(&n) {
-		out = append(out, n)
-	}
-	if err := iter.Close(); err != nil {
+	out, err := scanColumn[string](iter)
+	if err != nil {
 		return nil, fmt.Errorf("cassandra: list namespaces: %w", err)
 	}
 	return out, nil

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -103,18 +102,6 @@ func (b *Backend) freshEntry(ctx context.Context, t *storage.Table) (*storage.Ta
 		return t, nil
 	}
 	return cur, nil
-}
-
-// sleepCtx waits d or until ctx ends.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	tm := time.NewTimer(d)
-	defer tm.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-tm.C:
-		return nil
-	}
 }
 
 // indexByID returns t's index with this ID, or nil.
@@ -328,34 +315,16 @@ func (b *Backend) readItemPage(ctx context.Context, p phys, cursor *storage.Key,
 	var out []pageItem
 	var last storage.Key
 	// readPart reads partition pk after sort key after (nil: all of it).
+	// A deleted item's row (mutate.go) counts as a page entry with no
+	// image: it has no index row, but the page's limit and cursor count
+	// it, like the rows LIMIT returns.
 	readPart := func(pk, after []byte) error {
-		stmt := `SELECT sk, item, version FROM ` + p.items + ` WHERE pk = ?`
-		args := []any{pk}
-		if after != nil {
-			stmt += ` AND sk > ?`
-			args = append(args, after)
+		rows, err := b.readPartRows(ctx, p, pk, after, limit-len(out))
+		for _, r := range rows {
+			out = append(out, r.pageItem)
+			last = r.key
 		}
-		stmt += ` LIMIT ?`
-		args = append(args, limit-len(out))
-		iter := b.s.Query(stmt, args...).WithContext(ctx).Consistency(gocql.Quorum).PageSize(pageSize).Iter()
-		var sk, blob []byte
-		var ver int64
-		for ; iter.Scan(&sk, &blob, &ver); sk, blob = nil, nil {
-			// A deleted item's row (mutate.go) counts as a page entry
-			// with no image: it has no index row, but the page's limit
-			// and cursor count it, like the rows LIMIT returns.
-			var it item.Item
-			if blob != nil {
-				var err error
-				if it, err = item.UnmarshalItem(blob); err != nil {
-					iter.Close()
-					return fmt.Errorf("cassandra: corrupt item in %s: %w", p.items, err)
-				}
-			}
-			out = append(out, pageItem{it: it, version: ver})
-			last = storage.Key{PK: pk, SK: storage.LoadedSK(sk)}
-		}
-		return iter.Close()
+		return err
 	}
 	firstBucket := uint64(0)
 	var startH uint64
@@ -374,14 +343,10 @@ func (b *Backend) readItemPage(ctx context.Context, p phys, cursor *storage.Key,
 			args = append(args, int64(startH), cursor.PK)
 		}
 		iter := b.s.Query(stmt, args...).WithContext(ctx).Consistency(gocql.Quorum).PageSize(pageSize).Iter()
-		var pk []byte
-		for ; len(out) < limit && iter.Scan(&pk); pk = nil {
-			if err := readPart(pk, nil); err != nil {
-				iter.Close()
-				return nil, nil, err
-			}
-		}
-		if err := iter.Close(); err != nil {
+		if _, err := eachPartition(iter, func(pk []byte) (bool, error) {
+			err := readPart(pk, nil)
+			return len(out) < limit, err
+		}); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -430,43 +395,12 @@ func (b *Backend) copyIndexRows(ctx context.Context, t *storage.Table, p phys, i
 	})
 }
 
-// parallel runs f(0..n-1), at most backfillWriters at once, and returns
-// the first error.
+// parallel runs f(0..n-1), at most backfillWriters at once, with
+// storage.EachWrite: after a call fails it starts no more, lets those
+// running finish, and returns the error of the lowest index that failed.
 func parallel(ctx context.Context, n int, f func(i int) error) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		wg    sync.WaitGroup
-		once  sync.Once
-		first error
-	)
-	sem := make(chan struct{}, backfillWriters)
-	for i := 0; i < n; i++ {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			if err := f(i); err != nil {
-				once.Do(func() { first = err; cancel() })
-			}
-		}()
-	}
-	wg.Wait()
-	if first != nil {
-		return first
-	}
-	return ctx.Err()
+	return storage.EachWrite(ctx, n, backfillWriters, f)
 }
-
-// errNothingToDrop ends a DropIndex whose index is gone or not DELETING.
-var errNothingToDrop = errors.New("cassandra: nothing to drop")
 
 // DropIndex removes the index with ID indexID from table (account, name)
 // when its Status is DELETING: first its Cassandra table (writes stopped
@@ -494,16 +428,7 @@ func (b *Backend) DropIndex(ctx context.Context, account, name, indexID string) 
 	if err := b.dropPhysical(ctx, []string{b.phys(t).index[ix.IndexName]}); err != nil {
 		return err
 	}
-	_, err = b.UpdateTable(ctx, account, name, func(cur *storage.Table) error {
-		if cur.ID != t.ID || !storage.DropDeletingIndex(cur, indexID) {
-			return errNothingToDrop
-		}
-		return nil
-	})
-	if errors.Is(err, errNothingToDrop) || errors.Is(err, storage.ErrTableNotFound) {
-		return nil
-	}
-	return err
+	return storage.DropDeletingIndexEntry(ctx, b, account, name, t.ID, indexID)
 }
 
 // IndexStats counts the rows of every index of t and adds up their sizes

@@ -87,21 +87,17 @@ func deref[T any](p *T) T {
 // readItem reads key's row at consistency cl: nil when the item was never
 // written, a row with a nil item when it is deleted (a tombstone).
 func (b *Backend) readItem(ctx context.Context, p phys, key storage.Key, cl gocql.Consistency) (*current, error) {
+	// A null column (no transaction holds the item) scans as its zero
+	// value: "" and 0.
 	var c current
-	var txn *string
-	var txVer *int64
-	var txOp *int
 	err := b.s.Query(`SELECT item, version, writes, txn, tx_new, tx_ver, tx_op FROM `+p.items+` WHERE pk = ? AND sk = ?`, key.PK, storage.StoredSK(key.SK)).
-		WithContext(ctx).Consistency(cl).Scan(&c.blob, &c.version, &c.writes, &txn, &c.txNew, &txVer, &txOp)
+		WithContext(ctx).Consistency(cl).Scan(&c.blob, &c.version, &c.writes, &c.txn, &c.txNew, &c.txVer, &c.txOp)
 	if errors.Is(err, gocql.ErrNotFound) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	c.txn = deref(txn)
-	c.txVer = deref(txVer)
-	c.txOp = deref(txOp)
 	if c.blob == nil {
 		return &c, nil
 	}

@@ -336,19 +336,31 @@ func (b *Backend) scan(ctx context.Context, s source, p phys, lo, hi uint64, sta
 		}
 		iter := b.s.Query(stmt, args...).WithContext(ctx).Consistency(cl).PageSize(pageSize).Iter()
 		var h int64
-		var pk []byte
-		for ; iter.Scan(&h, &pk); pk = nil {
-			more, err := b.readPartition(ctx, s, pk, nil, nil, true, cl, visit)
-			if err != nil || !more {
-				iter.Close()
-				return err
-			}
-		}
-		if err := iter.Close(); err != nil {
+		more, err := eachPartition(iter, func(pk []byte) (bool, error) {
+			return b.readPartition(ctx, s, pk, nil, nil, true, cl, visit)
+		}, &h)
+		if err != nil || !more {
 			return err
 		}
 	}
 	return nil
+}
+
+// eachPartition calls each with the partition key of every row of iter, a
+// read of a hash directory whose last column is pk (cols receive the
+// columns before it), until each returns false or an error, and closes
+// iter. It returns false when each stopped it.
+func eachPartition(iter *gocql.Iter, each func(pk []byte) (bool, error), cols ...any) (bool, error) {
+	var pk []byte
+	dest := append(cols, &pk)
+	for ; iter.Scan(dest...); pk = nil {
+		more, err := each(pk)
+		if err != nil || !more {
+			iter.Close()
+			return false, err
+		}
+	}
+	return true, iter.Close()
 }
 
 // Stats counts the items and adds up their sizes with a full read of the

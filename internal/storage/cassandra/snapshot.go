@@ -120,15 +120,10 @@ func (b *Backend) snapshotScan(ctx context.Context, p phys, h *historySince, vis
 	for bk := 0; bk < 1<<(32-bucketShift); bk++ {
 		iter := b.s.Query(`SELECT pk FROM `+p.dir+` WHERE ix = ? AND b = ?`, "", bk).
 			WithContext(ctx).Consistency(gocql.Quorum).PageSize(pageSize).Iter()
-		var pk []byte
-		for ; iter.Scan(&pk); pk = nil {
-			more, err := b.snapshotPartition(ctx, p, pk, h, visit)
-			if err != nil || !more {
-				iter.Close()
-				return err
-			}
-		}
-		if err := iter.Close(); err != nil {
+		more, err := eachPartition(iter, func(pk []byte) (bool, error) {
+			return b.snapshotPartition(ctx, p, pk, h, visit)
+		})
+		if err != nil || !more {
 			return err
 		}
 	}

@@ -109,12 +109,7 @@ func (b *Backend) appendRecord(ctx context.Context, tid, label string, key stora
 func (b *Backend) streamBuckets(ctx context.Context, tid, label string, from int64) ([]int64, error) {
 	iter := b.s.Query(`SELECT bucket FROM `+b.catalog+`.stream_buckets WHERE tid = ? AND label = ? AND bucket >= ?`, tid, label, from).
 		WithContext(ctx).PageSize(1000).Iter()
-	var out []int64
-	var bk int64
-	for iter.Scan(&bk) {
-		out = append(out, bk)
-	}
-	return out, iter.Close()
+	return scanColumn[int64](iter)
 }
 
 // ReadStream returns up to limit records of stream (tableID, label) after

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
@@ -249,39 +248,14 @@ func (b *Backend) DrainTTL(ctx context.Context, account, name string, gen int64,
 	return true, err
 }
 
-// updateEntryIf changes the catalog entry of (account, name) with fn, an
-// update fenced on the entry's version (IF version = ?): a deleted table
-// (the row is gone, so the condition fails) or a concurrent change is
-// never overwritten, and a catalog row is never recreated. fn returns
-// false to store nothing. A lost race runs fn again on a fresh SERIAL
-// read. Unlike UpdateTable it creates and drops no Cassandra tables.
+// updateEntryIf changes the catalog entry of (account, name) with fn
+// (changeEntry); fn returns false to store nothing. It reports whether it
+// stored. Unlike UpdateTable it creates and drops no Cassandra tables.
 func (b *Backend) updateEntryIf(ctx context.Context, account, name string, fn func(t *storage.Table) bool) (bool, error) {
-	for attempt := 1; ; attempt++ {
-		cur, err := b.currentTable(ctx, account, name)
-		if err != nil {
-			return false, err
-		}
-		nw, err := copyTable(cur)
-		if err != nil {
-			return false, err
-		}
-		if !fn(nw) {
-			return false, nil
-		}
-		applied, err := b.storeEntry(ctx, account, name, cur, nw)
-		if err != nil {
-			return false, err
-		}
-		if applied {
-			return true, nil
-		}
-		if attempt >= b.maxAttempts {
-			return false, fmt.Errorf("cassandra: update table %s: lost %d races in a row", name, attempt)
-		}
-		if err := backoff(ctx, attempt); err != nil {
-			return false, err
-		}
-	}
+	_, nw, err := b.changeEntry(ctx, account, name, func(nw *storage.Table) (bool, error) {
+		return fn(nw), nil
+	})
+	return nw != nil, err
 }
 
 func sameKeyPtr(a, c *storage.Key) bool {

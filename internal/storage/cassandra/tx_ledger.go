@@ -150,13 +150,11 @@ type ledger struct {
 
 // readLedger reads ledger row id at SERIAL; nil when absent.
 func (b *Backend) readLedger(ctx context.Context, id string) (*ledger, error) {
+	// A null column scans as its zero value ("", 0, false).
 	var l ledger
-	var attempt, status, claim *string
-	var started, claimedAt, completedAt *int64
-	var completed *bool
 	err := b.retry(ctx, func() error {
 		return b.s.Query(`SELECT attempt, status, started, items, hash, claim, claimed_at, completed, completed_at, result FROM `+b.catalog+`.txns WHERE id = ?`, id).
-			WithContext(ctx).Consistency(gocql.Serial).Scan(&attempt, &status, &started, &l.items, &l.hash, &claim, &claimedAt, &completed, &completedAt, &l.result)
+			WithContext(ctx).Consistency(gocql.Serial).Scan(&l.attempt, &l.status, &l.started, &l.items, &l.hash, &l.claim, &l.claimedAt, &l.completed, &l.completedAt, &l.result)
 	})
 	if errors.Is(err, gocql.ErrNotFound) {
 		return nil, nil
@@ -164,13 +162,6 @@ func (b *Backend) readLedger(ctx context.Context, id string) (*ledger, error) {
 	if err != nil {
 		return nil, err
 	}
-	l.attempt = deref(attempt)
-	l.claim = deref(claim)
-	l.status = deref(status)
-	l.started = deref(started)
-	l.claimedAt = deref(claimedAt)
-	l.completed = deref(completed)
-	l.completedAt = deref(completedAt)
 	return &l, nil
 }
 

@@ -64,25 +64,13 @@ func (b *Backend) BackfillIndex(ctx context.Context, account, name, indexID stri
 	return done, err
 }
 
-// errNothingToDrop ends a DropIndex whose index is gone or not DELETING.
-var errNothingToDrop = errors.New("postgres: nothing to drop")
-
 // DropIndex removes the index with ID indexID from table (account, name)
 // when its Status is DELETING: its catalog entry and its physical table go
 // in one transaction (UpdateTable). An index or table that is gone, or an
 // index in another state, is left alone without error. Errors:
 // storage.ErrClosed, SQL errors.
 func (b *Backend) DropIndex(ctx context.Context, account, name, indexID string) error {
-	_, err := b.UpdateTable(ctx, account, name, func(t *storage.Table) error {
-		if !storage.DropDeletingIndex(t, indexID) {
-			return errNothingToDrop
-		}
-		return nil
-	})
-	if errors.Is(err, errNothingToDrop) || errors.Is(err, storage.ErrTableNotFound) {
-		return nil
-	}
-	return err
+	return storage.DropDeletingIndexEntry(ctx, b, account, name, "", indexID)
 }
 
 // IndexStats returns, by index ID, the row count and total size of each
@@ -151,20 +139,9 @@ func (b *Backend) CollectionSize(ctx context.Context, t *storage.Table, pk []byt
 	if b.closed.Load() {
 		return 0, storage.ErrClosed
 	}
-	name, err := storage.ItemsTableName(t.ID)
+	parts, err := storage.SQLCollectionSums(t, "$1", "$2")
 	if err != nil {
 		return 0, err
-	}
-	parts := []string{"SELECT coalesce(sum(size), 0) FROM " + name + " WHERE h = $1 AND pk = $2"}
-	for _, ix := range t.Indexes {
-		if ix.Global {
-			continue
-		}
-		iname, err := storage.IndexTableName(ix.ID)
-		if err != nil {
-			return 0, err
-		}
-		parts = append(parts, "SELECT coalesce(sum(size), 0) FROM "+iname+" WHERE h = $1 AND ipk = $2")
 	}
 	var size int64
 	err = b.pool.QueryRow(ctx, "SELECT coalesce(sum(s), 0)::bigint FROM ("+strings.Join(parts, " UNION ALL ")+") AS c(s)",

@@ -105,15 +105,7 @@ func (src rowSource) querySQL(q *storage.QueryRequest, lo, hi storage.SortBound,
 			sb.WriteString(" AND " + skCol + " " + bd.Op + " " + a.add(bd.V))
 		}
 	}
-	dir := ""
-	if !q.Forward {
-		dir = " DESC"
-	}
-	if src.Index {
-		sb.WriteString(" ORDER BY isk" + dir + ", pk" + dir + ", sk" + dir)
-	} else {
-		sb.WriteString(" ORDER BY sk" + dir)
-	}
+	sb.WriteString(storage.SQLQueryOrder(src.Index, q.Forward))
 	sb.WriteString(" LIMIT " + a.add(limit))
 	return sb.String(), a
 }
@@ -165,11 +157,7 @@ func (src rowSource) scanSQL(lo, hi int64, start *storage.Position, limit int) (
 	default:
 		sb.WriteString(" AND h >= " + a.add(lo))
 	}
-	if src.Index {
-		sb.WriteString(" ORDER BY h, ipk, isk, pk, sk")
-	} else {
-		sb.WriteString(" ORDER BY h, pk, sk")
-	}
+	sb.WriteString(storage.SQLScanOrder(src.Index))
 	sb.WriteString(" LIMIT " + a.add(limit))
 	return sb.String(), a
 }

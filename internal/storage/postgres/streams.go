@@ -159,16 +159,12 @@ const trimHistory = `WITH d AS (DELETE FROM stream_records WHERE created < $1 AN
 // items (FOR SHARE), as BackfillIndex does, so a concurrent write of one
 // of them either committed first (its image is the one registered) or
 // waits and then maintains its row itself.
-func (b *Backend) BackfillTTL(ctx context.Context, account, name string, gen int64, limit int) (done bool, err error) {
+func (b *Backend) BackfillTTL(ctx context.Context, account, name string, gen int64, limit int) (bool, error) {
 	limit = max(limit, 1)
-	err = b.inEntryTx(ctx, account, name, func(tx pgx.Tx, t *storage.Table) error {
-		done = true
-		if t.TTL.Status != storage.TTLEnabling || t.TTL.Generation != gen {
-			return nil
-		}
+	return b.ttlPage(ctx, account, name, storage.TTLEnabling, gen, func(tx pgx.Tx, t *storage.Table) (bool, error) {
 		pt, err := newPhysTable(t, t.Version)
 		if err != nil {
-			return err
+			return false, err
 		}
 		last, err := backfillPage(ctx, tx, pt, t.TTL.BackfillCursor, limit, func(batch *pgx.Batch, it item.Item) {
 			if r := storage.TTLBackfillRow(t, it); r != nil {
@@ -176,17 +172,31 @@ func (b *Backend) BackfillTTL(ctx context.Context, account, name string, gen int
 			}
 		})
 		if err != nil {
-			return err
+			return false, err
 		}
 		t.TTL.BackfillCursor = last
 		if last == nil {
 			t.TTL.Status = storage.TTLEnabled
-		} else {
-			done = false
 		}
-		if err := storeEntry(ctx, tx, t); err != nil {
+		return last == nil, storeEntry(ctx, tx, t)
+	})
+}
+
+// ttlPage runs page, one page of the TTL transition of generation gen of
+// table (account, name) towards status, in the transaction of the
+// table's locked catalog entry, and commits it; page reports whether the
+// transition is done. A table in another state or generation is done.
+func (b *Backend) ttlPage(ctx context.Context, account, name, status string, gen int64, page func(tx pgx.Tx, t *storage.Table) (bool, error)) (done bool, err error) {
+	err = b.inEntryTx(ctx, account, name, func(tx pgx.Tx, t *storage.Table) error {
+		done = true
+		if t.TTL.Status != status || t.TTL.Generation != gen {
+			return nil
+		}
+		d, err := page(tx, t)
+		if err != nil {
 			return err
 		}
+		done = d
 		return tx.Commit(ctx)
 	})
 	return done, err
@@ -194,29 +204,17 @@ func (b *Backend) BackfillTTL(ctx context.Context, account, name string, gen int
 
 // DrainTTL removes up to limit expiry rows of a DISABLING table and, when
 // none remain, makes it DISABLED (see storage.TTLStore).
-func (b *Backend) DrainTTL(ctx context.Context, account, name string, gen int64, limit int) (done bool, err error) {
+func (b *Backend) DrainTTL(ctx context.Context, account, name string, gen int64, limit int) (bool, error) {
 	limit = max(limit, 1)
-	err = b.inEntryTx(ctx, account, name, func(tx pgx.Tx, t *storage.Table) error {
-		done = true
-		if t.TTL.Status != storage.TTLDisabling || t.TTL.Generation != gen {
-			return nil
-		}
+	return b.ttlPage(ctx, account, name, storage.TTLDisabling, gen, func(tx pgx.Tx, t *storage.Table) (bool, error) {
 		tag, err := tx.Exec(ctx, `DELETE FROM ttl_rows WHERE tid = $1 AND (expire_at, pk, sk) IN
 (SELECT expire_at, pk, sk FROM ttl_rows WHERE tid = $1 ORDER BY expire_at, pk, sk LIMIT $2)`, t.ID, limit)
-		if err != nil {
-			return err
+		if err != nil || tag.RowsAffected() >= int64(limit) {
+			return false, err
 		}
-		if tag.RowsAffected() >= int64(limit) {
-			done = false
-		} else {
-			t.TTL.Status, t.TTL.AttributeName, t.TTL.BackfillCursor = storage.TTLDisabled, "", nil
-			if err := storeEntry(ctx, tx, t); err != nil {
-				return err
-			}
-		}
-		return tx.Commit(ctx)
+		t.TTL.Status, t.TTL.AttributeName, t.TTL.BackfillCursor = storage.TTLDisabled, "", nil
+		return true, storeEntry(ctx, tx, t)
 	})
-	return done, err
 }
 
 // ExpiredRows returns up to limit expiry rows of t with ExpireAt in

@@ -75,27 +75,11 @@ func (b *Backend) GetTable(ctx context.Context, account, name string) (*storage.
 
 // ListTables returns the account's table names in ascending byte order.
 func (b *Backend) ListTables(ctx context.Context, account string) ([]string, error) {
-	if b.isClosed() {
-		return nil, storage.ErrClosed
+	names, err := queryRows(ctx, b, "SELECT name FROM catalog WHERE account = ? ORDER BY name", scanString, account)
+	if names == nil && err == nil {
+		names = []string{}
 	}
-	s, err := b.readStmt(ctx, "SELECT name FROM catalog WHERE account = ? ORDER BY name")
-	if err != nil {
-		return nil, err
-	}
-	rows, err := s.QueryContext(ctx, account)
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
-	names := []string{}
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, mapErr(err)
-		}
-		names = append(names, n)
-	}
-	return names, mapErr(rows.Err())
+	return names, err
 }
 
 // UpdateTable runs fn on the writer against a copy of the committed entry
@@ -264,21 +248,5 @@ func (w *writer) tableByName(account, name string) (*storage.Table, error) {
 
 // ListNamespaces returns the distinct accounts (namespaces) of the catalog.
 func (b *Backend) ListNamespaces(ctx context.Context) ([]string, error) {
-	if b.isClosed() {
-		return nil, storage.ErrClosed
-	}
-	rows, err := b.rdb.QueryContext(ctx, "SELECT DISTINCT account FROM catalog")
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, mapErr(err)
-		}
-		out = append(out, n)
-	}
-	return out, mapErr(rows.Err())
+	return queryRows(ctx, b, "SELECT DISTINCT account FROM catalog", scanString)
 }

@@ -116,20 +116,9 @@ func (b *Backend) CollectionSize(ctx context.Context, t *storage.Table, pk []byt
 		return 0, storage.ErrClosed
 	}
 	h := int64(item.PartitionHash(pk))
-	name, err := storage.ItemsTableName(t.ID)
+	queries, err := storage.SQLCollectionSums(t, "?", "?")
 	if err != nil {
 		return 0, err
-	}
-	queries := []string{"SELECT coalesce(sum(size), 0) FROM " + name + " WHERE h = ? AND pk = ?"}
-	for _, ix := range t.Indexes {
-		if ix.Global || !ix.Maintained() {
-			continue
-		}
-		n, err := storage.IndexTableName(ix.ID)
-		if err != nil {
-			return 0, err
-		}
-		queries = append(queries, "SELECT coalesce(sum(size), 0) FROM "+n+" WHERE h = ? AND ipk = ?")
 	}
 	var total int64
 	for _, q := range queries {

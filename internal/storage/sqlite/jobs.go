@@ -18,17 +18,12 @@ import (
 // CreateJob stores a new record (see storage.JobStore).
 func (b *Backend) CreateJob(ctx context.Context, r storage.JobRecord) error {
 	return b.submit(ctx, false, func(w *writer) error {
-		res, err := w.exec("INSERT INTO jobs (kind, id, version, body) VALUES (?, ?, ?, ?) ON CONFLICT (kind, id) DO NOTHING",
+		n, err := w.execCount("INSERT INTO jobs (kind, id, version, body) VALUES (?, ?, ?, ?) ON CONFLICT (kind, id) DO NOTHING",
 			r.Kind, r.ID, r.Version, r.Body)
-		if err != nil {
-			return err
+		if err == nil && n == 0 {
+			err = storage.ErrJobExists
 		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			return storage.ErrJobExists
-		}
-		return nil
+		return err
 	})
 }
 
@@ -51,38 +46,18 @@ func (b *Backend) GetJob(ctx context.Context, kind, id string) (storage.JobRecor
 
 // ListJobs returns the records of a kind (see storage.JobStore).
 func (b *Backend) ListJobs(ctx context.Context, kind string) ([]storage.JobRecord, error) {
-	if b.isClosed() {
-		return nil, storage.ErrClosed
-	}
-	s, err := b.readStmt(ctx, "SELECT id, version, body FROM jobs WHERE kind = ? ORDER BY id")
-	if err != nil {
-		return nil, err
-	}
-	rows, err := s.QueryContext(ctx, kind)
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
-	var out []storage.JobRecord
-	for rows.Next() {
+	return queryRows(ctx, b, "SELECT id, version, body FROM jobs WHERE kind = ? ORDER BY id", func(rows *sql.Rows) (storage.JobRecord, error) {
 		r := storage.JobRecord{Kind: kind}
-		if err := rows.Scan(&r.ID, &r.Version, &r.Body); err != nil {
-			return nil, mapErr(err)
-		}
-		out = append(out, r)
-	}
-	return out, mapErr(rows.Err())
+		err := rows.Scan(&r.ID, &r.Version, &r.Body)
+		return r, err
+	}, kind)
 }
 
 // UpdateJob replaces a record at version prev (see storage.JobStore).
 func (b *Backend) UpdateJob(ctx context.Context, r storage.JobRecord, prev int64) error {
 	return b.submit(ctx, false, func(w *writer) error {
-		res, err := w.exec("UPDATE jobs SET version = ?, body = ? WHERE kind = ? AND id = ? AND version = ?",
-			r.Version, r.Body, r.Kind, r.ID, prev)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil || n == 1 {
+		if n, err := w.execCount("UPDATE jobs SET version = ?, body = ? WHERE kind = ? AND id = ? AND version = ?",
+			r.Version, r.Body, r.Kind, r.ID, prev); err != nil || n == 1 {
 			return err
 		}
 		s, err := w.stmt("SELECT count(*) FROM jobs WHERE kind = ? AND id = ?")

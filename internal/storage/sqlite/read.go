@@ -103,15 +103,7 @@ func (b *Backend) Query(ctx context.Context, t *storage.Table, q *storage.QueryR
 	}
 	sb.WriteString(startSQL)
 	args = append(args, startArgs...)
-	dir := "ASC"
-	if !q.Forward {
-		dir = "DESC"
-	}
-	if src.Index {
-		sb.WriteString(" ORDER BY isk " + dir + ", pk " + dir + ", sk " + dir)
-	} else {
-		sb.WriteString(" ORDER BY sk " + dir)
-	}
+	sb.WriteString(storage.SQLQueryOrder(src.Index, q.Forward))
 	return b.visitRows(ctx, sb.String(), args, src.Index, q.Raw, visit)
 }
 
@@ -156,11 +148,7 @@ func (b *Backend) Scan(ctx context.Context, t *storage.Table, s *storage.ScanReq
 		sb.WriteString(" AND h >= ?")
 		args = append(args, lo)
 	}
-	if src.Index {
-		sb.WriteString(" ORDER BY h, ipk, isk, pk, sk")
-	} else {
-		sb.WriteString(" ORDER BY h, pk, sk")
-	}
+	sb.WriteString(storage.SQLScanOrder(src.Index))
 	return b.visitRows(ctx, sb.String(), args, src.Index, s.Raw, visit)
 }
 

@@ -324,6 +324,49 @@ func (b *Backend) readStmt(ctx context.Context, query string) (*sql.Stmt, error)
 	return s, nil
 }
 
+// queryRows runs the read statement query with args and returns what scan
+// makes of each row. Errors: storage.ErrClosed, scan's, SQLite's (mapErr).
+func queryRows[T any](ctx context.Context, b *Backend, query string, scan func(*sql.Rows) (T, error), args ...any) ([]T, error) {
+	if b.isClosed() {
+		return nil, storage.ErrClosed
+	}
+	s, err := b.readStmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.QueryContext(ctx, args...)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, mapErr(err)
+		}
+		out = append(out, v)
+	}
+	return out, mapErr(rows.Err())
+}
+
+// execCount runs a write statement on w and returns how many rows it
+// changed.
+func (w *writer) execCount(query string, args ...any) (int64, error) {
+	res, err := w.exec(query, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// scanString scans a row of one text column.
+func scanString(rows *sql.Rows) (string, error) {
+	var s string
+	err := rows.Scan(&s)
+	return s, err
+}
+
 // forgetReadStmts closes the cached read statements that name any of the
 // physical tables.
 func (b *Backend) forgetReadStmts(names []string) {

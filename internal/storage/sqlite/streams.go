@@ -177,36 +177,18 @@ func (w *writer) dropDerived(tid string) error {
 // ReadStream returns up to limit records of stream (tableID, label) after
 // sequence number after.
 func (b *Backend) ReadStream(ctx context.Context, tableID, label string, after uint64, limit int) ([]*storage.StreamRecord, error) {
-	if b.isClosed() {
-		return nil, storage.ErrClosed
-	}
 	q, args := "SELECT seq, rec FROM stream_records WHERE tid = ? AND label = ? AND seq > ? ORDER BY seq LIMIT ?", []any{tableID, label, int64(after), max(limit, 1)}
 	if label == storage.HistoryLabel {
 		q, args = historyRead, []any{tableID, int64(after), max(limit, 1)}
 	}
-	s, err := b.readStmt(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := s.QueryContext(ctx, args...)
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
-	var out []*storage.StreamRecord
-	for rows.Next() {
+	return queryRows(ctx, b, q, func(rows *sql.Rows) (*storage.StreamRecord, error) {
 		var seq int64
 		var rec []byte
 		if err := rows.Scan(&seq, &rec); err != nil {
-			return nil, mapErr(err)
-		}
-		r, err := storage.DecodeStreamRecord(rec, uint64(seq))
-		if err != nil {
 			return nil, err
 		}
-		out = append(out, r)
-	}
-	return out, mapErr(rows.Err())
+		return storage.DecodeStreamRecord(rec, uint64(seq))
+	}, args...)
 }
 
 // historyFrom is the FROM clause of table ?1's history records (h), each
@@ -274,12 +256,8 @@ SELECT ?1, ?2, max(id) - ?3 FROM history_rows WHERE id > ?3 AND id < ?4 HAVING c
 ON CONFLICT (tid, label) DO UPDATE SET upto = max(upto, excluded.upto)`, tableID, storage.HistoryLabel, lo, bound); err != nil {
 			return err
 		}
-		res, err := w.exec("DELETE FROM history_rows WHERE id > ? AND id < ?", lo, bound)
-		if err != nil {
-			return err
-		}
-		n, _ = res.RowsAffected()
-		return nil
+		n, err = w.execCount("DELETE FROM history_rows WHERE id > ? AND id < ?", lo, bound)
+		return err
 	})
 	return n, err
 }
@@ -295,14 +273,22 @@ SELECT tid, label, max(seq) FROM stream_records WHERE `+where+` GROUP BY tid, la
 ON CONFLICT (tid, label) DO UPDATE SET upto = max(upto, excluded.upto)`, args...); err != nil {
 			return err
 		}
-		res, err := w.exec("DELETE FROM stream_records WHERE "+where, args...)
-		if err != nil {
-			return err
-		}
-		n, _ = res.RowsAffected()
-		return nil
+		var err error
+		n, err = w.execCount("DELETE FROM stream_records WHERE "+where, args...)
+		return err
 	})
 	return n, err
+}
+
+// ttlPage is entryPage for one page of the TTL transition of generation
+// gen towards status: a table in another state or generation is done.
+func (b *Backend) ttlPage(ctx context.Context, account, name, status string, gen int64, page func(w *writer, cur *storage.Table, done *bool) error) (bool, error) {
+	return b.entryPage(ctx, account, name, func(w *writer, cur *storage.Table, done *bool) error {
+		if cur.TTL.Status != status || cur.TTL.Generation != gen {
+			return nil
+		}
+		return page(w, cur, done)
+	})
 }
 
 // BackfillTTL registers the next page of items of an ENABLING table (see
@@ -312,10 +298,7 @@ func (b *Backend) BackfillTTL(ctx context.Context, account, name string, gen int
 	if limit <= 0 {
 		limit = 256
 	}
-	return b.entryPage(ctx, account, name, func(w *writer, cur *storage.Table, done *bool) error {
-		if cur.TTL.Status != storage.TTLEnabling || cur.TTL.Generation != gen {
-			return nil
-		}
+	return b.ttlPage(ctx, account, name, storage.TTLEnabling, gen, func(w *writer, cur *storage.Table, done *bool) error {
 		pt, err := newPhysTable(cur)
 		if err != nil {
 			return err
@@ -376,16 +359,13 @@ func (b *Backend) DrainTTL(ctx context.Context, account, name string, gen int64,
 	if limit <= 0 {
 		limit = 256
 	}
-	return b.entryPage(ctx, account, name, func(w *writer, cur *storage.Table, done *bool) error {
-		if cur.TTL.Status != storage.TTLDisabling || cur.TTL.Generation != gen {
-			return nil
-		}
-		res, err := w.exec(`DELETE FROM ttl_rows WHERE tid = ?1 AND (expire_at, pk, sk) IN
+	return b.ttlPage(ctx, account, name, storage.TTLDisabling, gen, func(w *writer, cur *storage.Table, done *bool) error {
+		n, err := w.execCount(`DELETE FROM ttl_rows WHERE tid = ?1 AND (expire_at, pk, sk) IN
 (SELECT expire_at, pk, sk FROM ttl_rows WHERE tid = ?1 ORDER BY expire_at, pk, sk LIMIT ?2)`, cur.ID, limit)
 		if err != nil {
 			return err
 		}
-		if n, _ := res.RowsAffected(); n >= int64(limit) {
+		if n >= int64(limit) {
 			*done = false
 			return nil
 		}
@@ -397,27 +377,12 @@ func (b *Backend) DrainTTL(ctx context.Context, account, name string, gen int64,
 // ExpiredRows returns up to limit expiry rows of t with ExpireAt in
 // (from, to].
 func (b *Backend) ExpiredRows(ctx context.Context, t *storage.Table, from, to int64, limit int) ([]storage.TTLRow, error) {
-	if b.isClosed() {
-		return nil, storage.ErrClosed
-	}
-	s, err := b.readStmt(ctx, "SELECT expire_at, pk, sk FROM ttl_rows WHERE tid = ? AND expire_at > ? AND expire_at <= ? ORDER BY expire_at, pk, sk LIMIT ?")
-	if err != nil {
-		return nil, err
-	}
-	rows, err := s.QueryContext(ctx, t.ID, from, to, max(limit, 1))
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
-	var out []storage.TTLRow
-	for rows.Next() {
+	const q = "SELECT expire_at, pk, sk FROM ttl_rows WHERE tid = ? AND expire_at > ? AND expire_at <= ? ORDER BY expire_at, pk, sk LIMIT ?"
+	return queryRows(ctx, b, q, func(rows *sql.Rows) (storage.TTLRow, error) {
 		var r storage.TTLRow
 		var sk []byte
-		if err := rows.Scan(&r.ExpireAt, &r.Key.PK, &sk); err != nil {
-			return nil, mapErr(err)
-		}
+		err := rows.Scan(&r.ExpireAt, &r.Key.PK, &sk)
 		r.Key.SK = storage.LoadedSK(sk)
-		out = append(out, r)
-	}
-	return out, mapErr(rows.Err())
+		return r, err
+	}, t.ID, from, to, max(limit, 1))
 }

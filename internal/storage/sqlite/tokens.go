@@ -50,15 +50,9 @@ func (b *Backend) ClaimToken(ctx context.Context, account, token string, request
 	err = b.submit(ctx, false, func(w *writer) error {
 		claimed, rec = false, nil
 		at := now.UnixNano()
-		res, err := w.exec(claimTokenSQL, account, token, requestHash, at, now.Add(storage.TokenLease).UnixNano())
-		if err != nil {
+		if n, err := w.execCount(claimTokenSQL, account, token, requestHash, at, now.Add(storage.TokenLease).UnixNano()); err != nil || n == 1 {
+			claimed = err == nil
 			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 1 {
-			claimed = true
-			return nil
 		}
 		s, err := w.stmt(liveTokenSQL)
 		if err != nil {
@@ -99,17 +93,12 @@ func (b *Backend) TransactWriteToken(ctx context.Context, ms []storage.Mutation,
 		if err := w.transact(ms, id); err != nil {
 			return err
 		}
-		res, err := w.exec("UPDATE tx_tokens SET completed_at = ?, expires_at = ?, result = ? WHERE account = ? AND token = ? AND claimed_at = ? AND completed_at IS NULL",
+		n, err := w.execCount("UPDATE tx_tokens SET completed_at = ?, expires_at = ?, result = ? WHERE account = ? AND token = ? AND claimed_at = ? AND completed_at IS NULL",
 			tok.Now.UnixNano(), tok.Now.Add(storage.TokenTTL).UnixNano(), tok.Result(), tok.Account, tok.Token, tok.ClaimedAt.UnixNano())
-		if err != nil {
-			return err
+		if err == nil && n == 0 {
+			err = storage.ErrTokenLost
 		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			return storage.ErrTokenLost
-		}
-		return nil
+		return err
 	})
 }
 
@@ -134,11 +123,8 @@ func (b *Backend) SetTokenResult(ctx context.Context, account, token string, cla
 func (b *Backend) SweepTokens(ctx context.Context, now time.Time) (int64, error) {
 	var n int64
 	err := b.submit(ctx, false, func(w *writer) error {
-		res, err := w.exec("DELETE FROM tx_tokens WHERE expires_at <= ?", now.UnixNano())
-		if err != nil {
-			return err
-		}
-		n, err = res.RowsAffected()
+		var err error
+		n, err = w.execCount("DELETE FROM tx_tokens WHERE expires_at <= ?", now.UnixNano())
 		return err
 	})
 	return n, err
