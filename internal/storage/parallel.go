@@ -55,12 +55,13 @@ func EachWrite(ctx context.Context, n, limit int, write func(i int) error) error
 		return failed >= 0
 	}
 	sem := make(chan struct{}, limit)
-	for i := 0; i < n && !stopped(); i++ {
+	for i := 0; i < n; i++ {
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
 		}
-		if ctx.Err() != nil {
+		// A write may have failed while the loop waited for a slot.
+		if ctx.Err() != nil || stopped() {
 			break
 		}
 		wg.Add(1)

@@ -84,3 +84,36 @@ func TestWriteParallelism(t *testing.T) {
 		t.Errorf("ParallelWriter 0: %d, want 1", got)
 	}
 }
+
+// A failure while the loop waits for a free slot stops it: the write that
+// slot would have gone to is not started.
+func TestEachWriteStartsNoneAfterFailureWhileWaiting(t *testing.T) {
+	boom := errors.New("boom")
+	release := make(chan struct{})
+	var started atomic.Int32
+	go func() {
+		for started.Load() < 2 {
+			time.Sleep(time.Millisecond)
+		}
+		time.Sleep(20 * time.Millisecond) // the loop now waits for a slot
+		close(release)
+	}()
+	err := EachWrite(context.Background(), 3, 2, func(i int) error {
+		started.Add(1)
+		switch i {
+		case 0:
+			<-release
+			return boom
+		case 1:
+			<-release
+			time.Sleep(20 * time.Millisecond)
+		}
+		return nil
+	})
+	if !errors.Is(err, boom) {
+		t.Errorf("err %v, want boom", err)
+	}
+	if n := started.Load(); n != 2 {
+		t.Errorf("started %d writes, want 2 (none after the failure)", n)
+	}
+}

@@ -80,9 +80,11 @@ func (b *Backend) captureHistory(ctx context.Context, t *storage.Table) (string,
 	}
 	id := hex.EncodeToString(raw[:])
 	now := time.Now()
-	_, err := b.UpdateTable(ctx, t.Account, t.Name, func(cur *storage.Table) error {
+	// changeEntry, not UpdateTable: a capture changes no Cassandra table,
+	// so the schema statements of UpdateTable are not sent.
+	_, _, err := b.changeEntry(ctx, t.Account, t.Name, func(cur *storage.Table) (bool, error) {
 		if cur.ID != t.ID {
-			return storage.ErrTableNotFound
+			return false, storage.ErrTableNotFound
 		}
 		for k, at := range cur.HistoryCaptures {
 			if now.Sub(at) > staleCapture {
@@ -93,7 +95,7 @@ func (b *Backend) captureHistory(ctx context.Context, t *storage.Table) (string,
 			cur.HistoryCaptures = map[string]time.Time{}
 		}
 		cur.HistoryCaptures[id] = now.UTC()
-		return nil
+		return true, nil
 	})
 	return id, err
 }
@@ -102,15 +104,15 @@ func (b *Backend) captureHistory(ctx context.Context, t *storage.Table) (string,
 // is gone has nothing to release; other failures leave the capture to be
 // removed as stale.
 func (b *Backend) releaseCapture(ctx context.Context, t *storage.Table, id string) {
-	_, _ = b.UpdateTable(ctx, t.Account, t.Name, func(cur *storage.Table) error {
-		if cur.ID != t.ID {
-			return storage.ErrTableNotFound
+	_, _, _ = b.changeEntry(ctx, t.Account, t.Name, func(cur *storage.Table) (bool, error) {
+		if _, ok := cur.HistoryCaptures[id]; !ok || cur.ID != t.ID {
+			return false, nil
 		}
 		delete(cur.HistoryCaptures, id)
 		if len(cur.HistoryCaptures) == 0 {
 			cur.HistoryCaptures = nil
 		}
-		return nil
+		return true, nil
 	})
 }
 
