@@ -146,8 +146,8 @@ func importFailure(d *types.ImportTableDescription, exportDir string) error {
 	err := fmt.Errorf("import %s: %s %s", d.ImportStatus, aws.ToString(d.FailureCode), aws.ToString(d.FailureMessage))
 	if aws.ToString(d.FailureCode) == "S3NoSuchBucket" {
 		err = fmt.Errorf("%w (the files were copied under --export-dir %s, which is not the server's export directory: "+
-			"pass the server's --export-dir; an --in-memory server's default is %s)", err, exportDir,
-			filepath.Join(os.TempDir(), "extenddb-exports"))
+			"pass the server's --export-dir; an --in-memory server without one keeps its buckets in a temporary directory "+
+			"of its own, so start it with --export-dir)", err, exportDir)
 	}
 	return err
 }

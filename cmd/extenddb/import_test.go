@@ -3,7 +3,11 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/extenddb/extenddb/internal/dataformat"
 )
@@ -26,5 +30,15 @@ func TestCopyIntoBucketSkipsOwnerFile(t *testing.T) {
 	}
 	if filepath.Base(first) != "data.json.gz" {
 		t.Fatalf("first = %s, want data.json.gz", first)
+	}
+}
+
+// An --in-memory server's buckets are in its own temporary directory, not
+// in a shared one the hint could name.
+func TestImportFailureHintInMemory(t *testing.T) {
+	d := &types.ImportTableDescription{ImportStatus: types.ImportStatusFailed, FailureCode: aws.String("S3NoSuchBucket")}
+	msg := importFailure(d, "/x").Error()
+	if strings.Contains(msg, filepath.Join(os.TempDir(), "extenddb-exports")) || !strings.Contains(msg, "start it with --export-dir") {
+		t.Fatalf("hint = %s", msg)
 	}
 }
