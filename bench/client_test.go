@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"os"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/extenddb/extenddb/internal/loadgen"
 	"github.com/extenddb/extenddb/internal/server"
 )
 
@@ -84,12 +84,7 @@ func newClient(endpoint string) *dynamodb.Client {
 	})
 }
 
-func parallelism() int {
-	if n, err := strconv.Atoi(os.Getenv(envParallelism)); err == nil && n > 0 {
-		return n
-	}
-	return 8
-}
+func parallelism() int { return envInt(envParallelism, 8) }
 
 // createTable creates a uniquely named table with a string partition key "pk"
 // and string sort key "sk", waits until it is ACTIVE, and deletes it when b
@@ -218,30 +213,11 @@ func reportOpsPerSec(b *testing.B) {
 // serverCPU returns the CPU time (user + system) the server process named by
 // EXTENDDB_BENCH_SERVER_PID has used so far, from /proc/PID/stat.
 func serverCPU() (time.Duration, bool) {
-	pid := os.Getenv(envServerPID)
-	if pid == "" {
-		return 0, false
-	}
-	stat, err := os.ReadFile("/proc/" + pid + "/stat")
+	pid, err := strconv.Atoi(os.Getenv(envServerPID))
 	if err != nil {
 		return 0, false
 	}
-	// The command name (field 2) is parenthesised and may hold spaces; utime
-	// and stime are fields 14 and 15, in clock ticks (USER_HZ, 100 on Linux).
-	i := strings.LastIndexByte(string(stat), ')')
-	if i < 0 {
-		return 0, false
-	}
-	f := strings.Fields(string(stat)[i+1:])
-	if len(f) < 13 {
-		return 0, false
-	}
-	utime, err1 := strconv.ParseInt(f[11], 10, 64)
-	stime, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, false
-	}
-	return time.Duration(utime+stime) * 10 * time.Millisecond, true
+	return loadgen.ProcessCPU(pid)
 }
 
 // measureServerCPU starts measuring; the returned func reports the server's

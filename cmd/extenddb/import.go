@@ -146,8 +146,8 @@ func importFailure(d *types.ImportTableDescription, exportDir string) error {
 	err := fmt.Errorf("import %s: %s %s", d.ImportStatus, aws.ToString(d.FailureCode), aws.ToString(d.FailureMessage))
 	if aws.ToString(d.FailureCode) == "S3NoSuchBucket" {
 		err = fmt.Errorf("%w (the files were copied under --export-dir %s, which is not the server's export directory: "+
-			"pass the server's --export-dir; an --in-memory server's default is %s)", err, exportDir,
-			filepath.Join(os.TempDir(), "extenddb-exports"))
+			"pass the server's --export-dir; an --in-memory server without one keeps its buckets in a temporary directory "+
+			"of its own, so start it with --export-dir)", err, exportDir)
 	}
 	return err
 }
@@ -180,7 +180,7 @@ func guessFormat(name, format, compression string) (string, string) {
 // copyIntoBucket copies src (a file, or every file under a directory, at
 // the same relative paths, so that the server skips an export's manifests
 // and _started as it does in S3) into dir, and returns the bytes copied
-// and the first data file's name (a file not of an export's layout).
+// and the first data file's name (dataformat.HoldsNoItems skips the rest).
 func copyIntoBucket(src, dir string) (int64, string, error) {
 	st, err := os.Stat(src)
 	if err != nil {
@@ -217,7 +217,7 @@ func copyIntoBucket(src, dir string) (int64, string, error) {
 			return 0, "", err
 		}
 		total += n
-		if first == "" && !exportLayoutFile[filepath.Base(f)] {
+		if first == "" && !dataformat.HoldsNoItems(filepath.Base(f)) {
 			first = f
 		}
 	}
@@ -225,12 +225,6 @@ func copyIntoBucket(src, dir string) (int64, string, error) {
 		return 0, "", fmt.Errorf("%s holds only an export's manifests, no data files", src)
 	}
 	return total, first, nil
-}
-
-// exportLayoutFile are the files of an export's layout that hold no items.
-var exportLayoutFile = map[string]bool{
-	dataformat.StartedFile: true, dataformat.ManifestSummaryFile: true, dataformat.ManifestSummaryChecksumFile: true,
-	dataformat.ManifestFilesFile: true, dataformat.ManifestFilesChecksumFile: true,
 }
 
 func copyFile(from, to string) (int64, error) {

@@ -16,6 +16,16 @@ import (
 // them apart. Imports skip it.
 const BucketOwnerFile = ".extenddb-bucket-owner"
 
+// HoldsNoItems reports whether a file of that name in a bucket holds no
+// items whatever its prefix: a manifest or marker of the export layout,
+// or the bucket's owner file. An import skips such files.
+func HoldsNoItems(name string) bool { return noItems[name] }
+
+var noItems = map[string]bool{
+	StartedFile: true, ManifestSummaryFile: true, ManifestSummaryChecksumFile: true,
+	ManifestFilesFile: true, ManifestFilesChecksumFile: true, BucketOwnerFile: true,
+}
+
 // ErrBucketAccessDenied is the error of an export or import of an account
 // into or from a bucket another account owns.
 var ErrBucketAccessDenied = errors.New("the bucket belongs to another account")

@@ -31,14 +31,6 @@ type cursor struct {
 // checkpoints.
 const checkpointEvery = 50_000
 
-// skipped are the files of an export's layout that hold no items: an
-// S3KeyPrefix naming a whole export reads its data files only.
-var skipped = map[string]bool{
-	"manifest-summary.json": true, "manifest-summary.md5": true,
-	"manifest-files.json": true, "manifest-files.md5": true, "_started": true,
-	dataformat.BucketOwnerFile: true,
-}
-
 // sourceFiles lists the files of the source, as S3 would list the
 // objects of the bucket whose keys start with the prefix, in key order.
 // Errors: errNoBucket, errNoFiles.
@@ -63,7 +55,7 @@ func (s *Service) sourceFiles(src Source) ([]string, error) {
 			}
 			return nil
 		}
-		if d.Type().IsRegular() && strings.HasPrefix(key, src.S3KeyPrefix) && !skipped[d.Name()] {
+		if d.Type().IsRegular() && strings.HasPrefix(key, src.S3KeyPrefix) && !dataformat.HoldsNoItems(d.Name()) {
 			keys = append(keys, key)
 		}
 		return nil

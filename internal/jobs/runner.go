@@ -245,7 +245,7 @@ func (r *Runner) heartbeat(ctx context.Context, cancel context.CancelFunc, j *Jo
 
 // finish records the outcome of a run.
 func (r *Runner) finish(ctx context.Context, j *Job, err error) {
-	if errors.Is(err, ErrLeaseLost) || errors.Is(err, storage.ErrClosed) || errors.Is(err, errRetryLater) || ctx.Err() != nil {
+	if Interrupted(ctx, err) || errors.Is(err, errRetryLater) {
 		r.cfg.Log.Info("job interrupted", "kind", j.Kind, "id", j.ID, "error", err)
 		return // resumed later, here or elsewhere
 	}

@@ -190,7 +190,8 @@ var ttlJob = map[string]string{storage.TTLEnabling: "ttl_enable", storage.TTLDis
 // deleted. Each batch reads the table's entry again; the pass ends when
 // the table is another one or its TTL changed. Each delete is
 // conditioned on the item still being expired (its current image, read
-// under the write's lock) and carries the TTL service identity. Without the table's lease (storage.Leaser) it does nothing.
+// under the write's lock) and carries the TTL service identity. Without
+// the table's lease (storage.Leaser) it does nothing.
 func (w *TTL) ExpireTable(ctx context.Context, t *storage.Table) (int, error) {
 	if l, ok := w.store.(storage.Leaser); ok {
 		own, err := l.AcquireLease(ctx, "ttl/"+t.ID, w.cfg.Owner, 3*w.cfg.Interval)
