@@ -339,10 +339,10 @@ func (o *batchGetOutput) AppendJSON(dst []byte) []byte {
 type writeRequest struct {
 	PutRequest *struct {
 		Item item.Item `json:"Item"`
-	} `json:"PutRequest"`
+	} `json:"PutRequest,omitempty"`
 	DeleteRequest *struct {
 		Key item.Item `json:"Key"`
-	} `json:"DeleteRequest"`
+	} `json:"DeleteRequest,omitempty"`
 }
 
 type batchWriteItemInput struct {

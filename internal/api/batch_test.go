@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -145,5 +146,27 @@ func TestBatchWriteConcurrentMatchesSerial(t *testing.T) {
 		if !sameJSON(t, got, want) {
 			t.Errorf("%s concurrent:\n%s\nserial:\n%s", c.op, got, want)
 		}
+	}
+}
+
+// A write returned in UnprocessedItems is the WriteRequest as sent: its one
+// request, without a null member for the other kind.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_WriteRequest.html
+func TestBatchWriteUnprocessedEncoding(t *testing.T) {
+	var put, del writeRequest
+	if err := json.Unmarshal([]byte(`{"PutRequest":{"Item":{"pk":{"S":"a"}}}}`), &put); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(`{"DeleteRequest":{"Key":{"pk":{"S":"b"}}}}`), &del); err != nil {
+		t.Fatal(err)
+	}
+	tb := &storage.Table{Name: "hash"}
+	var o batchWriteOutput
+	o.leave(batchWrite{t: tb, req: put})
+	o.leave(batchWrite{t: tb, req: del})
+	got := string(o.AppendJSON(nil))
+	want := `{"UnprocessedItems":{"hash":[{"PutRequest":{"Item":{"pk":{"S":"a"}}}},{"DeleteRequest":{"Key":{"pk":{"S":"b"}}}}]}}`
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }

@@ -110,7 +110,7 @@ func checkParams(present map[string]bool, exprParams, legacyParams []string, has
 
 // conditionNames returns the top-level attribute names a condition reads.
 func conditionNames(c *expr.Condition) []string {
-	return c.TopLevel()
+	return c.TopLevelNames()
 }
 
 // errMessage returns the message of a DynamoDB error, or err's text.

@@ -39,9 +39,9 @@ func newRawPage(p *readPlan) rawPage {
 	w := rawPage{p: p, res: &readOutput{count: p.count}}
 	w.decode = conditionNames(p.filter)
 	if p.proj != nil && topLevelOnly(p.proj.Paths()) {
-		w.top = p.proj.TopLevel()
+		w.top = p.proj.TopLevelNames()
 	} else if p.proj != nil {
-		w.decode = append(w.decode, p.proj.TopLevel()...)
+		w.decode = append(w.decode, p.proj.TopLevelNames()...)
 	}
 	return w
 }

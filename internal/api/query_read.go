@@ -121,7 +121,7 @@ func newReadPlan(t *storage.Table, ix *storage.Index, sel *string, proj *expr.Pr
 		all := sel != nil && *sel == "ALL_ATTRIBUTES"
 		var names []string
 		if proj != nil {
-			names = append(names, proj.TopLevel()...)
+			names = append(names, proj.TopLevelNames()...)
 		}
 		names = append(names, conditionNames(filter)...)
 		p.fetchTable = all || !projectedAll(t, ix, names)

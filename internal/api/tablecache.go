@@ -37,11 +37,13 @@ const (
 	// control-plane operations act on the current entry, in any status.
 	// A missing table is "Requested resource not found: Table: NAME not found".
 	lookupControl lookupMode = iota
-	// lookupActive reads through the cache; a table being created or deleted
-	// is not found, with the control plane's message.
+	// lookupActive is lookupControl for an operation that needs the table
+	// usable: a table being created or deleted is not found, with the
+	// control plane's message.
 	lookupActive
-	// lookupData is lookupActive for item operations, which report a missing
-	// table without naming it: "Requested resource not found".
+	// lookupData is for item operations: it reads through the cache, and a
+	// table being created or deleted is not found, reported as a missing
+	// one without naming it: "Requested resource not found".
 	// https://github.com/mhart/dynalite/blob/master/db/index.js (getTable with checkStatus)
 	lookupData
 )
@@ -54,7 +56,7 @@ func (e *Engine) lookup(ctx context.Context, account, name string, mode lookupMo
 	if n, ok := tableNameOfArn(name); ok {
 		name = n
 	}
-	if mode == lookupControl {
+	if mode != lookupData {
 		e.forget(account, name)
 	}
 	t, err := e.cachedTable(ctx, account, name)

@@ -64,17 +64,10 @@ var updateTimeToLiveOp = &controlOp[updateTimeToLiveInput]{
 }
 
 // activeTable resolves the table a TableName member names from the
-// catalog; a table being created or deleted is not found.
+// catalog (lookupActive): a table being created or deleted is not found.
 func activeTable[T any](name func(*T) *string) resolver[T] {
 	return func(e *Engine, ctx context.Context, c caller, in *T) (*storage.Table, error) {
-		t, err := e.lookup(ctx, c.account, *name(in), lookupControl)
-		if err != nil {
-			return nil, err
-		}
-		if st := e.status(t); st == storage.StatusCreating || st == storage.StatusDeleting {
-			return nil, errTableNotFound(t.Name)
-		}
-		return t, nil
+		return e.lookup(ctx, c.account, *name(in), lookupActive)
 	}
 }
 

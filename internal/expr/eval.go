@@ -167,28 +167,3 @@ func evalCond(n *node, it item.Item) bool {
 	}
 	return false
 }
-
-// TopLevel returns the distinct top-level attribute names the condition
-// reads, in order of first appearance. Query uses it to reject filters on key
-// attributes ("Filter Expression can only contain non-primary key attributes").
-func (c *Condition) TopLevel() []string {
-	if c == nil || c.root == nil {
-		return nil
-	}
-	var out []string
-	seen := map[string]bool{}
-	var walk func(n *node)
-	walk = func(n *node) {
-		if n.kind == nPath && len(n.path) > 0 && !n.path[0].IsIndex {
-			if name := n.path[0].Name; !seen[name] {
-				seen[name] = true
-				out = append(out, name)
-			}
-		}
-		for _, a := range n.args {
-			walk(a)
-		}
-	}
-	walk(c.root)
-	return out
-}

@@ -3,7 +3,10 @@ package expr
 // TopLevelNames returns the top-level attribute names of the document
 // paths c reads (a.b[1] reads a), each once, in expression order. It
 // serves the condition key dynamodb:Attributes
-// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/specifying-conditions.html).
+// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/specifying-conditions.html),
+// Query's refusal of a filter on a key attribute ("Filter Expression can
+// only contain non-primary key attributes") and the reads that decode
+// only the attributes a filter needs.
 func (c *Condition) TopLevelNames() []string {
 	if c == nil || c.root == nil {
 		return nil
@@ -14,11 +17,12 @@ func (c *Condition) TopLevelNames() []string {
 // appendTopLevelNames appends to out the top-level names of the paths in
 // the tree of n that out does not hold yet.
 func (n *node) appendTopLevelNames(out []string) []string {
-	n.walk(func(n *node) {
-		if n.kind == nPath && len(n.path) > 0 {
-			out = appendName(out, n.path[0].Name)
-		}
-	})
+	if n.kind == nPath && len(n.path) > 0 {
+		out = appendName(out, n.path[0].Name)
+	}
+	for _, a := range n.args {
+		out = a.appendTopLevelNames(out)
+	}
 	return out
 }
 
@@ -42,9 +46,14 @@ func (u *Update) TopLevelNames() []string {
 // once, in expression order.
 func (p *Projection) TopLevelNames() []string {
 	var out []string
+	seen := map[string]bool{}
 	for _, path := range p.paths {
-		if len(path) > 0 {
-			out = appendName(out, path[0].Name)
+		if len(path) == 0 {
+			continue
+		}
+		if n := path[0].Name; !seen[n] {
+			seen[n] = true
+			out = append(out, n)
 		}
 	}
 	return out

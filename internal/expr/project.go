@@ -53,19 +53,6 @@ func NewProjection(paths ...Path) *Projection {
 // Paths returns the projected document paths in request order.
 func (p *Projection) Paths() []Path { return p.paths }
 
-// TopLevel returns the distinct top-level attribute names the projection reads.
-func (p *Projection) TopLevel() []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, path := range p.paths {
-		if n := path[0].Name; !seen[n] {
-			seen[n] = true
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
 // Project returns the parts of it the projection selects (nil if none). Map
 // entries keep their nesting; the selected elements of a list form a new
 // list in index order. Selected values are shared with it, not copied.

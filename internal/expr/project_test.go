@@ -93,8 +93,8 @@ func TestProjectionErrors(t *testing.T) {
 
 func TestProjectHelpers(t *testing.T) {
 	p := NewProjection(Attr("a"), Path{{Name: "m"}, {Name: "b"}}, Path{{Name: "m"}, {Name: "c"}})
-	if got := p.TopLevel(); len(got) != 2 || got[0] != "a" || got[1] != "m" {
-		t.Errorf("TopLevel %v", got)
+	if got := p.TopLevelNames(); len(got) != 2 || got[0] != "a" || got[1] != "m" {
+		t.Errorf("TopLevelNames %v", got)
 	}
 	got := Project(projItem, []Path{Attr("n")})
 	if !itemEqual(got, It("n", N("5"))) {
