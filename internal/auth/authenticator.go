@@ -210,6 +210,9 @@ func (a *Authenticator) cachedKey(id string, now time.Time) (cachedKey, bool) {
 	return c, ok && now.Sub(c.fetched) < KeyCacheTTL && !now.Before(c.fetched)
 }
 
+// keyReadTimeout bounds a shared store read of an access key.
+const keyReadTimeout = 10 * time.Second
+
 // loadKey reads key id from the store into the cache. Requests waiting
 // for the same key share one read; reads of different keys do not wait on
 // each other, so a flood of unknown key ids does not hold up known ones.
@@ -218,7 +221,12 @@ func (a *Authenticator) loadKey(ctx context.Context, id string, now time.Time) (
 		if c, ok := a.cachedKey(id, now); ok {
 			return c, nil
 		}
-		c, err := a.readKey(ctx, id, now)
+		// The read is shared by every request waiting for id, so it runs
+		// apart from the cancellation of the one that started it, within a
+		// bound of its own.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), keyReadTimeout)
+		defer cancel()
+		c, err := a.readKey(rctx, id, now)
 		if err != nil {
 			return cachedKey{}, err
 		}

@@ -461,3 +461,26 @@ func TestFullKeyCacheForgetsUnknownKeysFirst(t *testing.T) {
 		t.Fatalf("cache holds %d entries after forgetting the unknown ones, want 2", len(a.keys))
 	}
 }
+
+// TestKeyReadOutlivesACancelledCaller: the store read of a key is shared by
+// every request waiting for it, so it must not end with the context of the
+// request that started it; a client that hangs up would otherwise fail the
+// others with an internal error.
+func TestKeyReadOutlivesACancelledCaller(t *testing.T) {
+	ctx := context.Background()
+	st, _ := openTestStore(t)
+	if err := st.Bootstrap(ctx, "111122223333", testKey, testSecret); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	a := New(Config{Store: st, HomeRegion: "us-east-1", Now: func() time.Time { return now }})
+	gone, cancel := context.WithCancel(ctx)
+	cancel()
+	c, err := a.loadKey(gone, testKey, now)
+	if err != nil {
+		t.Fatalf("key read for a cancelled caller: %v", err)
+	}
+	if !c.found {
+		t.Fatal("key not found")
+	}
+}
