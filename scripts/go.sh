@@ -48,6 +48,11 @@ if [[ ! -x $dir/bin/go ]]; then
 	done
 	echo "Go $want not found (this checkout needs it): fetching it from $proxy into $cache" >&2
 	mkdir -p "$cache"
+	# A fresh Debian image has neither curl nor wget, nor CA certificates.
+	if ! command -v curl >/dev/null && ! command -v wget >/dev/null && command -v apt-get >/dev/null && [[ $(id -u) == 0 ]]; then
+		echo "installing curl and CA certificates to fetch Go" >&2
+		apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl ca-certificates >&2
+	fi
 	zip=$cache/$name.zip
 	if command -v curl >/dev/null; then
 		curl -fL --progress-bar -o "$zip.part" "$proxy/golang.org/toolchain/@v/$name.zip"
