@@ -65,8 +65,8 @@ func TestResponsesWithinMemoryBudget(t *testing.T) {
 				key = err.Error()
 			} else {
 				var out struct {
-					Type      string                       `json:"__type"`
-					Responses map[string][]json.RawMessage `json:"Responses"`
+					Type      string `json:"__type"`
+					Responses map[string][]json.RawMessage
 					Left      map[string]struct {
 						Keys []json.RawMessage
 					} `json:"UnprocessedKeys"`

@@ -37,12 +37,12 @@ func configured[S any](s *S, what string) (*S, error) {
 }
 
 type backupDetails struct {
-	BackupArn              string        `json:"BackupArn"`
-	BackupName             string        `json:"BackupName"`
-	BackupSizeBytes        *int64        `json:"BackupSizeBytes,omitempty"`
-	BackupStatus           string        `json:"BackupStatus"`
-	BackupType             string        `json:"BackupType"`
-	BackupCreationDateTime epochSeconds  `json:"BackupCreationDateTime"`
+	BackupArn              string
+	BackupName             string
+	BackupSizeBytes        *int64 `json:"BackupSizeBytes,omitempty"`
+	BackupStatus           string
+	BackupType             string
+	BackupCreationDateTime epochSeconds
 	BackupExpiryDateTime   *epochSeconds `json:"BackupExpiryDateTime,omitempty"`
 }
 
@@ -73,12 +73,12 @@ func detailsOf(b *backup.Backup) backupDetails {
 }
 
 type createBackupInput struct {
-	TableName  *string `json:"TableName"`
-	BackupName *string `json:"BackupName"`
+	TableName  *string
+	BackupName *string
 }
 
 type createBackupOutput struct {
-	BackupDetails backupDetails `json:"BackupDetails"`
+	BackupDetails backupDetails
 }
 
 func (e *Engine) createBackup(ctx context.Context, r *protocol.Request) (any, error) {
@@ -150,35 +150,35 @@ func backupArnConstraint(c *constraints, arn *string) {
 }
 
 type backupArnInput struct {
-	BackupArn *string `json:"BackupArn"`
+	BackupArn *string
 }
 
 type backupDescriptionOutput struct {
-	BackupDescription backupDescription `json:"BackupDescription"`
+	BackupDescription backupDescription
 }
 
 type backupDescription struct {
-	BackupDetails             backupDetails             `json:"BackupDetails"`
-	SourceTableDetails        sourceTableDetails        `json:"SourceTableDetails"`
-	SourceTableFeatureDetails sourceTableFeatureDetails `json:"SourceTableFeatureDetails"`
+	BackupDetails             backupDetails
+	SourceTableDetails        sourceTableDetails
+	SourceTableFeatureDetails sourceTableFeatureDetails
 }
 
 type sourceTableDetails struct {
-	TableName             string                `json:"TableName"`
-	TableId               string                `json:"TableId"`
-	TableArn              string                `json:"TableArn"`
-	TableSizeBytes        int64                 `json:"TableSizeBytes"`
-	KeySchema             []keySchemaElement    `json:"KeySchema"`
-	TableCreationDateTime epochSeconds          `json:"TableCreationDateTime"`
-	ProvisionedThroughput provisionedThroughput `json:"ProvisionedThroughput"`
-	ItemCount             int64                 `json:"ItemCount"`
-	BillingMode           string                `json:"BillingMode"`
+	TableName             string
+	TableId               string
+	TableArn              string
+	TableSizeBytes        int64
+	KeySchema             []keySchemaElement
+	TableCreationDateTime epochSeconds
+	ProvisionedThroughput provisionedThroughput
+	ItemCount             int64
+	BillingMode           string
 }
 
 type sourceIndexInfo struct {
-	IndexName             string                 `json:"IndexName"`
-	KeySchema             []keySchemaElement     `json:"KeySchema"`
-	Projection            projection             `json:"Projection"`
+	IndexName             string
+	KeySchema             []keySchemaElement
+	Projection            projection
 	ProvisionedThroughput *provisionedThroughput `json:"ProvisionedThroughput,omitempty"`
 }
 

@@ -12,30 +12,30 @@ import (
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ListBackups.html
 
 type listBackupsInput struct {
-	TableName               *string  `json:"TableName"`
-	Limit                   *int64   `json:"Limit"`
-	TimeRangeLowerBound     *float64 `json:"TimeRangeLowerBound"`
-	TimeRangeUpperBound     *float64 `json:"TimeRangeUpperBound"`
-	ExclusiveStartBackupArn *string  `json:"ExclusiveStartBackupArn"`
-	BackupType              *string  `json:"BackupType"`
+	TableName               *string
+	Limit                   *int64
+	TimeRangeLowerBound     *float64
+	TimeRangeUpperBound     *float64
+	ExclusiveStartBackupArn *string
+	BackupType              *string
 }
 
 type backupSummary struct {
-	TableName              string        `json:"TableName"`
-	TableId                string        `json:"TableId"`
-	TableArn               string        `json:"TableArn"`
-	BackupArn              string        `json:"BackupArn"`
-	BackupName             string        `json:"BackupName"`
-	BackupCreationDateTime epochSeconds  `json:"BackupCreationDateTime"`
+	TableName              string
+	TableId                string
+	TableArn               string
+	BackupArn              string
+	BackupName             string
+	BackupCreationDateTime epochSeconds
 	BackupExpiryDateTime   *epochSeconds `json:"BackupExpiryDateTime,omitempty"`
-	BackupStatus           string        `json:"BackupStatus"`
-	BackupType             string        `json:"BackupType"`
-	BackupSizeBytes        *int64        `json:"BackupSizeBytes,omitempty"`
+	BackupStatus           string
+	BackupType             string
+	BackupSizeBytes        *int64 `json:"BackupSizeBytes,omitempty"`
 }
 
 type listBackupsOutput struct {
-	BackupSummaries        []backupSummary `json:"BackupSummaries"`
-	LastEvaluatedBackupArn string          `json:"LastEvaluatedBackupArn,omitempty"`
+	BackupSummaries        []backupSummary
+	LastEvaluatedBackupArn string `json:"LastEvaluatedBackupArn,omitempty"`
 }
 
 // epochTime converts a request's epoch-seconds number to a time.

@@ -19,29 +19,29 @@ import (
 const defaultRecoveryPeriodDays = 35
 
 type pitrSpecification struct {
-	PointInTimeRecoveryEnabled *bool  `json:"PointInTimeRecoveryEnabled"`
-	RecoveryPeriodInDays       *int64 `json:"RecoveryPeriodInDays"`
+	PointInTimeRecoveryEnabled *bool
+	RecoveryPeriodInDays       *int64
 }
 
 type updateContinuousBackupsInput struct {
-	TableName                        *string            `json:"TableName"`
-	PointInTimeRecoverySpecification *pitrSpecification `json:"PointInTimeRecoverySpecification"`
+	TableName                        *string
+	PointInTimeRecoverySpecification *pitrSpecification
 }
 
 type pitrDescription struct {
-	PointInTimeRecoveryStatus  string        `json:"PointInTimeRecoveryStatus"`
+	PointInTimeRecoveryStatus  string
 	RecoveryPeriodInDays       int           `json:"RecoveryPeriodInDays,omitempty"`
 	EarliestRestorableDateTime *epochSeconds `json:"EarliestRestorableDateTime,omitempty"`
 	LatestRestorableDateTime   *epochSeconds `json:"LatestRestorableDateTime,omitempty"`
 }
 
 type continuousBackupsDescription struct {
-	ContinuousBackupsStatus        string          `json:"ContinuousBackupsStatus"`
-	PointInTimeRecoveryDescription pitrDescription `json:"PointInTimeRecoveryDescription"`
+	ContinuousBackupsStatus        string
+	PointInTimeRecoveryDescription pitrDescription
 }
 
 type continuousBackupsOutput struct {
-	ContinuousBackupsDescription continuousBackupsDescription `json:"ContinuousBackupsDescription"`
+	ContinuousBackupsDescription continuousBackupsDescription
 }
 
 // continuousBackupsOf describes t's setting at now. On-demand backups are

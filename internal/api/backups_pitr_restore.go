@@ -15,11 +15,11 @@ import (
 // and docs/backups.md (the change history it restores from).
 
 type restoreTableToPointInTimeInput struct {
-	SourceTableArn          *string  `json:"SourceTableArn"`
-	SourceTableName         *string  `json:"SourceTableName"`
-	TargetTableName         *string  `json:"TargetTableName"`
-	UseLatestRestorableTime *bool    `json:"UseLatestRestorableTime"`
-	RestoreDateTime         *float64 `json:"RestoreDateTime"`
+	SourceTableArn          *string
+	SourceTableName         *string
+	TargetTableName         *string
+	UseLatestRestorableTime *bool
+	RestoreDateTime         *float64
 	restoreOverrides
 }
 

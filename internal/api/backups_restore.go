@@ -16,10 +16,10 @@ import (
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_RestoreTableFromBackup.html
 
 type restoreSummary struct {
-	SourceBackupArn   string       `json:"SourceBackupArn,omitempty"`
-	SourceTableArn    string       `json:"SourceTableArn,omitempty"`
-	RestoreDateTime   epochSeconds `json:"RestoreDateTime"`
-	RestoreInProgress bool         `json:"RestoreInProgress"`
+	SourceBackupArn   string `json:"SourceBackupArn,omitempty"`
+	SourceTableArn    string `json:"SourceTableArn,omitempty"`
+	RestoreDateTime   epochSeconds
+	RestoreInProgress bool
 }
 
 func restoreSummaryOf(t *storage.Table) *restoreSummary {
@@ -31,18 +31,18 @@ func restoreSummaryOf(t *storage.Table) *restoreSummary {
 }
 
 type restoreTableFromBackupInput struct {
-	TargetTableName *string `json:"TargetTableName"`
-	BackupArn       *string `json:"BackupArn"`
+	TargetTableName *string
+	BackupArn       *string
 	restoreOverrides
 }
 
 // restoreOverrides are the overrides both restore operations take.
 type restoreOverrides struct {
-	BillingModeOverride           *string                `json:"BillingModeOverride"`
-	GlobalSecondaryIndexOverride  []secondaryIndexInput  `json:"GlobalSecondaryIndexOverride"`
-	LocalSecondaryIndexOverride   []secondaryIndexInput  `json:"LocalSecondaryIndexOverride"`
-	ProvisionedThroughputOverride *provisionedThroughput `json:"ProvisionedThroughputOverride"`
-	SSESpecificationOverride      map[string]any         `json:"SSESpecificationOverride"`
+	BillingModeOverride           *string
+	GlobalSecondaryIndexOverride  []secondaryIndexInput
+	LocalSecondaryIndexOverride   []secondaryIndexInput
+	ProvisionedThroughputOverride *provisionedThroughput
+	SSESpecificationOverride      map[string]any
 }
 
 func (e *Engine) restoreTableFromBackup(ctx context.Context, r *protocol.Request) (any, error) {

@@ -27,7 +27,7 @@ const (
 // keysAndAttributes is one table's part of a BatchGetItem request.
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_KeysAndAttributes.html
 type keysAndAttributes struct {
-	Keys                     []item.Item       `json:"Keys"`
+	Keys                     []item.Item
 	AttributesToGet          []string          `json:"AttributesToGet,omitempty"`
 	ConsistentRead           *bool             `json:"ConsistentRead,omitempty"`
 	ProjectionExpression     *string           `json:"ProjectionExpression,omitempty"`
@@ -35,8 +35,8 @@ type keysAndAttributes struct {
 }
 
 type batchGetItemInput struct {
-	RequestItems           map[string]*keysAndAttributes `json:"RequestItems"`
-	ReturnConsumedCapacity *string                       `json:"ReturnConsumedCapacity"`
+	RequestItems           map[string]*keysAndAttributes
+	ReturnConsumedCapacity *string
 }
 
 // requestItemsConstraints checks the table names (map keys) of RequestItems.
@@ -338,17 +338,17 @@ func (o *batchGetOutput) AppendJSON(dst []byte) []byte {
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_WriteRequest.html
 type writeRequest struct {
 	PutRequest *struct {
-		Item item.Item `json:"Item"`
+		Item item.Item
 	} `json:"PutRequest,omitempty"`
 	DeleteRequest *struct {
-		Key item.Item `json:"Key"`
+		Key item.Item
 	} `json:"DeleteRequest,omitempty"`
 }
 
 type batchWriteItemInput struct {
-	RequestItems                map[string][]writeRequest `json:"RequestItems"`
-	ReturnConsumedCapacity      *string                   `json:"ReturnConsumedCapacity"`
-	ReturnItemCollectionMetrics *string                   `json:"ReturnItemCollectionMetrics"`
+	RequestItems                map[string][]writeRequest
+	ReturnConsumedCapacity      *string
+	ReturnItemCollectionMetrics *string
 }
 
 // batchWriteRules are BatchWriteItem's member constraints.

@@ -19,17 +19,17 @@ import (
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ListContributorInsights.html
 
 type contributorInsightsInput struct {
-	TableName                 *string `json:"TableName"`
-	IndexName                 *string `json:"IndexName"`
-	ContributorInsightsAction *string `json:"ContributorInsightsAction"`
-	ContributorInsightsMode   *string `json:"ContributorInsightsMode"`
+	TableName                 *string
+	IndexName                 *string
+	ContributorInsightsAction *string
+	ContributorInsightsMode   *string
 }
 
 type contributorInsightsDescription struct {
-	TableName                   string        `json:"TableName"`
-	IndexName                   string        `json:"IndexName,omitempty"`
-	ContributorInsightsRuleList []string      `json:"ContributorInsightsRuleList,omitempty"`
-	ContributorInsightsStatus   string        `json:"ContributorInsightsStatus"`
+	TableName                   string
+	IndexName                   string   `json:"IndexName,omitempty"`
+	ContributorInsightsRuleList []string `json:"ContributorInsightsRuleList,omitempty"`
+	ContributorInsightsStatus   string
 	ContributorInsightsMode     string        `json:"ContributorInsightsMode,omitempty"`
 	LastUpdateDateTime          *epochSeconds `json:"LastUpdateDateTime,omitempty"`
 }
@@ -170,24 +170,24 @@ func (e *Engine) updateContributorInsights(ctx context.Context, _ caller, in *co
 }
 
 type listContributorInsightsInput struct {
-	TableName  *string `json:"TableName"`
-	NextToken  *string `json:"NextToken"`
-	MaxResults *int64  `json:"MaxResults"`
-	start      int     // the position NextToken names
+	TableName  *string
+	NextToken  *string
+	MaxResults *int64
+	start      int // the position NextToken names
 }
 
 // contributorInsightsSummary is an element of ListContributorInsights'
 // output, and UpdateContributorInsights' output.
 type contributorInsightsSummary struct {
-	TableName                 string `json:"TableName"`
+	TableName                 string
 	IndexName                 string `json:"IndexName,omitempty"`
-	ContributorInsightsStatus string `json:"ContributorInsightsStatus"`
+	ContributorInsightsStatus string
 	ContributorInsightsMode   string `json:"ContributorInsightsMode,omitempty"`
 }
 
 type listContributorInsightsOutput struct {
-	ContributorInsightsSummaries []contributorInsightsSummary `json:"ContributorInsightsSummaries"`
-	NextToken                    string                       `json:"NextToken,omitempty"`
+	ContributorInsightsSummaries []contributorInsightsSummary
+	NextToken                    string `json:"NextToken,omitempty"`
 }
 
 // listContributorInsights lists the tables and indexes whose setting was

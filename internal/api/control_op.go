@@ -86,7 +86,7 @@ func byTableName[T any](name func(*T) *string) resolver[T] {
 // TableName: DescribeTable, DeleteTable, DescribeTimeToLive,
 // DescribeContinuousBackups, DescribeTableReplicaAutoScaling...
 type tableNameInput struct {
-	TableName *string `json:"TableName"`
+	TableName *string
 }
 
 // tableNameRules are the member rules of a tableNameInput.
@@ -104,7 +104,7 @@ func namedTableOp(execute func(e *Engine, ctx context.Context, c caller, in *tab
 // resource-based policy operations, with the resource it names once
 // parsed (parseTable or parsePolicy, in the operation's check).
 type resourceArnInput struct {
-	ResourceArn *string `json:"ResourceArn"`
+	ResourceArn *string
 	target      policyTarget
 }
 

@@ -45,61 +45,61 @@ type tag struct {
 type throughputDescription struct {
 	LastIncreaseDateTime   *epochSeconds `json:"LastIncreaseDateTime,omitempty"`
 	LastDecreaseDateTime   *epochSeconds `json:"LastDecreaseDateTime,omitempty"`
-	NumberOfDecreasesToday int64         `json:"NumberOfDecreasesToday"`
-	ReadCapacityUnits      int64         `json:"ReadCapacityUnits"`
-	WriteCapacityUnits     int64         `json:"WriteCapacityUnits"`
+	NumberOfDecreasesToday int64
+	ReadCapacityUnits      int64
+	WriteCapacityUnits     int64
 }
 
 type billingModeSummary struct {
-	BillingMode                       string       `json:"BillingMode"`
-	LastUpdateToPayPerRequestDateTime epochSeconds `json:"LastUpdateToPayPerRequestDateTime"`
+	BillingMode                       string
+	LastUpdateToPayPerRequestDateTime epochSeconds
 }
 
 type indexDescription struct {
-	IndexName             string                         `json:"IndexName"`
-	KeySchema             []keySchemaElement             `json:"KeySchema"`
-	Projection            projection                     `json:"Projection"`
-	IndexStatus           string                         `json:"IndexStatus,omitempty"`
-	Backfilling           *bool                          `json:"Backfilling,omitempty"`
-	ProvisionedThroughput *throughputDescription         `json:"ProvisionedThroughput,omitempty"`
-	IndexSizeBytes        int64                          `json:"IndexSizeBytes"`
-	ItemCount             int64                          `json:"ItemCount"`
-	IndexArn              string                         `json:"IndexArn"`
+	IndexName             string
+	KeySchema             []keySchemaElement
+	Projection            projection
+	IndexStatus           string                 `json:"IndexStatus,omitempty"`
+	Backfilling           *bool                  `json:"Backfilling,omitempty"`
+	ProvisionedThroughput *throughputDescription `json:"ProvisionedThroughput,omitempty"`
+	IndexSizeBytes        int64
+	ItemCount             int64
+	IndexArn              string
 	OnDemandThroughput    *onDemandThroughputDescription `json:"OnDemandThroughput,omitempty"`
 	WarmThroughput        *warmThroughputDescription     `json:"WarmThroughput,omitempty"`
 }
 
 type tableDescription struct {
-	AttributeDefinitions      []attributeDefinition          `json:"AttributeDefinitions"`
-	TableName                 string                         `json:"TableName"`
-	KeySchema                 []keySchemaElement             `json:"KeySchema"`
-	TableStatus               string                         `json:"TableStatus"`
-	CreationDateTime          epochSeconds                   `json:"CreationDateTime"`
-	ProvisionedThroughput     throughputDescription          `json:"ProvisionedThroughput"`
-	TableSizeBytes            int64                          `json:"TableSizeBytes"`
-	ItemCount                 int64                          `json:"ItemCount"`
-	TableArn                  string                         `json:"TableArn"`
-	TableId                   string                         `json:"TableId"`
-	BillingModeSummary        *billingModeSummary            `json:"BillingModeSummary,omitempty"`
-	LocalSecondaryIndexes     []indexDescription             `json:"LocalSecondaryIndexes,omitempty"`
-	GlobalSecondaryIndexes    []indexDescription             `json:"GlobalSecondaryIndexes,omitempty"`
-	StreamSpecification       *streamSpecDescription         `json:"StreamSpecification,omitempty"`
-	LatestStreamLabel         string                         `json:"LatestStreamLabel,omitempty"`
-	LatestStreamArn           string                         `json:"LatestStreamArn,omitempty"`
-	TableClassSummary         *tableClassSummary             `json:"TableClassSummary,omitempty"`
-	DeletionProtectionEnabled bool                           `json:"DeletionProtectionEnabled"`
+	AttributeDefinitions      []attributeDefinition
+	TableName                 string
+	KeySchema                 []keySchemaElement
+	TableStatus               string
+	CreationDateTime          epochSeconds
+	ProvisionedThroughput     throughputDescription
+	TableSizeBytes            int64
+	ItemCount                 int64
+	TableArn                  string
+	TableId                   string
+	BillingModeSummary        *billingModeSummary    `json:"BillingModeSummary,omitempty"`
+	LocalSecondaryIndexes     []indexDescription     `json:"LocalSecondaryIndexes,omitempty"`
+	GlobalSecondaryIndexes    []indexDescription     `json:"GlobalSecondaryIndexes,omitempty"`
+	StreamSpecification       *streamSpecDescription `json:"StreamSpecification,omitempty"`
+	LatestStreamLabel         string                 `json:"LatestStreamLabel,omitempty"`
+	LatestStreamArn           string                 `json:"LatestStreamArn,omitempty"`
+	TableClassSummary         *tableClassSummary     `json:"TableClassSummary,omitempty"`
+	DeletionProtectionEnabled bool
 	RestoreSummary            *restoreSummary                `json:"RestoreSummary,omitempty"`     // backups_restore.go
 	OnDemandThroughput        *onDemandThroughputDescription `json:"OnDemandThroughput,omitempty"` // throughput_settings.go
 	WarmThroughput            *warmThroughputDescription     `json:"WarmThroughput,omitempty"`
 }
 
 type streamSpecDescription struct {
-	StreamEnabled  bool   `json:"StreamEnabled"`
+	StreamEnabled  bool
 	StreamViewType string `json:"StreamViewType,omitempty"`
 }
 
 type tableClassSummary struct {
-	TableClass string `json:"TableClass"`
+	TableClass string
 }
 
 // epochSeconds encodes a time as DynamoDB does: seconds since the epoch as a

@@ -91,7 +91,7 @@ func (in *exportTableInput) constraints(c *constraints) {
 }
 
 type exportDescriptionOutput struct {
-	ExportDescription exportDescription `json:"ExportDescription"`
+	ExportDescription exportDescription
 }
 
 func (e *Engine) exportTableToPointInTime(ctx context.Context, r *protocol.Request) (any, error) {

@@ -17,29 +17,29 @@ import (
 // and https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ListExports.html
 
 type incrementalExportSpecOut struct {
-	ExportFromTime epochSeconds `json:"ExportFromTime"`
-	ExportToTime   epochSeconds `json:"ExportToTime"`
-	ExportViewType string       `json:"ExportViewType"`
+	ExportFromTime epochSeconds
+	ExportToTime   epochSeconds
+	ExportViewType string
 }
 
 type exportDescription struct {
-	ExportArn                      string                    `json:"ExportArn"`
-	ExportStatus                   string                    `json:"ExportStatus"`
-	StartTime                      epochSeconds              `json:"StartTime"`
-	EndTime                        *epochSeconds             `json:"EndTime,omitempty"`
-	ExportManifest                 string                    `json:"ExportManifest,omitempty"`
-	TableArn                       string                    `json:"TableArn"`
-	TableId                        string                    `json:"TableId"`
-	ExportTime                     *epochSeconds             `json:"ExportTime,omitempty"`
-	ClientToken                    string                    `json:"ClientToken"`
-	S3Bucket                       string                    `json:"S3Bucket"`
-	S3BucketOwner                  *string                   `json:"S3BucketOwner,omitempty"`
-	S3Prefix                       *string                   `json:"S3Prefix,omitempty"`
-	S3SseAlgorithm                 *string                   `json:"S3SseAlgorithm,omitempty"`
-	S3SseKmsKeyId                  *string                   `json:"S3SseKmsKeyId,omitempty"`
-	FailureCode                    string                    `json:"FailureCode,omitempty"`
-	FailureMessage                 string                    `json:"FailureMessage,omitempty"`
-	ExportFormat                   string                    `json:"ExportFormat"`
+	ExportArn                      string
+	ExportStatus                   string
+	StartTime                      epochSeconds
+	EndTime                        *epochSeconds `json:"EndTime,omitempty"`
+	ExportManifest                 string        `json:"ExportManifest,omitempty"`
+	TableArn                       string
+	TableId                        string
+	ExportTime                     *epochSeconds `json:"ExportTime,omitempty"`
+	ClientToken                    string
+	S3Bucket                       string
+	S3BucketOwner                  *string `json:"S3BucketOwner,omitempty"`
+	S3Prefix                       *string `json:"S3Prefix,omitempty"`
+	S3SseAlgorithm                 *string `json:"S3SseAlgorithm,omitempty"`
+	S3SseKmsKeyId                  *string `json:"S3SseKmsKeyId,omitempty"`
+	FailureCode                    string  `json:"FailureCode,omitempty"`
+	FailureMessage                 string  `json:"FailureMessage,omitempty"`
+	ExportFormat                   string
 	BilledSizeBytes                *int64                    `json:"BilledSizeBytes,omitempty"`
 	ItemCount                      *int64                    `json:"ItemCount,omitempty"`
 	ExportType                     string                    `json:"ExportType,omitempty"`
@@ -78,7 +78,7 @@ func describeExportOf(x *export.Export) exportDescription {
 }
 
 type describeExportInput struct {
-	ExportArn *string `json:"ExportArn"`
+	ExportArn *string
 }
 
 func (e *Engine) describeExport(ctx context.Context, r *protocol.Request) (any, error) {
@@ -116,20 +116,20 @@ func (e *Engine) describeExport(ctx context.Context, r *protocol.Request) (any, 
 }
 
 type listExportsInput struct {
-	TableArn   *string `json:"TableArn"`
-	MaxResults *int64  `json:"MaxResults"`
-	NextToken  *string `json:"NextToken"`
+	TableArn   *string
+	MaxResults *int64
+	NextToken  *string
 }
 
 type exportSummary struct {
-	ExportArn    string `json:"ExportArn"`
-	ExportStatus string `json:"ExportStatus"`
-	ExportType   string `json:"ExportType"`
+	ExportArn    string
+	ExportStatus string
+	ExportType   string
 }
 
 type listExportsOutput struct {
-	ExportSummaries []exportSummary `json:"ExportSummaries"`
-	NextToken       string          `json:"NextToken,omitempty"`
+	ExportSummaries []exportSummary
+	NextToken       string `json:"NextToken,omitempty"`
 }
 
 // defaultListExports is how many exports a page lists without MaxResults.

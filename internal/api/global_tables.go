@@ -19,13 +19,13 @@ import (
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DescribeTableReplicaAutoScaling.html
 
 type globalTableInput struct {
-	GlobalTableName  *string        `json:"GlobalTableName"`
-	ReplicationGroup []replicaInput `json:"ReplicationGroup"`
-	ReplicaUpdates   []anyMember    `json:"ReplicaUpdates"`
+	GlobalTableName  *string
+	ReplicationGroup []replicaInput
+	ReplicaUpdates   []anyMember
 }
 
 type replicaInput struct {
-	RegionName *string `json:"RegionName"`
+	RegionName *string
 }
 
 // anyMember accepts a member whose shape is not checked.
@@ -92,15 +92,15 @@ func (e *Engine) createGlobalTable(ctx context.Context, c caller, in *globalTabl
 }
 
 type listGlobalTablesInput struct {
-	ExclusiveStartGlobalTableName *string `json:"ExclusiveStartGlobalTableName"`
-	Limit                         *int64  `json:"Limit"`
-	RegionName                    *string `json:"RegionName"`
+	ExclusiveStartGlobalTableName *string
+	Limit                         *int64
+	RegionName                    *string
 }
 
 type tableAutoScalingDescription struct {
-	TableName   string     `json:"TableName"`
-	TableStatus string     `json:"TableStatus"`
-	Replicas    []struct{} `json:"Replicas"`
+	TableName   string
+	TableStatus string
+	Replicas    []struct{}
 }
 
 var describeTableReplicaAutoScalingOp = namedTableOp((*Engine).describeTableReplicaAutoScaling)

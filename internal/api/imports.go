@@ -56,39 +56,39 @@ type tableCreationParameters struct {
 }
 
 type importTableInput struct {
-	ClientToken             *string                  `json:"ClientToken"`
-	S3BucketSource          *s3BucketSource          `json:"S3BucketSource"`
-	InputFormat             *string                  `json:"InputFormat"`
-	InputFormatOptions      *inputFormatOptions      `json:"InputFormatOptions"`
-	InputCompressionType    *string                  `json:"InputCompressionType"`
-	TableCreationParameters *tableCreationParameters `json:"TableCreationParameters"`
+	ClientToken             *string
+	S3BucketSource          *s3BucketSource
+	InputFormat             *string
+	InputFormatOptions      *inputFormatOptions
+	InputCompressionType    *string
+	TableCreationParameters *tableCreationParameters
 }
 
 // importTableDescription is DynamoDB's ImportTableDescription.
 type importTableDescription struct {
-	ImportArn               string          `json:"ImportArn"`
-	ImportStatus            string          `json:"ImportStatus"`
-	TableArn                string          `json:"TableArn"`
-	TableId                 string          `json:"TableId"`
-	ClientToken             string          `json:"ClientToken,omitempty"`
-	S3BucketSource          importer.Source `json:"S3BucketSource"`
-	ErrorCount              int64           `json:"ErrorCount"`
-	CloudWatchLogGroupArn   string          `json:"CloudWatchLogGroupArn"`
-	InputFormat             string          `json:"InputFormat"`
+	ImportArn               string
+	ImportStatus            string
+	TableArn                string
+	TableId                 string
+	ClientToken             string `json:"ClientToken,omitempty"`
+	S3BucketSource          importer.Source
+	ErrorCount              int64
+	CloudWatchLogGroupArn   string
+	InputFormat             string
 	InputFormatOptions      json.RawMessage `json:"InputFormatOptions,omitempty"`
-	InputCompressionType    string          `json:"InputCompressionType"`
-	TableCreationParameters json.RawMessage `json:"TableCreationParameters"`
-	StartTime               epochSeconds    `json:"StartTime"`
-	EndTime                 *epochSeconds   `json:"EndTime,omitempty"`
-	ProcessedSizeBytes      int64           `json:"ProcessedSizeBytes"`
-	ProcessedItemCount      int64           `json:"ProcessedItemCount"`
-	ImportedItemCount       int64           `json:"ImportedItemCount"`
-	FailureCode             string          `json:"FailureCode,omitempty"`
-	FailureMessage          string          `json:"FailureMessage,omitempty"`
+	InputCompressionType    string
+	TableCreationParameters json.RawMessage
+	StartTime               epochSeconds
+	EndTime                 *epochSeconds `json:"EndTime,omitempty"`
+	ProcessedSizeBytes      int64
+	ProcessedItemCount      int64
+	ImportedItemCount       int64
+	FailureCode             string `json:"FailureCode,omitempty"`
+	FailureMessage          string `json:"FailureMessage,omitempty"`
 }
 
 type importTableOutput struct {
-	ImportTableDescription importTableDescription `json:"ImportTableDescription"`
+	ImportTableDescription importTableDescription
 }
 
 // importStatus maps an import job's state to DynamoDB's ImportStatus.
@@ -255,11 +255,11 @@ func (e *Engine) importParams(r *protocol.Request, in *importTableInput) (*impor
 }
 
 type describeImportInput struct {
-	ImportArn *string `json:"ImportArn"`
+	ImportArn *string
 }
 
 type describeImportOutput struct {
-	ImportTableDescription importTableDescription `json:"ImportTableDescription"`
+	ImportTableDescription importTableDescription
 }
 
 func (e *Engine) describeImport(ctx context.Context, r *protocol.Request) (any, error) {

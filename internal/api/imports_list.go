@@ -13,25 +13,25 @@ import (
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ListImports.html
 
 type listImportsInput struct {
-	TableArn  *string `json:"TableArn"`
-	PageSize  *int64  `json:"PageSize"`
-	NextToken *string `json:"NextToken"`
+	TableArn  *string
+	PageSize  *int64
+	NextToken *string
 }
 
 type importSummary struct {
-	ImportArn             string          `json:"ImportArn"`
-	ImportStatus          string          `json:"ImportStatus"`
-	TableArn              string          `json:"TableArn"`
-	S3BucketSource        importer.Source `json:"S3BucketSource"`
-	CloudWatchLogGroupArn string          `json:"CloudWatchLogGroupArn"`
-	InputFormat           string          `json:"InputFormat"`
-	StartTime             epochSeconds    `json:"StartTime"`
-	EndTime               *epochSeconds   `json:"EndTime,omitempty"`
+	ImportArn             string
+	ImportStatus          string
+	TableArn              string
+	S3BucketSource        importer.Source
+	CloudWatchLogGroupArn string
+	InputFormat           string
+	StartTime             epochSeconds
+	EndTime               *epochSeconds `json:"EndTime,omitempty"`
 }
 
 type listImportsOutput struct {
-	ImportSummaryList []importSummary `json:"ImportSummaryList"`
-	NextToken         string          `json:"NextToken,omitempty"`
+	ImportSummaryList []importSummary
+	NextToken         string `json:"NextToken,omitempty"`
 }
 
 // defaultImportPage is ListImports' page without PageSize.

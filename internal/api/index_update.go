@@ -22,16 +22,16 @@ import (
 // it) and the worker drops its rows and its catalog entry.
 
 type gsiUpdate struct {
-	Create *secondaryIndexInput `json:"Create"`
+	Create *secondaryIndexInput
 	Update *struct {
-		IndexName             *string                `json:"IndexName"`
-		ProvisionedThroughput *provisionedThroughput `json:"ProvisionedThroughput"`
-		OnDemandThroughput    *onDemandThroughput    `json:"OnDemandThroughput"` // throughput_settings.go
-		WarmThroughput        *warmThroughput        `json:"WarmThroughput"`
-	} `json:"Update"`
+		IndexName             *string
+		ProvisionedThroughput *provisionedThroughput
+		OnDemandThroughput    *onDemandThroughput // throughput_settings.go
+		WarmThroughput        *warmThroughput
+	}
 	Delete *struct {
-		IndexName *string `json:"IndexName"`
-	} `json:"Delete"`
+		IndexName *string
+	}
 }
 
 // gsiUpdateConstraints checks the members of GlobalSecondaryIndexUpdates.

@@ -14,16 +14,16 @@ import (
 // writes, PutItem, DeleteItem and UpdateItem, and what their checks parse.
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_PutItem.html
 type conditionalWrite struct {
-	TableName                           *string                                `json:"TableName"`
-	ConditionExpression                 *string                                `json:"ConditionExpression"`
-	Expected                            map[string]expr.ExpectedAttributeValue `json:"Expected"`
-	ConditionalOperator                 *string                                `json:"ConditionalOperator"`
-	ExpressionAttributeNames            map[string]string                      `json:"ExpressionAttributeNames"`
-	ExpressionAttributeValues           map[string]item.AttributeValue         `json:"ExpressionAttributeValues"`
-	ReturnValues                        *string                                `json:"ReturnValues"`
-	ReturnConsumedCapacity              *string                                `json:"ReturnConsumedCapacity"`
-	ReturnItemCollectionMetrics         *string                                `json:"ReturnItemCollectionMetrics"`
-	ReturnValuesOnConditionCheckFailure *string                                `json:"ReturnValuesOnConditionCheckFailure"`
+	TableName                           *string
+	ConditionExpression                 *string
+	Expected                            map[string]expr.ExpectedAttributeValue
+	ConditionalOperator                 *string
+	ExpressionAttributeNames            map[string]string
+	ExpressionAttributeValues           map[string]item.AttributeValue
+	ReturnValues                        *string
+	ReturnConsumedCapacity              *string
+	ReturnItemCollectionMetrics         *string
+	ReturnValuesOnConditionCheckFailure *string
 
 	cond *expr.Condition // the parsed ConditionExpression or Expected
 }
@@ -135,7 +135,7 @@ func errOnlyAllOld() error {
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_PutItem.html
 type putItemInput struct {
 	conditionalWrite
-	Item item.Item `json:"Item"`
+	Item item.Item
 }
 
 // putItemOp is PutItem. Its members are reported in DynamoDB's order.
@@ -228,13 +228,13 @@ func checkCondition(cond *expr.Condition, cur item.Item, onFailure *string) erro
 // getItemInput is GetItem's request.
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_GetItem.html
 type getItemInput struct {
-	TableName                *string           `json:"TableName"`
-	Key                      item.Item         `json:"Key"`
-	AttributesToGet          []string          `json:"AttributesToGet"`
-	ConsistentRead           *bool             `json:"ConsistentRead"`
-	ProjectionExpression     *string           `json:"ProjectionExpression"`
-	ExpressionAttributeNames map[string]string `json:"ExpressionAttributeNames"`
-	ReturnConsumedCapacity   *string           `json:"ReturnConsumedCapacity"`
+	TableName                *string
+	Key                      item.Item
+	AttributesToGet          []string
+	ConsistentRead           *bool
+	ProjectionExpression     *string
+	ExpressionAttributeNames map[string]string
+	ReturnConsumedCapacity   *string
 
 	proj *expr.Projection // the parsed projection
 }
@@ -371,7 +371,7 @@ func checkNestedKeyPaths(t *storage.Table, paths []expr.Path) error {
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DeleteItem.html
 type deleteItemInput struct {
 	conditionalWrite
-	Key item.Item `json:"Key"`
+	Key item.Item
 }
 
 // deleteItemOp is DeleteItem. Its members are reported in DynamoDB's order.

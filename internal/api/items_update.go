@@ -13,9 +13,9 @@ import (
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateItem.html
 type updateItemInput struct {
 	conditionalWrite
-	Key              item.Item                            `json:"Key"`
-	UpdateExpression *string                              `json:"UpdateExpression"`
-	AttributeUpdates map[string]expr.AttributeValueUpdate `json:"AttributeUpdates"`
+	Key              item.Item
+	UpdateExpression *string
+	AttributeUpdates map[string]expr.AttributeValueUpdate
 
 	upd *expr.Update // the parsed UpdateExpression or AttributeUpdates
 }

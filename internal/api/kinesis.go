@@ -26,23 +26,23 @@ type kinesisStreamingConfiguration struct {
 }
 
 type kinesisDestinationInput struct {
-	TableName                           *string                        `json:"TableName"`
-	StreamArn                           *string                        `json:"StreamArn"`
-	EnableKinesisStreamingConfiguration *kinesisStreamingConfiguration `json:"EnableKinesisStreamingConfiguration"`
-	UpdateKinesisStreamingConfiguration *kinesisStreamingConfiguration `json:"UpdateKinesisStreamingConfiguration"`
+	TableName                           *string
+	StreamArn                           *string
+	EnableKinesisStreamingConfiguration *kinesisStreamingConfiguration
+	UpdateKinesisStreamingConfiguration *kinesisStreamingConfiguration
 }
 
 type kinesisDestinationOutput struct {
-	TableName                           string                         `json:"TableName"`
-	StreamArn                           string                         `json:"StreamArn"`
-	DestinationStatus                   string                         `json:"DestinationStatus"`
+	TableName                           string
+	StreamArn                           string
+	DestinationStatus                   string
 	EnableKinesisStreamingConfiguration *kinesisStreamingConfiguration `json:"EnableKinesisStreamingConfiguration,omitempty"`
 	UpdateKinesisStreamingConfiguration *kinesisStreamingConfiguration `json:"UpdateKinesisStreamingConfiguration,omitempty"`
 }
 
 type kinesisDestinationDescription struct {
-	StreamArn                            string `json:"StreamArn"`
-	DestinationStatus                    string `json:"DestinationStatus"`
+	StreamArn                            string
+	DestinationStatus                    string
 	DestinationStatusDescription         string `json:"DestinationStatusDescription,omitempty"`
 	ApproximateCreationDateTimePrecision string `json:"ApproximateCreationDateTimePrecision,omitempty"`
 }
@@ -71,8 +71,8 @@ func kinesisOp(update bool, execute func(e *Engine, ctx context.Context, c calle
 
 func (e *Engine) describeKinesisStreamingDestination(_ context.Context, _ caller, _ *kinesisDestinationInput, t *storage.Table) (any, error) {
 	out := struct {
-		TableName                     string                          `json:"TableName"`
-		KinesisDataStreamDestinations []kinesisDestinationDescription `json:"KinesisDataStreamDestinations"`
+		TableName                     string
+		KinesisDataStreamDestinations []kinesisDestinationDescription
 	}{TableName: t.Name, KinesisDataStreamDestinations: []kinesisDestinationDescription{}}
 	for _, d := range t.KinesisDestinations {
 		out.KinesisDataStreamDestinations = append(out.KinesisDataStreamDestinations, kinesisDestinationDescription{

@@ -9,10 +9,10 @@ import (
 // DescribeLimits reports DynamoDB's default account and table quotas.
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DescribeLimits.html
 type describeLimitsOutput struct {
-	AccountMaxReadCapacityUnits  int64 `json:"AccountMaxReadCapacityUnits"`
-	AccountMaxWriteCapacityUnits int64 `json:"AccountMaxWriteCapacityUnits"`
-	TableMaxReadCapacityUnits    int64 `json:"TableMaxReadCapacityUnits"`
-	TableMaxWriteCapacityUnits   int64 `json:"TableMaxWriteCapacityUnits"`
+	AccountMaxReadCapacityUnits  int64
+	AccountMaxWriteCapacityUnits int64
+	TableMaxReadCapacityUnits    int64
+	TableMaxWriteCapacityUnits   int64
 }
 
 var describeLimitsOp = &controlOp[struct{}]{execute: (*Engine).describeLimits}
@@ -30,12 +30,12 @@ func (e *Engine) describeLimits(context.Context, caller, *struct{}, *storage.Tab
 // own address, as the request reached it.
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DescribeEndpoints.html
 type endpoint struct {
-	Address              string `json:"Address"`
-	CachePeriodInMinutes int64  `json:"CachePeriodInMinutes"`
+	Address              string
+	CachePeriodInMinutes int64
 }
 
 type describeEndpointsOutput struct {
-	Endpoints []endpoint `json:"Endpoints"`
+	Endpoints []endpoint
 }
 
 var describeEndpointsOp = &controlOp[struct{}]{execute: (*Engine).describeEndpoints}

@@ -29,9 +29,9 @@ const maxStatementChars = 8192
 // request add to it.
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ParameterizedStatement.html
 type parameterizedStatement struct {
-	Statement                           *string               `json:"Statement"`
-	Parameters                          []item.AttributeValue `json:"Parameters"`
-	ReturnValuesOnConditionCheckFailure *string               `json:"ReturnValuesOnConditionCheckFailure"`
+	Statement                           *string
+	Parameters                          []item.AttributeValue
+	ReturnValuesOnConditionCheckFailure *string
 }
 
 // batchStatementRequest is BatchStatementRequest, a statement of
@@ -39,15 +39,15 @@ type parameterizedStatement struct {
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_BatchStatementRequest.html
 type batchStatementRequest struct {
 	parameterizedStatement
-	ConsistentRead *bool `json:"ConsistentRead"`
+	ConsistentRead *bool
 }
 
 // executeStatementInput is ExecuteStatement's request.
 type executeStatementInput struct {
 	batchStatementRequest
-	NextToken              *string `json:"NextToken"`
-	ReturnConsumedCapacity *string `json:"ReturnConsumedCapacity"`
-	Limit                  *int64  `json:"Limit"`
+	NextToken              *string
+	ReturnConsumedCapacity *string
+	Limit                  *int64
 }
 
 // executeStatementRules are ExecuteStatement's member constraints, in

@@ -22,8 +22,8 @@ import (
 const maxBatchStatements = 25
 
 type batchExecuteStatementInput struct {
-	Statements             []batchStatementRequest `json:"Statements"`
-	ReturnConsumedCapacity *string                 `json:"ReturnConsumedCapacity"`
+	Statements             []batchStatementRequest
+	ReturnConsumedCapacity *string
 }
 
 var batchExecuteStatementRules = rules[batchExecuteStatementInput]{
@@ -36,7 +36,7 @@ var batchExecuteStatementRules = rules[batchExecuteStatementInput]{
 // batchStatementError is BatchStatementError: Code is the error's name
 // without "Exception" ("ValidationError" for a ValidationException).
 type batchStatementError struct {
-	Code    string `json:"Code"`
+	Code    string
 	Message string `json:"Message,omitempty"`
 }
 
@@ -47,8 +47,8 @@ type batchStatementResponse struct {
 }
 
 type batchExecuteStatementOutput struct {
-	Responses        []batchStatementResponse `json:"Responses"`
-	ConsumedCapacity []json.RawMessage        `json:"ConsumedCapacity,omitempty"`
+	Responses        []batchStatementResponse
+	ConsumedCapacity []json.RawMessage `json:"ConsumedCapacity,omitempty"`
 }
 
 func (e *Engine) batchExecuteStatement(ctx context.Context, r *protocol.Request) (any, error) {

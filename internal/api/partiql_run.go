@@ -21,14 +21,14 @@ type runOptions struct {
 // nativeOutput is the union of the members the engine's item operations
 // answer with. Items stay JSON: they pass to the client as they are.
 type nativeOutput struct {
-	Item             json.RawMessage `json:"Item"`
-	Items            json.RawMessage `json:"Items"`
-	Attributes       json.RawMessage `json:"Attributes"`
-	LastEvaluatedKey json.RawMessage `json:"LastEvaluatedKey"`
-	ConsumedCapacity json.RawMessage `json:"ConsumedCapacity"`
+	Item             json.RawMessage
+	Items            json.RawMessage
+	Attributes       json.RawMessage
+	LastEvaluatedKey json.RawMessage
+	ConsumedCapacity json.RawMessage
 	Responses        []struct {
-		Item json.RawMessage `json:"Item"`
-	} `json:"Responses"`
+		Item json.RawMessage
+	}
 }
 
 // callNative runs one of the engine's operations with a request body built

@@ -18,9 +18,9 @@ import (
 // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ql-reference.multiplestatements.transactions.html
 
 type executeTransactionInput struct {
-	TransactStatements     []parameterizedStatement `json:"TransactStatements"`
-	ClientRequestToken     *string                  `json:"ClientRequestToken"`
-	ReturnConsumedCapacity *string                  `json:"ReturnConsumedCapacity"`
+	TransactStatements     []parameterizedStatement
+	ClientRequestToken     *string
+	ReturnConsumedCapacity *string
 }
 
 var executeTransactionRules = rules[executeTransactionInput]{

@@ -16,19 +16,19 @@ import (
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Query.html
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Scan.html
 type readInput struct {
-	TableName                 *string                        `json:"TableName"`
-	IndexName                 *string                        `json:"IndexName"`
-	Select                    *string                        `json:"Select"`
-	AttributesToGet           []string                       `json:"AttributesToGet"`
-	Limit                     *int64                         `json:"Limit"`
-	ConsistentRead            *bool                          `json:"ConsistentRead"`
-	ConditionalOperator       *string                        `json:"ConditionalOperator"`
-	ExclusiveStartKey         item.Item                      `json:"ExclusiveStartKey"`
-	ReturnConsumedCapacity    *string                        `json:"ReturnConsumedCapacity"`
-	ProjectionExpression      *string                        `json:"ProjectionExpression"`
-	FilterExpression          *string                        `json:"FilterExpression"`
-	ExpressionAttributeNames  map[string]string              `json:"ExpressionAttributeNames"`
-	ExpressionAttributeValues map[string]item.AttributeValue `json:"ExpressionAttributeValues"`
+	TableName                 *string
+	IndexName                 *string
+	Select                    *string
+	AttributesToGet           []string
+	Limit                     *int64
+	ConsistentRead            *bool
+	ConditionalOperator       *string
+	ExclusiveStartKey         item.Item
+	ReturnConsumedCapacity    *string
+	ProjectionExpression      *string
+	FilterExpression          *string
+	ExpressionAttributeNames  map[string]string
+	ExpressionAttributeValues map[string]item.AttributeValue
 
 	proj   *expr.Projection // the parsed projection
 	filter *expr.Condition  // the parsed filter
@@ -138,10 +138,10 @@ func (in *readInput) plan(t *storage.Table, query bool, now time.Time) (*readPla
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Query.html
 type queryInput struct {
 	readInput
-	KeyConditions          map[string]expr.LegacyCondition `json:"KeyConditions"`
-	QueryFilter            map[string]expr.LegacyCondition `json:"QueryFilter"`
-	ScanIndexForward       *bool                           `json:"ScanIndexForward"`
-	KeyConditionExpression *string                         `json:"KeyConditionExpression"`
+	KeyConditions          map[string]expr.LegacyCondition
+	QueryFilter            map[string]expr.LegacyCondition
+	ScanIndexForward       *bool
+	KeyConditionExpression *string
 }
 
 // queryOp is Query. Its members are reported in DynamoDB's order.

@@ -28,14 +28,14 @@ const noPolicyRevision = "NO_POLICY"
 
 type putResourcePolicyInput struct {
 	resourceArnInput
-	Policy                          *string `json:"Policy"`
-	ExpectedRevisionId              *string `json:"ExpectedRevisionId"`
-	ConfirmRemoveSelfResourceAccess *bool   `json:"ConfirmRemoveSelfResourceAccess"`
+	Policy                          *string
+	ExpectedRevisionId              *string
+	ConfirmRemoveSelfResourceAccess *bool
 }
 
 type resourcePolicyInput struct {
 	resourceArnInput
-	ExpectedRevisionId *string `json:"ExpectedRevisionId"`
+	ExpectedRevisionId *string
 }
 
 type revisionOutput struct {
@@ -43,8 +43,8 @@ type revisionOutput struct {
 }
 
 type getResourcePolicyOutput struct {
-	Policy     string `json:"Policy"`
-	RevisionId string `json:"RevisionId"`
+	Policy     string
+	RevisionId string
 }
 
 var (

@@ -16,9 +16,9 @@ const maxTotalSegments = 1000000
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Scan.html
 type scanInput struct {
 	readInput
-	ScanFilter    map[string]expr.LegacyCondition `json:"ScanFilter"`
-	TotalSegments *int64                          `json:"TotalSegments"`
-	Segment       *int64                          `json:"Segment"`
+	ScanFilter    map[string]expr.LegacyCondition
+	TotalSegments *int64
+	Segment       *int64
 }
 
 // scanOp is Scan. Its members are reported in DynamoDB's order.

@@ -120,7 +120,7 @@ func (s *streamTarget) parse(arn string) error {
 // GetShardIterator, with the stream once parsed.
 type streamArnInput struct {
 	streamTarget
-	StreamArn *string `json:"StreamArn"`
+	StreamArn *string
 }
 
 func (in *streamArnInput) streamArn() *streamArnInput { return in }
@@ -177,20 +177,20 @@ func shardID(t *storage.Table, label string) string {
 }
 
 type streamSummary struct {
-	StreamArn   string `json:"StreamArn"`
-	StreamLabel string `json:"StreamLabel"`
-	TableName   string `json:"TableName"`
+	StreamArn   string
+	StreamLabel string
+	TableName   string
 }
 
 type listStreamsInput struct {
-	TableName               *string `json:"TableName"`
-	Limit                   *int64  `json:"Limit"`
-	ExclusiveStartStreamArn *string `json:"ExclusiveStartStreamArn"`
+	TableName               *string
+	Limit                   *int64
+	ExclusiveStartStreamArn *string
 }
 
 type listStreamsOutput struct {
-	Streams                []streamSummary `json:"Streams"`
-	LastEvaluatedStreamArn string          `json:"LastEvaluatedStreamArn,omitempty"`
+	Streams                []streamSummary
+	LastEvaluatedStreamArn string `json:"LastEvaluatedStreamArn,omitempty"`
 }
 
 // listStreams is ListStreams: the streams of the account's tables (or of
@@ -243,9 +243,9 @@ func (e *Engine) listStreams(ctx context.Context, c caller, in *listStreamsInput
 
 type describeStreamInput struct {
 	streamArnInput
-	Limit                 *int64       `json:"Limit"`
-	ExclusiveStartShardId *string      `json:"ExclusiveStartShardId"`
-	ShardFilter           *shardFilter `json:"ShardFilter"`
+	Limit                 *int64
+	ExclusiveStartShardId *string
+	ShardFilter           *shardFilter
 }
 
 // shardFilter is DescribeStream's ShardFilter: with Type CHILD_SHARDS, only
@@ -253,8 +253,8 @@ type describeStreamInput struct {
 // per stream label, which never splits, so no shard has children.
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_streams_ShardFilter.html
 type shardFilter struct {
-	Type    *string `json:"Type"`
-	ShardId *string `json:"ShardId"`
+	Type    *string
+	ShardId *string
 }
 
 type sequenceNumberRange struct {
@@ -263,21 +263,21 @@ type sequenceNumberRange struct {
 }
 
 type shardDescription struct {
-	ShardId             string              `json:"ShardId"`
-	SequenceNumberRange sequenceNumberRange `json:"SequenceNumberRange"`
-	ParentShardId       string              `json:"ParentShardId,omitempty"`
+	ShardId             string
+	SequenceNumberRange sequenceNumberRange
+	ParentShardId       string `json:"ParentShardId,omitempty"`
 }
 
 type streamDescription struct {
-	StreamArn               string             `json:"StreamArn"`
-	StreamLabel             string             `json:"StreamLabel"`
-	StreamStatus            string             `json:"StreamStatus"`
-	StreamViewType          string             `json:"StreamViewType"`
-	CreationRequestDateTime float64            `json:"CreationRequestDateTime"`
-	TableName               string             `json:"TableName"`
-	KeySchema               []keySchemaElement `json:"KeySchema"`
-	Shards                  []shardDescription `json:"Shards"`
-	LastEvaluatedShardId    string             `json:"LastEvaluatedShardId,omitempty"`
+	StreamArn               string
+	StreamLabel             string
+	StreamStatus            string
+	StreamViewType          string
+	CreationRequestDateTime float64
+	TableName               string
+	KeySchema               []keySchemaElement
+	Shards                  []shardDescription
+	LastEvaluatedShardId    string `json:"LastEvaluatedShardId,omitempty"`
 }
 
 // describeStream is DescribeStream.
@@ -351,9 +351,9 @@ func decodeShardIterator(s string) (*shardIterator, bool) {
 
 type getShardIteratorInput struct {
 	streamArnInput
-	ShardId           *string `json:"ShardId"`
-	ShardIteratorType *string `json:"ShardIteratorType"`
-	SequenceNumber    *string `json:"SequenceNumber"`
+	ShardId           *string
+	ShardIteratorType *string
+	SequenceNumber    *string
 }
 
 // getShardIterator is GetShardIterator.
@@ -400,8 +400,8 @@ func (e *Engine) getShardIterator(ctx context.Context, _ caller, in *getShardIte
 
 type getRecordsInput struct {
 	streamTarget
-	ShardIterator *string        `json:"ShardIterator"`
-	Limit         *int64         `json:"Limit"`
+	ShardIterator *string
+	Limit         *int64
 	it            *shardIterator // ShardIterator, decoded
 }
 
@@ -417,23 +417,23 @@ type record struct {
 }
 
 type streamRecord struct {
-	ApproximateCreationDateTime int64     `json:"ApproximateCreationDateTime"`
-	Keys                        item.Item `json:"Keys"`
+	ApproximateCreationDateTime int64
+	Keys                        item.Item
 	NewImage                    item.Item `json:"NewImage,omitempty"`
 	OldImage                    item.Item `json:"OldImage,omitempty"`
-	SequenceNumber              string    `json:"SequenceNumber"`
-	SizeBytes                   int64     `json:"SizeBytes"`
-	StreamViewType              string    `json:"StreamViewType"`
+	SequenceNumber              string
+	SizeBytes                   int64
+	StreamViewType              string
 }
 
 type userIdentity struct {
-	PrincipalId string `json:"PrincipalId"`
-	Type        string `json:"Type"`
+	PrincipalId string
+	Type        string
 }
 
 type getRecordsOutput struct {
-	Records           []record `json:"Records"`
-	NextShardIterator string   `json:"NextShardIterator,omitempty"`
+	Records           []record
+	NextShardIterator string `json:"NextShardIterator,omitempty"`
 }
 
 // getRecords is GetRecords: up to Limit (default and at most 1000)

@@ -23,34 +23,34 @@ const (
 )
 
 type createTableInput struct {
-	TableName                 *string                  `json:"TableName"`
-	AttributeDefinitions      []attributeDefinition    `json:"AttributeDefinitions"`
-	KeySchema                 []keySchemaElement       `json:"KeySchema"`
-	LocalSecondaryIndexes     []secondaryIndexInput    `json:"LocalSecondaryIndexes"`
-	GlobalSecondaryIndexes    []secondaryIndexInput    `json:"GlobalSecondaryIndexes"`
-	BillingMode               *string                  `json:"BillingMode"`
-	ProvisionedThroughput     *provisionedThroughput   `json:"ProvisionedThroughput"`
-	StreamSpecification       *streamSpecification     `json:"StreamSpecification"`
-	Tags                      []tag                    `json:"Tags"`
-	TableClass                *string                  `json:"TableClass"`
-	DeletionProtectionEnabled *bool                    `json:"DeletionProtectionEnabled"`
-	SSESpecification          *struct{ Enabled *bool } `json:"SSESpecification"`
-	OnDemandThroughput        *onDemandThroughput      `json:"OnDemandThroughput"` // throughput_settings.go
-	WarmThroughput            *warmThroughput          `json:"WarmThroughput"`
-	ResourcePolicy            *string                  `json:"ResourcePolicy"` // resource_policy.go
+	TableName                 *string
+	AttributeDefinitions      []attributeDefinition
+	KeySchema                 []keySchemaElement
+	LocalSecondaryIndexes     []secondaryIndexInput
+	GlobalSecondaryIndexes    []secondaryIndexInput
+	BillingMode               *string
+	ProvisionedThroughput     *provisionedThroughput
+	StreamSpecification       *streamSpecification
+	Tags                      []tag
+	TableClass                *string
+	DeletionProtectionEnabled *bool
+	SSESpecification          *struct{ Enabled *bool }
+	OnDemandThroughput        *onDemandThroughput // throughput_settings.go
+	WarmThroughput            *warmThroughput
+	ResourcePolicy            *string // resource_policy.go
 }
 
 type secondaryIndexInput struct {
-	IndexName             *string                `json:"IndexName"`
-	KeySchema             []keySchemaElement     `json:"KeySchema"`
-	Projection            *projection            `json:"Projection"`
-	ProvisionedThroughput *provisionedThroughput `json:"ProvisionedThroughput"`
-	OnDemandThroughput    *onDemandThroughput    `json:"OnDemandThroughput"`
-	WarmThroughput        *warmThroughput        `json:"WarmThroughput"`
+	IndexName             *string
+	KeySchema             []keySchemaElement
+	Projection            *projection
+	ProvisionedThroughput *provisionedThroughput
+	OnDemandThroughput    *onDemandThroughput
+	WarmThroughput        *warmThroughput
 }
 
 type tableDescriptionOutput struct {
-	TableDescription *tableDescription `json:"TableDescription"`
+	TableDescription *tableDescription
 }
 
 // createTableOp is CreateTable. Its checks build the table's entry as
@@ -519,7 +519,7 @@ func checkProjectedAttributeTotal(ixs []storage.Index) error {
 }
 
 type describeTableOutput struct {
-	Table *tableDescription `json:"Table"`
+	Table *tableDescription
 }
 
 var describeTableOp = namedTableOp((*Engine).describeTable)
@@ -533,13 +533,13 @@ func (e *Engine) describeTable(ctx context.Context, c caller, _ *tableNameInput,
 }
 
 type listTablesInput struct {
-	ExclusiveStartTableName *string `json:"ExclusiveStartTableName"`
-	Limit                   *int64  `json:"Limit"`
+	ExclusiveStartTableName *string
+	Limit                   *int64
 }
 
 type listTablesOutput struct {
-	TableNames             []string `json:"TableNames"`
-	LastEvaluatedTableName string   `json:"LastEvaluatedTableName,omitempty"`
+	TableNames             []string
+	LastEvaluatedTableName string `json:"LastEvaluatedTableName,omitempty"`
 }
 
 // listTablesRules are ListTables' member constraints, in DynamoDB's order.

@@ -16,27 +16,27 @@ const maxTagsPerResource = 50
 
 type tagResourceInput struct {
 	resourceArnInput
-	Tags []tag `json:"Tags"`
+	Tags []tag
 }
 
 type untagResourceInput struct {
 	resourceArnInput
-	TagKeys []string `json:"TagKeys"`
+	TagKeys []string
 }
 
 type listTagsInput struct {
 	resourceArnInput
-	NextToken *string `json:"NextToken"`
+	NextToken *string
 }
 
 type tagOut struct {
-	Key   string `json:"Key"`
-	Value string `json:"Value"`
+	Key   string
+	Value string
 }
 
 type listTagsOutput struct {
-	Tags      []tagOut `json:"Tags"`
-	NextToken string   `json:"NextToken,omitempty"`
+	Tags      []tagOut
+	NextToken string `json:"NextToken,omitempty"`
 }
 
 func tagConstraints(c *constraints, tg tag, p string) {

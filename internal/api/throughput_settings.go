@@ -25,14 +25,14 @@ type warmThroughput struct {
 // warmThroughputDescription is a table's or index's TableWarmThroughput
 // or GlobalSecondaryIndexWarmThroughputDescription.
 type warmThroughputDescription struct {
-	ReadUnitsPerSecond  int64  `json:"ReadUnitsPerSecond"`
-	WriteUnitsPerSecond int64  `json:"WriteUnitsPerSecond"`
-	Status              string `json:"Status"`
+	ReadUnitsPerSecond  int64
+	WriteUnitsPerSecond int64
+	Status              string
 }
 
 type onDemandThroughputDescription struct {
-	MaxReadRequestUnits  int64 `json:"MaxReadRequestUnits"`
-	MaxWriteRequestUnits int64 `json:"MaxWriteRequestUnits"`
+	MaxReadRequestUnits  int64
+	MaxWriteRequestUnits int64
 }
 
 // The warm throughput every new on-demand table or index starts with.

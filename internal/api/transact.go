@@ -30,7 +30,7 @@ const (
 // fine), Message and Item only when there is one.
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_CancellationReason.html
 type cancellationReason struct {
-	Code    string    `json:"Code"`
+	Code    string
 	Message string    `json:"Message,omitempty"`
 	Item    item.Item `json:"Item,omitempty"`
 }

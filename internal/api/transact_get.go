@@ -22,14 +22,14 @@ import (
 // write transaction, serialized with every other write. Each response is
 // therefore a serializable snapshot, at the price of a turn on the writer.
 type transactGetItemsInput struct {
-	TransactItems          []transactGetItem `json:"TransactItems"`
-	ReturnConsumedCapacity *string           `json:"ReturnConsumedCapacity"`
+	TransactItems          []transactGetItem
+	ReturnConsumedCapacity *string
 }
 
 // transactGetItem holds one Get.
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_TransactGetItem.html
 type transactGetItem struct {
-	Get *txGet `json:"Get"`
+	Get *txGet
 }
 
 // txGet is one Get of TransactGetItems.

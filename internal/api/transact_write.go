@@ -22,10 +22,10 @@ import (
 // condition, ConditionCheck included, is evaluated against the committed
 // image inside the transaction: the result is serializable.
 type transactWriteItemsInput struct {
-	TransactItems               []transactWriteItem `json:"TransactItems"`
-	ClientRequestToken          *string             `json:"ClientRequestToken,omitempty"`
-	ReturnConsumedCapacity      *string             `json:"ReturnConsumedCapacity,omitempty"`
-	ReturnItemCollectionMetrics *string             `json:"ReturnItemCollectionMetrics,omitempty"`
+	TransactItems               []transactWriteItem
+	ClientRequestToken          *string `json:"ClientRequestToken,omitempty"`
+	ReturnConsumedCapacity      *string `json:"ReturnConsumedCapacity,omitempty"`
+	ReturnItemCollectionMetrics *string `json:"ReturnItemCollectionMetrics,omitempty"`
 }
 
 // transactWriteItem holds exactly one action.

@@ -43,18 +43,18 @@ func (e *Engine) kickTTL() {
 }
 
 type timeToLiveSpecification struct {
-	Enabled       *bool   `json:"Enabled"`
-	AttributeName *string `json:"AttributeName"`
+	Enabled       *bool
+	AttributeName *string
 }
 
 type updateTimeToLiveInput struct {
-	TableName               *string                  `json:"TableName"`
-	TimeToLiveSpecification *timeToLiveSpecification `json:"TimeToLiveSpecification"`
+	TableName               *string
+	TimeToLiveSpecification *timeToLiveSpecification
 }
 
 type ttlSpecOut struct {
-	AttributeName string `json:"AttributeName"`
-	Enabled       bool   `json:"Enabled"`
+	AttributeName string
+	Enabled       bool
 }
 
 var updateTimeToLiveOp = &controlOp[updateTimeToLiveInput]{
@@ -88,7 +88,7 @@ func (e *Engine) updateTimeToLive(ctx context.Context, _ caller, in *updateTimeT
 }
 
 type ttlDescription struct {
-	TimeToLiveStatus string `json:"TimeToLiveStatus"`
+	TimeToLiveStatus string
 	AttributeName    string `json:"AttributeName,omitempty"`
 }
 

@@ -15,18 +15,18 @@ import (
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateTable.html
 
 type updateTableInput struct {
-	TableName                   *string                `json:"TableName"`
-	AttributeDefinitions        []attributeDefinition  `json:"AttributeDefinitions"`
-	BillingMode                 *string                `json:"BillingMode"`
-	ProvisionedThroughput       *provisionedThroughput `json:"ProvisionedThroughput"`
-	StreamSpecification         *streamSpecification   `json:"StreamSpecification"`
-	DeletionProtectionEnabled   *bool                  `json:"DeletionProtectionEnabled"`
-	TableClass                  *string                `json:"TableClass"`
-	GlobalSecondaryIndexUpdates []gsiUpdate            `json:"GlobalSecondaryIndexUpdates"`
-	SSESpecification            json.RawMessage        `json:"SSESpecification"`
-	ReplicaUpdates              json.RawMessage        `json:"ReplicaUpdates"`
-	OnDemandThroughput          *onDemandThroughput    `json:"OnDemandThroughput"` // throughput_settings.go
-	WarmThroughput              *warmThroughput        `json:"WarmThroughput"`
+	TableName                   *string
+	AttributeDefinitions        []attributeDefinition
+	BillingMode                 *string
+	ProvisionedThroughput       *provisionedThroughput
+	StreamSpecification         *streamSpecification
+	DeletionProtectionEnabled   *bool
+	TableClass                  *string
+	GlobalSecondaryIndexUpdates []gsiUpdate
+	SSESpecification            json.RawMessage
+	ReplicaUpdates              json.RawMessage
+	OnDemandThroughput          *onDemandThroughput // throughput_settings.go
+	WarmThroughput              *warmThroughput
 }
 
 var updateTableOp = &controlOp[updateTableInput]{

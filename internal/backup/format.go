@@ -57,7 +57,7 @@ type DataFile struct {
 
 // exportLine is one line of a DYNAMODB_JSON data file.
 type exportLine struct {
-	Item item.Item `json:"Item"`
+	Item item.Item
 }
 
 // fileWriter writes the data files of a backup being taken.

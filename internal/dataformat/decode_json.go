@@ -9,7 +9,7 @@ import (
 )
 
 type jsonLine struct {
-	Item item.Item `json:"Item"`
+	Item item.Item
 }
 
 var errNoItem = errors.New(`the line has no "Item" object`)

@@ -25,7 +25,7 @@ type ExpectedAttributeValue struct {
 // LegacyCondition is DynamoDB's "Condition" shape: one entry of
 // KeyConditions, QueryFilter or ScanFilter.
 type LegacyCondition struct {
-	ComparisonOperator string                `json:"ComparisonOperator"`
+	ComparisonOperator string
 	AttributeValueList []item.AttributeValue `json:"AttributeValueList,omitempty"`
 }
 

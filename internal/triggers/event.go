@@ -30,7 +30,7 @@ type Record struct {
 
 // Event is the body of one POST to a webhook.
 type Event struct {
-	Records []Record `json:"Records"`
+	Records []Record
 }
 
 // parse reads the record's sequence number and creation time.
