@@ -144,39 +144,15 @@ func (d *decoder) member(v *AttributeValue, key []byte, level int) (Type, string
 	case "SS":
 		ss, err := d.parseStrings()
 		v.SS = ss
-		switch {
-		case err != nil:
-			return TypeSS, "", err
-		case len(ss) == 0:
-			return TypeSS, msgEmptySS, nil
-		case hasDuplicateStrings(ss):
-			return TypeSS, duplicateSSMessage(ss), nil
-		}
-		return TypeSS, "", nil
+		return setVerdict(TypeSS, len(ss), "", err, msgEmptySS, duplicateSS(ss))
 	case "NS":
 		ns, bad, err := d.parseNumbers()
 		v.SS = ns
-		switch {
-		case err != nil || bad != "":
-			return TypeNS, bad, err
-		case len(ns) == 0:
-			return TypeNS, msgEmptyNS, nil
-		case hasDuplicateStrings(ns):
-			return TypeNS, msgDuplicateNS, nil
-		}
-		return TypeNS, "", nil
+		return setVerdict(TypeNS, len(ns), bad, err, msgEmptyNS, duplicateNS(ns))
 	case "BS":
 		bs, err := d.parseBinaries()
 		v.BS = bs
-		switch {
-		case err != nil:
-			return TypeBS, "", err
-		case len(bs) == 0:
-			return TypeBS, msgEmptyBS, nil
-		case hasDuplicateBytes(bs):
-			return TypeBS, duplicateBSMessage(bs), nil
-		}
-		return TypeBS, "", nil
+		return setVerdict(TypeBS, len(bs), "", err, msgEmptyBS, duplicateBS(bs))
 	}
 	return TypeInvalid, "", d.skipValue(0)
 }
