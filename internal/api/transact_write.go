@@ -76,13 +76,12 @@ func (w *transactWriteItem) action() (a *txAction, kind, n int) {
 
 // txWrite is one validated action and, after the transaction, what it did.
 type txWrite struct {
+	txTarget
 	kind int
 	a    *txAction
 	cond *expr.Condition
 	upd  *expr.Update
-	t    *storage.Table
 	ks   keySchema
-	key  storage.Key
 	old  item.Item // image before the transaction
 	new  item.Item // image after it
 }
@@ -112,13 +111,8 @@ func (e *Engine) transactWriteItems(ctx context.Context, r *protocol.Request) (a
 	if err := actionKeys(len(writes), func(i int) error { return writes[i].resolveKey() }); err != nil {
 		return nil, err
 	}
-	seen := make(map[string]bool, len(writes))
-	for _, w := range writes {
-		id := itemID(w.t, w.key)
-		if seen[id] {
-			return nil, errMultipleOperations()
-		}
-		seen[id] = true
+	if err := claimTargets(len(writes), func(i int) *txTarget { return &writes[i].txTarget }, nil); err != nil {
+		return nil, err
 	}
 	for _, w := range writes {
 		if w.upd != nil {
@@ -131,8 +125,7 @@ func (e *Engine) transactWriteItems(ctx context.Context, r *protocol.Request) (a
 		}
 	}
 	if size > maxTransactBytes {
-		// https://github.com/nubo-db/dynoxide/blob/main/src/actions/transact_write_items.rs
-		return nil, ddberr.Validation("Collection size of items exceeded, which can also be caused by the aggregate size of the items in the transaction exceeding the 4MB limit")
+		return nil, errTransactionTooLarge()
 	}
 
 	if in.ClientRequestToken == nil {
