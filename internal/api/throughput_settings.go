@@ -1,6 +1,8 @@
 package api
 
 import (
+	"math"
+
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
@@ -68,20 +70,29 @@ func mergeOnDemand(cur *storage.OnDemandThroughput, od *onDemandThroughput) *sto
 	if od == nil {
 		return cur
 	}
-	out := storage.OnDemandThroughput{}
-	if cur != nil {
-		out = *cur
-	}
-	if v := od.MaxReadRequestUnits; v != nil {
-		out.MaxReadRequestUnits = max(*v, 0)
-	}
-	if v := od.MaxWriteRequestUnits; v != nil {
-		out.MaxWriteRequestUnits = max(*v, 0)
-	}
+	out := valueOrZero(cur)
+	setGiven(&out.MaxReadRequestUnits, od.MaxReadRequestUnits, 0)
+	setGiven(&out.MaxWriteRequestUnits, od.MaxWriteRequestUnits, 0)
 	if out == (storage.OnDemandThroughput{}) {
 		return nil
 	}
 	return &out
+}
+
+// valueOrZero returns *p, or T's zero value when p is nil.
+func valueOrZero[T any](p *T) T {
+	if p == nil {
+		var zero T
+		return zero
+	}
+	return *p
+}
+
+// setGiven sets *dst to v, raised to floor, when v is given.
+func setGiven(dst, v *int64, floor int64) {
+	if v != nil {
+		*dst = max(*v, floor)
+	}
 }
 
 // checkWarm validates a WarmThroughput member against the warm throughput
@@ -107,16 +118,9 @@ func mergeWarm(cur *storage.WarmThroughput, w *warmThroughput) *storage.WarmThro
 	if w == nil {
 		return cur
 	}
-	out := storage.WarmThroughput{}
-	if cur != nil {
-		out = *cur
-	}
-	if v := w.ReadUnitsPerSecond; v != nil {
-		out.ReadUnitsPerSecond = *v
-	}
-	if v := w.WriteUnitsPerSecond; v != nil {
-		out.WriteUnitsPerSecond = *v
-	}
+	out := valueOrZero(cur)
+	setGiven(&out.ReadUnitsPerSecond, w.ReadUnitsPerSecond, math.MinInt64)
+	setGiven(&out.WriteUnitsPerSecond, w.WriteUnitsPerSecond, math.MinInt64)
 	return &out
 }
 
