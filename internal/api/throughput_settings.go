@@ -13,29 +13,7 @@ import (
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_OnDemandThroughput.html
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_WarmThroughput.html
 // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/warm-throughput.html
-
-type onDemandThroughput struct {
-	MaxReadRequestUnits  *int64 `json:"MaxReadRequestUnits,omitempty"`
-	MaxWriteRequestUnits *int64 `json:"MaxWriteRequestUnits,omitempty"`
-}
-
-type warmThroughput struct {
-	ReadUnitsPerSecond  *int64 `json:"ReadUnitsPerSecond,omitempty"`
-	WriteUnitsPerSecond *int64 `json:"WriteUnitsPerSecond,omitempty"`
-}
-
-// warmThroughputDescription is a table's or index's TableWarmThroughput
-// or GlobalSecondaryIndexWarmThroughputDescription.
-type warmThroughputDescription struct {
-	ReadUnitsPerSecond  int64
-	WriteUnitsPerSecond int64
-	Status              string
-}
-
-type onDemandThroughputDescription struct {
-	MaxReadRequestUnits  int64
-	MaxWriteRequestUnits int64
-}
+// Their wire shapes are in describe.go.
 
 // The warm throughput every new on-demand table or index starts with.
 // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/warm-throughput.html
