@@ -16,12 +16,13 @@ import (
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 )
 
-// signer is safe for concurrent use.
-var signer = v4.NewSigner()
-
 // Sign adds the SigV4 headers for creds, region and the time now to r,
 // whose body is body, and returns body's SHA-256 sum.
 func Sign(ctx context.Context, r *http.Request, body []byte, creds aws.Credentials, region string, now time.Time) ([sha256.Size]byte, error) {
 	sum := sha256.Sum256(body)
-	return sum, signer.SignHTTP(ctx, creds, r, hex.EncodeToString(sum[:]), "dynamodb", region, now)
+	// A signer per request: a v4.Signer caches derived keys by access key
+	// ID and scope, not by secret, so one shared signer would go on
+	// signing with a key derived from a mistyped secret after the right
+	// one is given for the same access key ID.
+	return sum, v4.NewSigner().SignHTTP(ctx, creds, r, hex.EncodeToString(sum[:]), "dynamodb", region, now)
 }

@@ -52,3 +52,27 @@ func TestSignPassesTheServersVerification(t *testing.T) {
 		t.Error("signature verifies under another secret")
 	}
 }
+
+// Signing again for the same access key ID with another secret uses the
+// new secret: the console signs in a user who first mistypes the secret.
+func TestSignUsesTheSecretGiven(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, secret := range []string{"wrong", "right"} {
+		r, err := http.NewRequest(http.MethodPost, "http://localhost:8000/", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum, err := Sign(context.Background(), r, nil, aws.Credentials{AccessKeyID: "AKIDEXAMPLE", SecretAccessKey: secret}, "us-east-1", now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := auth.ParseAuthorization(r.Header.Get("Authorization"), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		amzDate := r.Header.Get("X-Amz-Date")
+		if !a.Verify(r, amzDate, sum[:], auth.SigningKey(secret, amzDate[:8], "us-east-1", "dynamodb")) {
+			t.Errorf("signed with secret %q: does not verify under it", secret)
+		}
+	}
+}
