@@ -18,23 +18,6 @@ import (
 // served by internal/backup. See
 // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Backup-and-Restore.html
 
-// SetBackups connects the backup service; until it is set the backup
-// operations answer that backups are not configured. Call it before
-// serving.
-func (e *Engine) SetBackups(s *backup.Service) { e.backups = s }
-
-func (e *Engine) backupService() (*backup.Service, error) { return configured(e.backups, "Backups") }
-
-// configured returns s, the service of the operations of what ("Backups",
-// "Exports", "Imports"), or, when the server was started without it, the
-// ValidationException saying so.
-func configured[S any](s *S, what string) (*S, error) {
-	if s == nil {
-		return nil, ddberr.Validation("%s are not configured on this server", what)
-	}
-	return s, nil
-}
-
 type backupDetails struct {
 	BackupArn              string
 	BackupName             string
@@ -110,13 +93,6 @@ func (e *Engine) createBackup(ctx context.Context, c caller, in *createBackupInp
 	return createBackupOutput{detailsOf(b)}, nil
 }
 
-// backupsConfigured is the check of the backup operations that refuses
-// them on a server started without backups (configured).
-func backupsConfigured[T any](e *Engine, _ caller, _ *T) error {
-	_, err := e.backupService()
-	return err
-}
-
 // requiredNameRule is a required name member: 3 to 255 characters of
 // [a-zA-Z0-9_.-].
 func requiredNameRule[T any](path string, get func(*T) *string) rule[T] {
@@ -132,19 +108,18 @@ func requiredNameRule[T any](path string, get func(*T) *string) rule[T] {
 // https://github.com/turbot/steampipe-plugin-aws/issues/1913 quotes:
 // "Backup not found: <arn>".
 func (e *Engine) backupByArn(ctx context.Context, account, arn string) (*backup.Service, *backup.Backup, error) {
-	svc, err := e.backupService()
-	if err != nil {
+	if err := configured(e.backups, "Backups"); err != nil {
 		return nil, nil, err
 	}
 	_, id, ok := strings.Cut(arn, "/backup/")
 	if !ok {
 		return nil, nil, ddberr.BackupNotFound("Backup not found: %s", arn)
 	}
-	b, err := svc.Get(ctx, account, id)
+	b, err := e.backups.Get(ctx, account, id)
 	if errors.Is(err, backup.ErrNotFound) || (err == nil && b.Params.BackupArn != arn) {
 		return nil, nil, ddberr.BackupNotFound("Backup not found: %s", arn)
 	}
-	return svc, b, err
+	return e.backups, b, err
 }
 
 // backupArnRule is a BackupArn member: required, 37 to 1024 characters.

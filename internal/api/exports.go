@@ -23,13 +23,6 @@ import (
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ExportTableToPointInTime.html
 // and docs/backups.md (where S3 buckets are on this server).
 
-// SetExports connects the export service; until it is set the export
-// operations answer that exports are not configured. Call it before
-// serving.
-func (e *Engine) SetExports(s *export.Service) { e.exports = s }
-
-func (e *Engine) exportService() (*export.Service, error) { return configured(e.exports, "Exports") }
-
 type incrementalExportSpecification struct {
 	ExportFromTime *float64 `json:"ExportFromTime,omitempty"`
 	ExportToTime   *float64 `json:"ExportToTime,omitempty"`
@@ -104,8 +97,8 @@ var exportTableToPointInTimeOp = &controlOp[exportTableInput]{
 
 // checkExport refuses the request when exports are not configured, then
 // checks its S3Prefix and its TableArn, keeping the table's name.
-func (e *Engine) checkExport(_ caller, in *exportTableInput) error {
-	if _, err := e.exportService(); err != nil {
+func (e *Engine) checkExport(c caller, in *exportTableInput) error {
+	if err := exportsConfigured(e, c, in); err != nil {
 		return err
 	}
 	if err := checkS3Prefix(in.S3Prefix); err != nil {

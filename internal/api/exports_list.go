@@ -90,8 +90,8 @@ var describeExportOp = &controlOp[describeExportInput]{
 
 // checkExportArn refuses the request when exports are not configured, then
 // checks the form of its ExportArn, keeping the export's ID.
-func (e *Engine) checkExportArn(_ caller, in *describeExportInput) error {
-	if _, err := e.exportService(); err != nil {
+func (e *Engine) checkExportArn(c caller, in *describeExportInput) error {
+	if err := exportsConfigured(e, c, in); err != nil {
 		return err
 	}
 	arn := *in.ExportArn
@@ -151,8 +151,8 @@ var listExportsOp = &controlOp[listExportsInput]{
 // checkListExports refuses the request when exports are not configured,
 // then reads the ARN its NextToken holds: the base64 of the last export
 // listed.
-func (e *Engine) checkListExports(_ caller, in *listExportsInput) error {
-	if _, err := e.exportService(); err != nil {
+func (e *Engine) checkListExports(c caller, in *listExportsInput) error {
+	if err := exportsConfigured(e, c, in); err != nil {
 		return err
 	}
 	if in.NextToken != nil {

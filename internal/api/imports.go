@@ -20,13 +20,6 @@ import (
 // (imports_list.go), served by internal/importer. See
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ImportTable.html
 
-// SetImports connects the import service; until it is set the import
-// operations answer that imports are not configured. Call it before
-// serving.
-func (e *Engine) SetImports(s *importer.Service) { e.imports = s }
-
-func (e *Engine) importService() (*importer.Service, error) { return configured(e.imports, "Imports") }
-
 type s3BucketSource struct {
 	S3Bucket      *string `json:"S3Bucket,omitempty"`
 	S3BucketOwner *string `json:"S3BucketOwner,omitempty"`
@@ -170,13 +163,6 @@ var importTableOp = &controlOp[importTableInput]{
 	rules:   rules[importTableInput]{(*importTableInput).constraints},
 	check:   importsConfigured[importTableInput],
 	execute: (*Engine).importTable,
-}
-
-// importsConfigured is the check of the import operations that refuses
-// them on a server started without imports (configured).
-func importsConfigured[T any](e *Engine, _ caller, _ *T) error {
-	_, err := e.importService()
-	return err
 }
 
 func (e *Engine) importTable(ctx context.Context, c caller, in *importTableInput, _ *storage.Table) (any, error) {
