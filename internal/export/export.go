@@ -293,24 +293,13 @@ func fromJob(j *jobs.Job) (*Export, error) {
 
 // Get returns export id of account; ErrNotFound if there is none.
 func (s *Service) Get(ctx context.Context, account, id string) (*Export, error) {
-	j, err := s.jobs.GetOf(ctx, Kind, id, account)
-	if errors.Is(err, jobs.ErrNotFound) {
-		return nil, ErrNotFound
-	}
-	if err != nil {
-		return nil, err
-	}
-	return fromJob(j)
+	return jobs.GetAs(ctx, s.jobs, Kind, id, account, fromJob, ErrNotFound)
 }
 
 // List returns the exports of account, of the table tableArn unless it is
 // "", newest first (by ExportArn, descending).
 func (s *Service) List(ctx context.Context, account, tableArn string) ([]*Export, error) {
-	js, err := s.jobs.List(ctx, Kind)
-	if err != nil {
-		return nil, err
-	}
-	all, err := jobs.OfAccount(js, account, fromJob)
+	all, err := jobs.ListAs(ctx, s.jobs, Kind, account, fromJob)
 	if err != nil {
 		return nil, err
 	}
