@@ -42,12 +42,6 @@ var (
 	ErrConflict = errors.New("export: client token used by another request")
 )
 
-// tokenLifetime is how long a ClientToken makes a request idempotent:
-// eight hours, after which DynamoDB treats the token's next request as a
-// new one.
-// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ExportTableToPointInTime.html#DDB-ExportTableToPointInTime-request-ClientToken
-const tokenLifetime = 8 * time.Hour
-
 // Params are what an export was asked to do, as the operation validated
 // and completed them.
 type Params struct {
@@ -244,7 +238,7 @@ func (s *Service) byToken(ctx context.Context, account, tid, fingerprint string)
 	if err := tj.DecodeParams(&tp); err != nil {
 		return nil, err
 	}
-	if s.now().Sub(tj.CreatedAt) < tokenLifetime {
+	if s.now().Sub(tj.CreatedAt) < jobs.ClientTokenLifetime {
 		x, err := s.Get(ctx, account, tp.ExportID)
 		switch {
 		case err == nil && tp.Fingerprint == fingerprint:

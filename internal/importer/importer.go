@@ -36,9 +36,6 @@ var (
 	ErrNotFound = errors.New("importer: import not found")
 )
 
-// tokenWindow is how long a ClientToken identifies its import.
-const tokenWindow = 8 * time.Hour
-
 // Source is ImportTable's S3BucketSource.
 type Source struct {
 	S3Bucket      string
@@ -176,7 +173,7 @@ func (s *Service) byToken(ctx context.Context, account string, p *Params) (*Impo
 		return nil, err
 	}
 	for _, im := range all {
-		if im.Params.ClientToken != p.ClientToken || p.StartTime.Sub(im.Params.StartTime) > tokenWindow {
+		if im.Params.ClientToken != p.ClientToken || p.StartTime.Sub(im.Params.StartTime) > jobs.ClientTokenLifetime {
 			continue
 		}
 		if !sameRequest(&im.Params, p) {

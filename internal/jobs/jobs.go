@@ -80,6 +80,13 @@ func (j *Job) Ended() bool {
 	return j.State == Succeeded || j.State == Failed || j.State == Cancelled
 }
 
+// ClientTokenLifetime is how long a ClientToken makes a request that
+// starts a job idempotent (ExportTableToPointInTime, ImportTable): eight
+// hours, after which DynamoDB treats the token's next request as a new one.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ExportTableToPointInTime.html#DDB-ExportTableToPointInTime-request-ClientToken
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ImportTable.html#DDB-ImportTable-request-ClientToken
+const ClientTokenLifetime = 8 * time.Hour
+
 // DecodeParams unmarshals the job's parameters into v.
 func (j *Job) DecodeParams(v any) error { return json.Unmarshal(j.Params, v) }
 
