@@ -477,7 +477,7 @@ func checkBatchWrite(in *batchWriteItemInput, tables []string) error {
 					return err
 				}
 				if item.Size(wr.PutRequest.Item) > maxItemBytes {
-					return ddberr.Validation("Item size has exceeded the maximum allowed size")
+					return errItemTooLarge()
 				}
 			} else if err := validateItemValues(wr.DeleteRequest.Key); err != nil {
 				return err

@@ -124,6 +124,18 @@ func (w *conditionalWrite) checkAllOldWrite(check func(item.Item) error, it item
 	return nil
 }
 
+// errItemTooLarge is the answer to an item to write over 400 KB (PutItem,
+// BatchWriteItem, TransactWriteItems).
+func errItemTooLarge() error {
+	return ddberr.Validation("Item size has exceeded the maximum allowed size")
+}
+
+// errUpdatedItemTooLarge is the answer to an update whose new image is
+// over 400 KB (UpdateItem, TransactWriteItems).
+func errUpdatedItemTooLarge() error {
+	return ddberr.Validation("Item size to update has exceeded the maximum allowed size")
+}
+
 // errOnlyAllOld is PutItem's and DeleteItem's answer to a ReturnValues they
 // do not support.
 // https://github.com/mhart/dynalite/blob/master/test/putItem.js
@@ -152,7 +164,7 @@ func (e *Engine) checkPutItem(in *putItemInput) error {
 		return err
 	}
 	if item.Size(in.Item) > maxItemBytes {
-		return ddberr.Validation("Item size has exceeded the maximum allowed size")
+		return errItemTooLarge()
 	}
 	return e.parseCondition(&in.conditionalWrite)
 }

@@ -157,6 +157,13 @@ func errMultipleOperations() error {
 	return ddberr.Validation("Transaction request cannot include multiple operations on one item")
 }
 
+// errNotOneAction is DynamoDB's answer to a TransactWriteItems member
+// with no action or several.
+// https://github.com/getmoto/moto/blob/master/moto/dynamodb/exceptions.py (TransactWriteSingleOpException)
+func errNotOneAction() error {
+	return ddberr.Validation("TransactItems can only contain one of Check, Put, Update or Delete")
+}
+
 // errTransactionTooLarge is DynamoDB's answer to a transaction whose items
 // add up to more than 4 MB.
 // https://github.com/nubo-db/dynoxide/blob/main/src/actions/transact_write_items.rs

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 
-	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/expr"
 	"github.com/extenddb/extenddb/internal/item"
 	"github.com/extenddb/extenddb/internal/protocol"
@@ -175,8 +174,7 @@ func (c *constraints) transactWriteItem(p string, w *transactWriteItem) {
 func (e *Engine) parseTxWrite(ti *transactWriteItem) (*txWrite, error) {
 	a, kind, n := ti.action()
 	if n != 1 {
-		// https://github.com/getmoto/moto/blob/master/moto/dynamodb/exceptions.py (TransactWriteSingleOpException)
-		return nil, ddberr.Validation("TransactItems can only contain one of Check, Put, Update or Delete")
+		return nil, errNotOneAction()
 	}
 	w := &txWrite{kind: kind, a: a}
 	present := map[string]bool{"ConditionExpression": a.ConditionExpression != nil, "UpdateExpression": a.UpdateExpression != nil}
@@ -216,7 +214,7 @@ func (e *Engine) parseTxWrite(ti *transactWriteItem) (*txWrite, error) {
 		}
 	}
 	if kind == txPut && item.Size(a.Item) > maxItemBytes {
-		return nil, ddberr.Validation("Item size has exceeded the maximum allowed size")
+		return nil, errItemTooLarge()
 	}
 	return w, nil
 }
@@ -276,7 +274,7 @@ func (w *txWrite) mutation() storage.Mutation {
 			return nil, err
 		}
 		if item.Size(next) > maxItemBytes {
-			return nil, ddberr.Validation("Item size to update has exceeded the maximum allowed size")
+			return nil, errUpdatedItemTooLarge()
 		}
 		if err := checkIndexKeys(w.t, next); err != nil {
 			return nil, err
