@@ -124,18 +124,6 @@ func (w *conditionalWrite) checkAllOldWrite(check func(item.Item) error, it item
 	return nil
 }
 
-// errItemTooLarge is the answer to an item to write over 400 KB (PutItem,
-// BatchWriteItem, TransactWriteItems).
-func errItemTooLarge() error {
-	return ddberr.Validation("Item size has exceeded the maximum allowed size")
-}
-
-// errUpdatedItemTooLarge is the answer to an update whose new image is
-// over 400 KB (UpdateItem, TransactWriteItems).
-func errUpdatedItemTooLarge() error {
-	return ddberr.Validation("Item size to update has exceeded the maximum allowed size")
-}
-
 // errOnlyAllOld is PutItem's and DeleteItem's answer to a ReturnValues they
 // do not support.
 // https://github.com/mhart/dynalite/blob/master/test/putItem.js
@@ -163,8 +151,8 @@ func (e *Engine) checkPutItem(in *putItemInput) error {
 	if err := in.checkAllOldWrite(checkItem, in.Item); err != nil {
 		return err
 	}
-	if item.Size(in.Item) > maxItemBytes {
-		return errItemTooLarge()
+	if err := checkItemSize(in.Item, msgItemTooLarge); err != nil {
+		return err
 	}
 	return e.parseCondition(&in.conditionalWrite)
 }

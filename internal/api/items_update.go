@@ -141,8 +141,8 @@ func (e *Engine) updateItem(ctx context.Context, in *updateItemInput, t *storage
 				return nil, err
 			}
 		}
-		if item.Size(next) > maxItemBytes {
-			return nil, errUpdatedItemTooLarge()
+		if err := checkItemSize(next, msgUpdatedItemTooLarge); err != nil {
+			return nil, err
 		}
 		if err := checkIndexKeys(t, next); err != nil {
 			return nil, err

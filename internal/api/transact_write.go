@@ -213,8 +213,10 @@ func (e *Engine) parseTxWrite(ti *transactWriteItem) (*txWrite, error) {
 			return nil, err
 		}
 	}
-	if kind == txPut && item.Size(a.Item) > maxItemBytes {
-		return nil, errItemTooLarge()
+	if kind == txPut {
+		if err := checkItemSize(a.Item, msgItemTooLarge); err != nil {
+			return nil, err
+		}
 	}
 	return w, nil
 }
@@ -273,8 +275,8 @@ func (w *txWrite) mutation() storage.Mutation {
 		if err != nil {
 			return nil, err
 		}
-		if item.Size(next) > maxItemBytes {
-			return nil, errUpdatedItemTooLarge()
+		if err := checkItemSize(next, msgUpdatedItemTooLarge); err != nil {
+			return nil, err
 		}
 		if err := checkIndexKeys(w.t, next); err != nil {
 			return nil, err
