@@ -44,9 +44,9 @@ ON CONFLICT (account, name) DO NOTHING`, t.Account, t.Name, t.ID, t.Version, def
 		if tag.RowsAffected() == 0 {
 			return &fnError{storage.ErrTableExists}
 		}
-		ddl := []string{itemsDDL(pt.name)}
+		ddl := []string{sqlTypes.ItemsDDL(pt.name)}
 		for _, pi := range pt.indexes {
-			ddl = append(ddl, indexDDL(pi.name))
+			ddl = append(ddl, sqlTypes.IndexDDL(pi.name))
 		}
 		if err := simple(ctx, tx.Conn(), strings.Join(ddl, ";\n")); err != nil {
 			return err
@@ -191,7 +191,7 @@ func reshapeIndexes(ctx context.Context, tx pgx.Tx, before, cur *storage.Table) 
 	}
 	for _, ix := range added {
 		pi := pt.indexes[ix.ID]
-		if err := simple(ctx, tx.Conn(), indexDDL(pi.name)); err != nil {
+		if err := simple(ctx, tx.Conn(), sqlTypes.IndexDDL(pi.name)); err != nil {
 			return err
 		}
 		if ix.Status == storage.StatusCreating && ix.Backfilling {

@@ -36,11 +36,11 @@ func (b *Backend) CreateTable(ctx context.Context, t *storage.Table) error {
 		if err != nil {
 			return err
 		}
-		if err := w.execRaw(itemsDDL(pt.name)); err != nil {
+		if err := w.execRaw(sqlTypes.ItemsDDL(pt.name)); err != nil {
 			return err
 		}
 		for ixID, pi := range pt.indexes {
-			if err := w.execRaw(indexDDL(pi.name)); err != nil {
+			if err := w.execRaw(sqlTypes.IndexDDL(pi.name)); err != nil {
 				return err
 			}
 			if _, err := w.exec("INSERT OR REPLACE INTO table_stats (id, item_count, size_bytes) VALUES (?, 0, 0)", ixID); err != nil {
@@ -149,7 +149,7 @@ func (w *writer) reshapeIndexes(before, cur *storage.Table) ([]string, error) {
 			continue
 		}
 		pi := pt.indexes[ix.ID]
-		if err := w.execRaw(indexDDL(pi.name)); err != nil {
+		if err := w.execRaw(sqlTypes.IndexDDL(pi.name)); err != nil {
 			return nil, err
 		}
 		if _, err := w.exec("INSERT OR REPLACE INTO table_stats (id, item_count, size_bytes) VALUES (?, 0, 0)", ix.ID); err != nil {

@@ -11,7 +11,7 @@
 //	i_<index id hex>(h, ipk, isk, pk, sk, item, size)
 //	                                           PRIMARY KEY (h, ipk, isk, pk, sk)
 //
-// Item and index tables are rowid tables (see itemsDDL); those created by
+// Item and index tables are rowid tables (see sqlTypes); those created by
 // earlier versions are WITHOUT ROWID and are read and written the same way.
 //
 // h is item.PartitionHash of the (index) partition key, so one B-tree serves
