@@ -163,3 +163,39 @@ func (ty SQLTypes) keyedDDL(name string, keys ...string) string {
 	sb.WriteString("\tPRIMARY KEY (h, " + strings.Join(keys, ", ") + ")\n)")
 	return sb.String()
 }
+
+// SQLIndexTable is the physical table of a secondary index on an SQL
+// backend, with the statements that write its rows.
+type SQLIndexTable struct {
+	Name string
+	// Put writes the row (h, ipk, isk, pk, sk, item, size), parameters 1
+	// to 7, in place of one with the same key.
+	Put string
+	// Del deletes the row of key (h, ipk, isk, pk, sk), parameters 1 to 5.
+	Del string
+}
+
+// SQLIndexTables returns the physical tables of t's indexes by index ID.
+// param(n) is the dialect's placeholder of parameter n, counted from 1
+// ("?" or "$n"). Errors: an index ID that is not a hexadecimal UUID.
+func SQLIndexTables(t *Table, param func(n int) string) (map[string]*SQLIndexTable, error) {
+	ps := make([]string, 7)
+	for i := range ps {
+		ps[i] = param(i + 1)
+	}
+	out := make(map[string]*SQLIndexTable, len(t.Indexes))
+	for _, ix := range t.Indexes {
+		name, err := IndexTableName(ix.ID)
+		if err != nil {
+			return nil, err
+		}
+		out[ix.ID] = &SQLIndexTable{
+			Name: name,
+			Put: "INSERT INTO " + name + " (h, ipk, isk, pk, sk, item, size) VALUES (" + strings.Join(ps, ", ") + ")" +
+				" ON CONFLICT (h, ipk, isk, pk, sk) DO UPDATE SET item = excluded.item, size = excluded.size",
+			Del: "DELETE FROM " + name + " WHERE h = " + ps[0] + " AND ipk = " + ps[1] + " AND isk = " + ps[2] +
+				" AND pk = " + ps[3] + " AND sk = " + ps[4],
+		}
+	}
+	return out, nil
+}

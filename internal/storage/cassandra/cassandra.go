@@ -220,8 +220,15 @@ func (b *Backend) dataKeyspace(account string) string {
 	if accountRE.MatchString(account) {
 		return b.opts.KeyspacePrefix + "_a" + account
 	}
-	sum := sha256.Sum256([]byte(account))
-	return b.opts.KeyspacePrefix + "_h" + hex.EncodeToString(sum[:10])
+	return b.opts.KeyspacePrefix + "_h" + hashedName(account, 10)
+}
+
+// hashedName stands for a name that is not a CQL identifier (or too long
+// for one) in one: the hexadecimal digits of the first n bytes of the
+// name's SHA-256.
+func hashedName(name string, n int) string {
+	sum := sha256.Sum256([]byte(name))
+	return hex.EncodeToString(sum[:n])
 }
 
 // ensureKeyspace creates an account's keyspace once per process.

@@ -267,7 +267,7 @@ func (b *Backend) storeBackfillCursor(ctx context.Context, t *storage.Table, ind
 func (b *Backend) storeFenced(ctx context.Context, cur, nw *storage.Table) (bool, error) {
 	nw.Account, nw.Name, nw.ID = cur.Account, cur.Name, cur.ID
 	nw.Version = cur.Version + 1
-	def, err := encodeDef(nw)
+	def, err := storage.EncodeTable(nw)
 	if err != nil {
 		return false, err
 	}

@@ -108,7 +108,7 @@ func (b *Backend) writeIntent(ctx context.Context, t *storage.Table, key storage
 	if fid == nil {
 		return errors.New("cassandra: write intent: no frontend registered")
 	}
-	def, err := encodeDef(t)
+	def, err := storage.EncodeTable(t)
 	if err != nil {
 		return err
 	}
@@ -436,7 +436,7 @@ func (r *recovery) apply(ctx context.Context, in *intent) (bool, error) {
 	}
 	// The table as the writer saw it: its stream label, TTL generation and
 	// indexes are the ones the write's derived rows belong to.
-	t, err := decodeDef(in.def, 0)
+	t, err := storage.DecodeTable(in.def, 0)
 	if err != nil || t.ID != in.tid {
 		return false, err
 	}

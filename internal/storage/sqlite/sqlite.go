@@ -372,20 +372,23 @@ func scanString(rows *sql.Rows) (string, error) {
 func (b *Backend) forgetReadStmts(names []string) {
 	b.rmu.Lock()
 	defer b.rmu.Unlock()
-	for q, s := range b.rstmts {
+	closeStmtsNaming(b.rstmts, names)
+}
+
+// closeStmtsNaming closes and removes the statements of stmts, by SQL
+// text, that name any of the physical tables names (every statement puts
+// a space after a table name).
+func closeStmtsNaming(stmts map[string]*sql.Stmt, names []string) {
+	for q, s := range stmts {
 		for _, n := range names {
-			if containsName(q, n) {
+			if strings.Contains(q, n+" ") {
 				s.Close()
-				delete(b.rstmts, q)
+				delete(stmts, q)
 				break
 			}
 		}
 	}
 }
-
-// containsName reports whether the SQL text q names the physical table n
-// (every statement puts a space after a table name).
-func containsName(q, n string) bool { return strings.Contains(q, n+" ") }
 
 // isClosed reports whether Close has begun.
 func (b *Backend) isClosed() bool { return b.closed.Load() }
