@@ -60,25 +60,6 @@ const (
 	recoverLease = "recover-intents"
 )
 
-// intentsMigration creates the intents and frontends tables. Intents are
-// written once and expire (the table's default TTL backs up the one each
-// insert sets); time-window compaction drops whole expired files.
-func intentsMigration(k string) migration {
-	return migration{3, "write intents, frontends", []string{
-		`CREATE TABLE IF NOT EXISTS ` + k + `.intents (
-			owner text, minute bigint, id bigint,
-			tid text, account text, tname text, def blob,
-			pk blob, sk blob, old blob, new blob, version bigint,
-			ident_type text, ident_principal text,
-			PRIMARY KEY ((owner, minute), id))
-			WITH default_time_to_live = 86400 AND gc_grace_seconds = 10800
-			AND compaction = {'class': 'TimeWindowCompactionStrategy', 'compaction_window_unit': 'HOURS', 'compaction_window_size': 1}`,
-		`CREATE TABLE IF NOT EXISTS ` + k + `.frontends (
-			k int, owner text, started timestamp, renewed timestamp,
-			PRIMARY KEY ((k), owner))`,
-	}}
-}
-
 // frontend is this process's identity as a writer.
 type frontend struct {
 	id   atomic.Pointer[frontendID]
