@@ -128,24 +128,16 @@ func (r *pageReader) flush(ctx context.Context) error {
 func (b *Backend) readPageParallel(ctx context.Context, p phys, cursor *storage.Key, limit int) ([]keyedItem, error) {
 	r := &pageReader{b: b, p: p, limit: limit}
 	firstBucket := uint64(0)
-	var startH uint64
 	if cursor != nil {
 		rows, err := b.readPartRows(ctx, p, cursor.PK, storage.StoredSK(cursor.SK), limit)
 		if err != nil {
 			return nil, err
 		}
 		r.add(rows)
-		startH = uint64(item.PartitionHash(cursor.PK))
-		firstBucket = startH >> bucketShift
+		firstBucket = uint64(item.PartitionHash(cursor.PK)) >> bucketShift
 	}
 	for bk := firstBucket; bk < 1<<(32-bucketShift) && !r.full(); bk++ {
-		stmt := `SELECT pk FROM ` + p.dir + ` WHERE ix = ? AND b = ?`
-		args := []any{"", int(bk)}
-		if cursor != nil && bk == firstBucket {
-			stmt += ` AND (h, pk) > (?, ?)`
-			args = append(args, int64(startH), cursor.PK)
-		}
-		iter := b.s.Query(stmt, args...).WithContext(ctx).Consistency(gocql.Quorum).PageSize(pageSize).Iter()
+		iter := b.listedPartitions(ctx, p, bk, cursor)
 		var pk []byte
 		for ; !r.full() && iter.Scan(&pk); pk = nil {
 			r.pending = append(r.pending, pk)
