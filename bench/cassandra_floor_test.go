@@ -36,7 +36,10 @@ const floorRowBytes = 300
 //     the fence of every item write (one Paxos round with its read);
 //   - read: SELECT of one row by its key (QUORUM);
 //   - batch25: an unlogged batch of 25 new rows of one partition (b.N
-//     batches; per-row figures are reported as well).
+//     batches; per-row figures are reported as well);
+//   - new-item: the three statements a blind put of a new item sends in
+//     turn (docs/adr/0018f): a directory entry, an intent holding the
+//     image, then INSERT ... IF NOT EXISTS of the item.
 //
 // It reports ops/s and, with EXTENDDB_BENCH_STORAGE_PID, the node's CPU
 // time per statement (node-cpu-us/op; /proc/PID/stat, as
@@ -92,6 +95,19 @@ func BenchmarkCassandraFloor(b *testing.B) {
 			var blob []byte
 			var ver int64
 			return s.Query(`SELECT item, version FROM `+tbl+` WHERE pk = ? AND sk = ?`, floorKey(i), []byte("s")).Scan(&blob, &ver)
+		})
+	})
+	b.Run("new-item", func(b *testing.B) {
+		tbl, dir, intents := f.table(b), f.table(b), f.table(b)
+		f.measure(b, 1, func(i int) error {
+			k := floorKey(i)
+			if err := s.Query(`INSERT INTO `+dir+` (pk, sk, version) VALUES (?, ?, ?)`, []byte{byte(i)}, k, int64(i)).Exec(); err != nil {
+				return err
+			}
+			if err := s.Query(`INSERT INTO `+intents+` (pk, sk, item, version) VALUES (?, ?, ?, ?)`, []byte{byte(i >> 8)}, k, f.blob, int64(i)).Exec(); err != nil {
+				return err
+			}
+			return f.lwt(s.Query(`INSERT INTO `+tbl+` (pk, sk, item, version) VALUES (?, ?, ?, ?) IF NOT EXISTS`, k, []byte("s"), f.blob, int64(1)))
 		})
 	})
 	b.Run("batch25", func(b *testing.B) {
