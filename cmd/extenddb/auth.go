@@ -115,13 +115,25 @@ func withStore(v *viper.Viper, flags *pflag.FlagSet, fn func(ctx context.Context
 	return fn(ctx, st)
 }
 
+// nameCmd is a subcommand whose one argument is a name, that prints what
+// fn returns.
+func nameCmd(run runner, use, short string, fn func(ctx context.Context, st *auth.Store, name string) (any, error)) *cobra.Command {
+	return &cobra.Command{Use: use, Short: short, Args: cobra.ExactArgs(1),
+		RunE: run(func(ctx context.Context, st *auth.Store, args []string) (any, error) { return fn(ctx, st, args[0]) })}
+}
+
 // deleteCmd is a subcommand that deletes what its one argument names and
 // prints nothing.
 func deleteCmd(run runner, use, short string, del func(ctx context.Context, st *auth.Store, name string) error) *cobra.Command {
-	return &cobra.Command{Use: use, Short: short, Args: cobra.ExactArgs(1),
-		RunE: run(func(ctx context.Context, st *auth.Store, args []string) (any, error) {
-			return nil, del(ctx, st, args[0])
-		})}
+	return nameCmd(run, use, short, func(ctx context.Context, st *auth.Store, name string) (any, error) {
+		return nil, del(ctx, st, name)
+	})
+}
+
+// listCmd is a subcommand, list, that prints what list returns.
+func listCmd(run runner, short string, list func(ctx context.Context, st *auth.Store) (any, error)) *cobra.Command {
+	return &cobra.Command{Use: "list", Short: short, Args: cobra.NoArgs,
+		RunE: run(func(ctx context.Context, st *auth.Store, _ []string) (any, error) { return list(ctx, st) })}
 }
 
 // requireAccount gives cmd and its subcommands the required --account
@@ -140,8 +152,7 @@ func accountCmd(run runner) *cobra.Command {
 		})}
 	create.Flags().StringVar(&id, "id", "", "12-digit account ID")
 	create.Flags().StringVar(&name, "name", "", "a name for people")
-	list := &cobra.Command{Use: "list", Short: "List accounts", Args: cobra.NoArgs,
-		RunE: run(func(ctx context.Context, st *auth.Store, _ []string) (any, error) { return st.ListAccounts(ctx) })}
+	list := listCmd(run, "List accounts", func(ctx context.Context, st *auth.Store) (any, error) { return st.ListAccounts(ctx) })
 	del := deleteCmd(run, "delete ACCOUNT_ID", "Delete an account with its users, roles and keys", func(ctx context.Context, st *auth.Store, name string) error {
 		return st.DeleteAccount(ctx, name)
 	})
@@ -153,12 +164,10 @@ func userCmd(run runner) *cobra.Command {
 	cmd := &cobra.Command{Use: "user", Short: "Create, list and delete users"}
 	var account string
 	requireAccount(cmd, &account)
-	create := &cobra.Command{Use: "create NAME", Short: "Create a user", Args: cobra.ExactArgs(1),
-		RunE: run(func(ctx context.Context, st *auth.Store, args []string) (any, error) {
-			return st.CreateUser(ctx, account, args[0])
-		})}
-	list := &cobra.Command{Use: "list", Short: "List an account's users", Args: cobra.NoArgs,
-		RunE: run(func(ctx context.Context, st *auth.Store, _ []string) (any, error) { return st.ListUsers(ctx, account) })}
+	create := nameCmd(run, "create NAME", "Create a user", func(ctx context.Context, st *auth.Store, name string) (any, error) {
+		return st.CreateUser(ctx, account, name)
+	})
+	list := listCmd(run, "List an account's users", func(ctx context.Context, st *auth.Store) (any, error) { return st.ListUsers(ctx, account) })
 	del := deleteCmd(run, "delete NAME", "Delete a user and its keys", func(ctx context.Context, st *auth.Store, name string) error {
 		return st.DeleteUser(ctx, account, name)
 	})
@@ -177,10 +186,9 @@ func keyCmd(run runner) *cobra.Command {
 			}
 			return map[string]string{"AccessKeyId": k.ID, "SecretAccessKey": k.Secret, "Account": k.Account, "UserName": k.User}, nil
 		})}
-	list := &cobra.Command{Use: "list", Short: "List access keys of an account (or one user)", Args: cobra.NoArgs,
-		RunE: run(func(ctx context.Context, st *auth.Store, _ []string) (any, error) {
-			return st.ListAccessKeys(ctx, account, user)
-		})}
+	list := listCmd(run, "List access keys of an account (or one user)", func(ctx context.Context, st *auth.Store) (any, error) {
+		return st.ListAccessKeys(ctx, account, user)
+	})
 	for _, c := range []*cobra.Command{create, list} {
 		c.Flags().StringVar(&account, "account", "", "12-digit account ID")
 		c.Flags().StringVar(&user, "user", "", "user name")
@@ -209,27 +217,25 @@ func policyCmd(run runner) *cobra.Command {
 		}
 		return user
 	}
-	put := &cobra.Command{Use: "put NAME --document JSON|@FILE", Short: "Attach or replace a policy", Args: cobra.ExactArgs(1),
-		RunE: run(func(ctx context.Context, st *auth.Store, args []string) (any, error) {
-			text := doc
-			if f, ok := strings.CutPrefix(doc, "@"); ok {
-				b, err := os.ReadFile(f)
-				if err != nil {
-					return nil, err
-				}
-				text = string(b)
+	put := nameCmd(run, "put NAME --document JSON|@FILE", "Attach or replace a policy", func(ctx context.Context, st *auth.Store, name string) (any, error) {
+		text := doc
+		if f, ok := strings.CutPrefix(doc, "@"); ok {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				return nil, err
 			}
-			if role != "" {
-				return nil, st.PutRolePolicy(ctx, account, role, args[0], text)
-			}
-			return nil, st.PutUserPolicy(ctx, account, user, args[0], text)
-		})}
+			text = string(b)
+		}
+		if role != "" {
+			return nil, st.PutRolePolicy(ctx, account, role, name, text)
+		}
+		return nil, st.PutUserPolicy(ctx, account, user, name, text)
+	})
 	put.Flags().StringVar(&doc, "document", "", "the policy document, or @file")
 	_ = put.MarkFlagRequired("document")
-	list := &cobra.Command{Use: "list", Short: "List a user's policies", Args: cobra.NoArgs,
-		RunE: run(func(ctx context.Context, st *auth.Store, _ []string) (any, error) {
-			return st.ListUserPolicies(ctx, account, user)
-		})}
+	list := listCmd(run, "List a user's policies", func(ctx context.Context, st *auth.Store) (any, error) {
+		return st.ListUserPolicies(ctx, account, user)
+	})
 	del := deleteCmd(run, "delete NAME", "Detach a policy", func(ctx context.Context, st *auth.Store, name string) error {
 		return st.DeleteUserPolicy(ctx, account, owner(), name)
 	})
@@ -242,13 +248,11 @@ func roleCmd(run runner) *cobra.Command {
 	var account string
 	var trusted []string
 	requireAccount(cmd, &account)
-	create := &cobra.Command{Use: "create NAME", Short: "Create a role", Args: cobra.ExactArgs(1),
-		RunE: run(func(ctx context.Context, st *auth.Store, args []string) (any, error) {
-			return st.CreateRole(ctx, account, args[0], trusted)
-		})}
+	create := nameCmd(run, "create NAME", "Create a role", func(ctx context.Context, st *auth.Store, name string) (any, error) {
+		return st.CreateRole(ctx, account, name, trusted)
+	})
 	create.Flags().StringSliceVar(&trusted, "trust", nil, "account IDs whose principals may assume the role (default: its own account)")
-	list := &cobra.Command{Use: "list", Short: "List an account's roles", Args: cobra.NoArgs,
-		RunE: run(func(ctx context.Context, st *auth.Store, _ []string) (any, error) { return st.ListRoles(ctx, account) })}
+	list := listCmd(run, "List an account's roles", func(ctx context.Context, st *auth.Store) (any, error) { return st.ListRoles(ctx, account) })
 	del := deleteCmd(run, "delete NAME", "Delete a role, its policies and its sessions", func(ctx context.Context, st *auth.Store, name string) error {
 		return st.DeleteRole(ctx, account, name)
 	})

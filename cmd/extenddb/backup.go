@@ -1,23 +1,14 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"io"
-	"os"
-	"os/signal"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 // backupCmd is `extenddb backup create|list|restore`: the on-demand backups
@@ -43,79 +34,6 @@ authentication).`,
 	return cmd
 }
 
-// apiClient is the connection settings of a client command.
-type apiClient struct {
-	endpoint, region       string
-	accessKeyID, secretKey string
-	poll                   time.Duration
-	noWait                 bool
-	progressOut, resultOut io.Writer
-	ctx                    context.Context
-	stop                   context.CancelFunc
-	client                 *dynamodb.Client
-}
-
-func (c *apiClient) flags(f *pflag.FlagSet) {
-	f.StringVar(&c.endpoint, "endpoint", "http://127.0.0.1:8000", "endpoint URL of the server")
-	f.StringVar(&c.region, "region", "us-east-1", "region to sign requests for")
-	f.StringVar(&c.accessKeyID, "access-key-id", "", "access key ID (default $AWS_ACCESS_KEY_ID)")
-	f.StringVar(&c.secretKey, "secret-access-key", "", "secret access key (default $AWS_SECRET_ACCESS_KEY)")
-	f.DurationVar(&c.poll, "poll", 500*time.Millisecond, "how often progress is asked for")
-}
-
-// open prepares the SDK client and the command's context (ended by
-// SIGINT or SIGTERM).
-func (c *apiClient) open(cmd *cobra.Command) {
-	key, secret := c.accessKeyID, c.secretKey
-	if key == "" {
-		key, secret = os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY")
-	}
-	if key == "" {
-		key, secret = "extenddb", "extenddb"
-	}
-	c.client = dynamodb.New(dynamodb.Options{
-		BaseEndpoint: aws.String(c.endpoint),
-		Region:       c.region,
-		Credentials:  credentials.NewStaticCredentialsProvider(key, secret, ""),
-	})
-	c.ctx, c.stop = signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-	c.progressOut, c.resultOut = cmd.ErrOrStderr(), cmd.OutOrStdout()
-}
-
-// bar is a progress bar on the progress output: of total units, or a
-// spinner when total is not positive.
-func (c *apiClient) bar(total int64, desc string) *progressbar.ProgressBar {
-	if total <= 0 {
-		total = -1
-	}
-	return progressbar.NewOptions64(total,
-		progressbar.OptionSetWriter(c.progressOut),
-		progressbar.OptionSetDescription(desc),
-		progressbar.OptionShowCount(),
-		progressbar.OptionSetItsString("items"),
-		progressbar.OptionShowIts(),
-		progressbar.OptionSetElapsedTime(true),
-		progressbar.OptionThrottle(100*time.Millisecond),
-		progressbar.OptionOnCompletion(func() { fmt.Fprintln(c.progressOut) }),
-	)
-}
-
-// wait calls step every poll interval until it reports done, an error, or
-// the command is interrupted.
-func (c *apiClient) wait(step func() (bool, error)) error {
-	for {
-		done, err := step()
-		if done || err != nil {
-			return err
-		}
-		select {
-		case <-c.ctx.Done():
-			return errors.New("interrupted: the server goes on with the work")
-		case <-time.After(c.poll):
-		}
-	}
-}
-
 func backupCreateCmd(c *apiClient) *cobra.Command {
 	var table, name string
 	cmd := &cobra.Command{
@@ -123,14 +41,12 @@ func backupCreateCmd(c *apiClient) *cobra.Command {
 		Short:   "Back up a table (CreateBackup) and wait until the backup is AVAILABLE",
 		Example: `  extenddb backup create --table Music --name music-nightly`,
 		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			c.open(cmd)
-			defer c.stop()
+		RunE: c.run(func([]string) error {
 			if name == "" {
 				name = table + "-" + time.Now().UTC().Format("20060102-150405")
 			}
 			return c.createBackup(table, name)
-		},
+		}),
 	}
 	cmd.Flags().StringVar(&table, "table", "", "table to back up (required)")
 	cmd.Flags().StringVar(&name, "name", "", "backup name (default TABLE-yyyymmdd-hhmmss)")
@@ -157,11 +73,9 @@ func (c *apiClient) createBackup(table, name string) error {
 	}
 	bar := c.bar(total, "backup "+name+" CREATING")
 	var d *types.BackupDescription
-	err = c.wait(func() (bool, error) {
-		o, err := c.client.DescribeBackup(c.ctx, &dynamodb.DescribeBackupInput{BackupArn: aws.String(arn)})
-		if err != nil {
-			return false, err
-		}
+	err = follow(c, func() (*dynamodb.DescribeBackupOutput, error) {
+		return c.client.DescribeBackup(c.ctx, &dynamodb.DescribeBackupInput{BackupArn: aws.String(arn)})
+	}, func(o *dynamodb.DescribeBackupOutput) (bool, error) {
 		d = o.BackupDescription
 		switch st := d.BackupDetails.BackupStatus; st {
 		case types.BackupStatusAvailable:
@@ -192,11 +106,7 @@ func backupListCmd(c *apiClient) *cobra.Command {
 		Use:   "list [--table TABLE]",
 		Short: "List the backups (ListBackups), oldest first",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			c.open(cmd)
-			defer c.stop()
-			return c.listBackups(table)
-		},
+		RunE:  c.run(func([]string) error { return c.listBackups(table) }),
 	}
 	cmd.Flags().StringVar(&table, "table", "", "only the backups of this table")
 	return cmd
@@ -233,11 +143,7 @@ func backupRestoreCmd(c *apiClient) *cobra.Command {
 		Short:   "Restore a backup into a new table (RestoreTableFromBackup) and wait until it is ACTIVE",
 		Example: `  extenddb backup restore --backup-arn arn:aws:dynamodb:...:table/Music/backup/0176... --target-table Music2`,
 		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			c.open(cmd)
-			defer c.stop()
-			return c.restoreBackup(arn, target)
-		},
+		RunE:    c.run(func([]string) error { return c.restoreBackup(arn, target) }),
 	}
 	cmd.Flags().StringVar(&arn, "backup-arn", "", "ARN of the backup (required)")
 	cmd.Flags().StringVar(&target, "target-table", "", "name of the new table (required)")
@@ -265,11 +171,9 @@ func (c *apiClient) restoreBackup(arn, target string) error {
 	}
 	bar := c.bar(total, "restore "+target+" CREATING")
 	var items int64
-	err := c.wait(func() (bool, error) {
-		o, err := c.client.DescribeTable(c.ctx, &dynamodb.DescribeTableInput{TableName: aws.String(target)})
-		if err != nil {
-			return false, err
-		}
+	err := follow(c, func() (*dynamodb.DescribeTableOutput, error) {
+		return c.client.DescribeTable(c.ctx, &dynamodb.DescribeTableInput{TableName: aws.String(target)})
+	}, func(o *dynamodb.DescribeTableOutput) (bool, error) {
 		items = aws.ToInt64(o.Table.ItemCount)
 		switch st := o.Table.TableStatus; st {
 		case types.TableStatusActive:

@@ -26,11 +26,7 @@ func exportCmd() *cobra.Command {
 		Use:   "export --table T --s3-bucket B",
 		Short: "Export a table of a running server into its export directory, as DynamoDB exports to S3",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			c.open(cmd)
-			defer c.stop()
-			return c.runExport(&o)
-		},
+		RunE:  c.run(func([]string) error { return c.runExport(&o) }),
 	}
 	f := cmd.Flags()
 	c.flags(f)
@@ -71,11 +67,9 @@ func (c *apiClient) runExport(o *exportFlags) error {
 	fmt.Fprintf(c.resultOut, "export %s\n", arn)
 	bar := c.bar(aws.ToInt64(t.Table.ItemCount), "exporting "+o.table)
 	var last *types.ExportDescription
-	err = c.wait(func() (bool, error) {
-		d, err := c.client.DescribeExport(c.ctx, &dynamodb.DescribeExportInput{ExportArn: aws.String(arn)})
-		if err != nil {
-			return false, err
-		}
+	err = follow(c, func() (*dynamodb.DescribeExportOutput, error) {
+		return c.client.DescribeExport(c.ctx, &dynamodb.DescribeExportInput{ExportArn: aws.String(arn)})
+	}, func(d *dynamodb.DescribeExportOutput) (bool, error) {
 		last = d.ExportDescription
 		switch last.ExportStatus {
 		case types.ExportStatusInProgress:

@@ -7,13 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/extenddb/extenddb/internal/dataformat"
@@ -35,11 +33,7 @@ func importCmd() *cobra.Command {
 		Use:   "import FILE|DIR --table T --key pk:S[,sk:N]",
 		Short: "Import a file or directory of DYNAMODB_JSON, ION or CSV into a new table of a running server",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c.open(cmd)
-			defer c.stop()
-			return c.runImport(args[0], &o)
-		},
+		RunE:  c.run(func(args []string) error { return c.runImport(args[0], &o) }),
 	}
 	f := cmd.Flags()
 	c.flags(f)
@@ -88,15 +82,11 @@ func (c *apiClient) runImport(src string, o *importFlags) error {
 	}
 	arn := aws.ToString(started.ImportTableDescription.ImportArn)
 	fmt.Fprintf(c.resultOut, "import %s\n", arn)
-	bar := progressbar.NewOptions64(total, progressbar.OptionSetWriter(c.progressOut), progressbar.OptionSetDescription("importing "+o.table),
-		progressbar.OptionShowBytes(true), progressbar.OptionSetElapsedTime(true), progressbar.OptionThrottle(100*time.Millisecond),
-		progressbar.OptionOnCompletion(func() { fmt.Fprintln(c.progressOut) }))
+	bar := c.byteBar(total, "importing "+o.table)
 	var last *types.ImportTableDescription
-	err = c.wait(func() (bool, error) {
-		d, err := c.client.DescribeImport(c.ctx, &dynamodb.DescribeImportInput{ImportArn: aws.String(arn)})
-		if err != nil {
-			return false, err
-		}
+	err = follow(c, func() (*dynamodb.DescribeImportOutput, error) {
+		return c.client.DescribeImport(c.ctx, &dynamodb.DescribeImportInput{ImportArn: aws.String(arn)})
+	}, func(d *dynamodb.DescribeImportOutput) (bool, error) {
 		last = d.ImportTableDescription
 		bar.Set64(aws.ToInt64(last.ProcessedSizeBytes))
 		switch last.ImportStatus {

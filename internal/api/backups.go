@@ -10,7 +10,6 @@ import (
 	"github.com/extenddb/extenddb/internal/backup"
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/jobs"
-	"github.com/extenddb/extenddb/internal/protocol"
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
@@ -18,23 +17,6 @@ import (
 // DeleteBackup (this file) and RestoreTableFromBackup (backups_restore.go),
 // served by internal/backup. See
 // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Backup-and-Restore.html
-
-// SetBackups connects the backup service; until it is set the backup
-// operations answer that backups are not configured. Call it before
-// serving.
-func (e *Engine) SetBackups(s *backup.Service) { e.backups = s }
-
-func (e *Engine) backupService() (*backup.Service, error) { return configured(e.backups, "Backups") }
-
-// configured returns s, the service of the operations of what ("Backups",
-// "Exports", "Imports"), or, when the server was started without it, the
-// ValidationException saying so.
-func configured[S any](s *S, what string) (*S, error) {
-	if s == nil {
-		return nil, ddberr.Validation("%s are not configured on this server", what)
-	}
-	return s, nil
-}
 
 type backupDetails struct {
 	BackupArn              string
@@ -81,35 +63,24 @@ type createBackupOutput struct {
 	BackupDetails backupDetails
 }
 
-func (e *Engine) createBackup(ctx context.Context, r *protocol.Request) (any, error) {
-	var in createBackupInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	var c constraints
-	c.tableName(in.TableName)
-	if c.notNull(in.BackupName != nil, "backupName") {
-		c.name(in.BackupName, "backupName")
-	}
-	if err := c.err(); err != nil {
-		return nil, err
-	}
-	svc, err := e.backupService()
-	if err != nil {
-		return nil, err
-	}
-	account := e.account(r)
-	t, err := e.backupTable(ctx, account, *in.TableName)
-	if err != nil {
-		return nil, err
-	}
+var createBackupOp = &controlOp[createBackupInput]{
+	rules: rules[createBackupInput]{
+		tableNameRule(func(in *createBackupInput) *string { return in.TableName }),
+		requiredNameRule("backupName", func(in *createBackupInput) *string { return in.BackupName }),
+	},
+	check:   backupsConfigured[createBackupInput],
+	table:   byBackupTable(func(in *createBackupInput) *string { return in.TableName }),
+	execute: (*Engine).createBackup,
+}
+
+func (e *Engine) createBackup(ctx context.Context, c caller, in *createBackupInput, t *storage.Table) (any, error) {
 	if st := e.status(t); st == storage.StatusCreating || st == storage.StatusDeleting {
 		return nil, ddberr.TableInUse("Table is being %s: %s", statusVerb(st), t.Name)
 	}
 	now := e.now()
 	id := fmt.Sprintf("%014d-%08x", now.UnixMilli(), rand.Uint32())
-	tableArn := e.tableArn(r.Caller.Region, t)
-	b, err := svc.Create(ctx, account, id, backup.Params{
+	tableArn := e.tableArn(c.region, t)
+	b, err := e.backups.Create(ctx, c.account, id, backup.Params{
 		BackupName: *in.BackupName,
 		BackupArn:  tableArn + "/backup/" + id,
 		TableArn:   tableArn,
@@ -122,35 +93,57 @@ func (e *Engine) createBackup(ctx context.Context, r *protocol.Request) (any, er
 	return createBackupOutput{detailsOf(b)}, nil
 }
 
+// requiredNameRule is a required name member: 3 to 255 characters of
+// [a-zA-Z0-9_.-].
+func requiredNameRule[T any](path string, get func(*T) *string) rule[T] {
+	return func(in *T, c *constraints) {
+		if s := get(in); c.notNull(s != nil, path) {
+			c.name(s, path)
+		}
+	}
+}
+
 // backupByArn returns the caller's backup named by arn, or DynamoDB's
 // BackupNotFoundException, whose text
 // https://github.com/turbot/steampipe-plugin-aws/issues/1913 quotes:
 // "Backup not found: <arn>".
-func (e *Engine) backupByArn(ctx context.Context, r *protocol.Request, arn string) (*backup.Service, *backup.Backup, error) {
-	svc, err := e.backupService()
-	if err != nil {
+func (e *Engine) backupByArn(ctx context.Context, account, arn string) (*backup.Service, *backup.Backup, error) {
+	if err := configured(e.backups, "Backups"); err != nil {
 		return nil, nil, err
 	}
 	_, id, ok := strings.Cut(arn, "/backup/")
 	if !ok {
 		return nil, nil, ddberr.BackupNotFound("Backup not found: %s", arn)
 	}
-	b, err := svc.Get(ctx, e.account(r), id)
+	b, err := e.backups.Get(ctx, account, id)
 	if errors.Is(err, backup.ErrNotFound) || (err == nil && b.Params.BackupArn != arn) {
 		return nil, nil, ddberr.BackupNotFound("Backup not found: %s", arn)
 	}
-	return svc, b, err
+	return e.backups, b, err
 }
 
-// backupArnConstraint checks a BackupArn member (length 37 to 1024).
-func backupArnConstraint(c *constraints, arn *string) {
-	if c.notNull(arn != nil, "backupArn") {
-		c.lenRange(arn, "backupArn", 37, 1024)
-	}
+// backupArnRule is a BackupArn member: required, 37 to 1024 characters.
+func backupArnRule[T any](get func(*T) *string) rule[T] {
+	return lengthRule("backupArn", get, 37, 1024, true)
 }
 
 type backupArnInput struct {
 	BackupArn *string
+}
+
+// backupArnOp is an operation whose one member is BackupArn, on the
+// caller's backup it names (see backupByArn).
+func backupArnOp(execute func(e *Engine, ctx context.Context, c caller, svc *backup.Service, b *backup.Backup) (any, error)) *controlOp[backupArnInput] {
+	return &controlOp[backupArnInput]{
+		rules: rules[backupArnInput]{backupArnRule(func(in *backupArnInput) *string { return in.BackupArn })},
+		execute: func(e *Engine, ctx context.Context, c caller, in *backupArnInput, _ *storage.Table) (any, error) {
+			svc, b, err := e.backupByArn(ctx, c.account, *in.BackupArn)
+			if err != nil {
+				return nil, err
+			}
+			return execute(e, ctx, c, svc, b)
+		},
+	}
 }
 
 type backupDescriptionOutput struct {
@@ -225,36 +218,18 @@ func describeBackupOf(b *backup.Backup) backupDescription {
 	return backupDescription{BackupDetails: detailsOf(b), SourceTableDetails: src, SourceTableFeatureDetails: f}
 }
 
-// requestedBackup decodes a request whose one member is BackupArn, checks
-// it and finds the caller's backup it names (see backupByArn).
-func (e *Engine) requestedBackup(ctx context.Context, r *protocol.Request) (*backup.Service, *backup.Backup, error) {
-	var in backupArnInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, nil, err
-	}
-	var c constraints
-	backupArnConstraint(&c, in.BackupArn)
-	if err := c.err(); err != nil {
-		return nil, nil, err
-	}
-	return e.backupByArn(ctx, r, *in.BackupArn)
-}
+var (
+	describeBackupOp = backupArnOp((*Engine).describeBackup)
+	deleteBackupOp   = backupArnOp((*Engine).deleteBackup)
+)
 
-func (e *Engine) describeBackup(ctx context.Context, r *protocol.Request) (any, error) {
-	_, b, err := e.requestedBackup(ctx, r)
-	if err != nil {
-		return nil, err
-	}
+func (e *Engine) describeBackup(_ context.Context, _ caller, _ *backup.Service, b *backup.Backup) (any, error) {
 	return backupDescriptionOutput{describeBackupOf(b)}, nil
 }
 
-func (e *Engine) deleteBackup(ctx context.Context, r *protocol.Request) (any, error) {
-	svc, b, err := e.requestedBackup(ctx, r)
-	if err != nil {
-		return nil, err
-	}
+func (e *Engine) deleteBackup(ctx context.Context, c caller, svc *backup.Service, b *backup.Backup) (any, error) {
 	arn := b.Params.BackupArn // the requested one (see backupByArn)
-	b, err = svc.Delete(ctx, e.account(r), b.ID)
+	b, err := svc.Delete(ctx, c.account, b.ID)
 	switch {
 	case errors.Is(err, backup.ErrRestoring):
 		// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DeleteBackup.html#API_DeleteBackup_Errors

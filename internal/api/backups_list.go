@@ -5,7 +5,8 @@ import (
 	"math"
 	"time"
 
-	"github.com/extenddb/extenddb/internal/protocol"
+	"github.com/extenddb/extenddb/internal/backup"
+	"github.com/extenddb/extenddb/internal/storage"
 )
 
 // ListBackups. See
@@ -44,62 +45,49 @@ func epochTime(s float64) time.Time {
 	return time.Unix(int64(sec), int64(frac*1e9))
 }
 
-func (e *Engine) listBackups(ctx context.Context, r *protocol.Request) (any, error) {
-	var in listBackupsInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	var c constraints
-	if in.TableName != nil {
-		c.name(in.TableName, "tableName")
-	}
-	c.intRange(in.Limit, "limit", 1, 100)
-	if in.ExclusiveStartBackupArn != nil {
-		c.lenRange(in.ExclusiveStartBackupArn, "exclusiveStartBackupArn", 37, 1024)
-	}
-	c.enum(in.BackupType, "backupType", "USER", "SYSTEM", "AWS_BACKUP", "ALL")
-	if err := c.err(); err != nil {
-		return nil, err
-	}
-	svc, err := e.backupService()
+var listBackupsOp = &controlOp[listBackupsInput]{
+	rules: rules[listBackupsInput]{
+		nameRule("tableName", func(in *listBackupsInput) *string { return in.TableName }),
+		rangeRule("limit", func(in *listBackupsInput) *int64 { return in.Limit }, 1, 100),
+		lengthRule("exclusiveStartBackupArn", func(in *listBackupsInput) *string { return in.ExclusiveStartBackupArn }, 37, 1024, false),
+		enumRule("backupType", func(in *listBackupsInput) *string { return in.BackupType }, []string{"USER", "SYSTEM", "AWS_BACKUP", "ALL"}),
+	},
+	check:   backupsConfigured[listBackupsInput],
+	execute: (*Engine).listBackups,
+}
+
+func (e *Engine) listBackups(ctx context.Context, c caller, in *listBackupsInput, _ *storage.Table) (any, error) {
+	all, err := e.backups.List(ctx, c.account)
 	if err != nil {
 		return nil, err
 	}
-	all, err := svc.List(ctx, e.account(r))
-	if err != nil {
-		return nil, err
-	}
-	limit := 100
-	if in.Limit != nil {
-		limit = int(*in.Limit)
-	}
-	out := listBackupsOutput{BackupSummaries: []backupSummary{}}
-	started := in.ExclusiveStartBackupArn == nil
-	for _, b := range all {
-		if !started {
-			started = b.Params.BackupArn == *in.ExclusiveStartBackupArn
-			continue
-		}
+	keep := func(b *backup.Backup) bool {
 		switch {
 		case in.BackupType != nil && *in.BackupType != "USER" && *in.BackupType != "ALL":
-			continue // every backup here is a USER backup
+			return false // every backup here is a USER backup
 		case in.TableName != nil && *in.TableName != b.Params.Table.Name:
-			continue
+			return false
 		case in.TimeRangeLowerBound != nil && b.Params.CreatedAt.Before(epochTime(*in.TimeRangeLowerBound)):
-			continue // the lower bound is inclusive
+			return false // the lower bound is inclusive
 		case in.TimeRangeUpperBound != nil && !b.Params.CreatedAt.Before(epochTime(*in.TimeRangeUpperBound)):
-			continue // the upper bound is exclusive
+			return false // the upper bound is exclusive
 		}
-		if len(out.BackupSummaries) == limit {
-			out.LastEvaluatedBackupArn = out.BackupSummaries[limit-1].BackupArn
-			break
-		}
-		d := detailsOf(b)
-		out.BackupSummaries = append(out.BackupSummaries, backupSummary{
-			TableName: b.Params.Table.Name, TableId: b.Params.Table.ID, TableArn: b.Params.TableArn,
-			BackupArn: d.BackupArn, BackupName: d.BackupName, BackupCreationDateTime: d.BackupCreationDateTime,
-			BackupStatus: d.BackupStatus, BackupType: d.BackupType, BackupSizeBytes: d.BackupSizeBytes,
-		})
+		return true
+	}
+	from := startAfter(all, strOrEmpty(in.ExclusiveStartBackupArn), func(b *backup.Backup) string { return b.Params.BackupArn })
+	page, more := listPage(from, keep, pageSize(in.Limit, 100), summaryOfBackup)
+	out := listBackupsOutput{BackupSummaries: page}
+	if more {
+		out.LastEvaluatedBackupArn = page[len(page)-1].BackupArn
 	}
 	return out, nil
+}
+
+func summaryOfBackup(b *backup.Backup) backupSummary {
+	d := detailsOf(b)
+	return backupSummary{
+		TableName: b.Params.Table.Name, TableId: b.Params.Table.ID, TableArn: b.Params.TableArn,
+		BackupArn: d.BackupArn, BackupName: d.BackupName, BackupCreationDateTime: d.BackupCreationDateTime,
+		BackupStatus: d.BackupStatus, BackupType: d.BackupType, BackupSizeBytes: d.BackupSizeBytes,
+	}
 }

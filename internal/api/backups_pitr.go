@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/extenddb/extenddb/internal/ddberr"
-	"github.com/extenddb/extenddb/internal/protocol"
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
@@ -87,41 +86,39 @@ func (e *Engine) backupTable(ctx context.Context, account, name string) (*storag
 	return t, err
 }
 
-func (e *Engine) describeContinuousBackups(ctx context.Context, r *protocol.Request) (any, error) {
-	var in tableNameInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
+// byBackupTable resolves the table a TableName member names (a name or a
+// table ARN) as backupTable does.
+func byBackupTable[T any](name func(*T) *string) resolver[T] {
+	return func(e *Engine, ctx context.Context, c caller, in *T) (*storage.Table, error) {
+		return e.backupTable(ctx, c.account, *name(in))
 	}
-	var c constraints
-	c.tableName(in.TableName)
-	if err := c.err(); err != nil {
-		return nil, err
-	}
-	t, err := e.backupTable(ctx, e.account(r), *in.TableName)
-	if err != nil {
-		return nil, err
-	}
+}
+
+var describeContinuousBackupsOp = &controlOp[tableNameInput]{
+	rules:   tableNameRules,
+	table:   byBackupTable(tableNameOf),
+	execute: (*Engine).describeContinuousBackups,
+}
+
+func (e *Engine) describeContinuousBackups(_ context.Context, _ caller, _ *tableNameInput, t *storage.Table) (any, error) {
 	return continuousBackupsOf(t, e.now()), nil
 }
 
-func (e *Engine) updateContinuousBackups(ctx context.Context, r *protocol.Request) (any, error) {
-	var in updateContinuousBackupsInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	var c constraints
-	c.tableName(in.TableName)
+var updateContinuousBackupsOp = &controlOp[updateContinuousBackupsInput]{
+	rules:   rules[updateContinuousBackupsInput]{tableNameRule(func(in *updateContinuousBackupsInput) *string { return in.TableName }), pitrSpecificationRule},
+	table:   byBackupTable(func(in *updateContinuousBackupsInput) *string { return in.TableName }),
+	execute: (*Engine).updateContinuousBackups,
+}
+
+func pitrSpecificationRule(in *updateContinuousBackupsInput, c *constraints) {
 	if spec := in.PointInTimeRecoverySpecification; c.notNull(spec != nil, "pointInTimeRecoverySpecification") {
 		c.notNull(spec.PointInTimeRecoveryEnabled != nil, "pointInTimeRecoverySpecification.pointInTimeRecoveryEnabled")
 		c.intRange(spec.RecoveryPeriodInDays, "pointInTimeRecoverySpecification.recoveryPeriodInDays", 1, 35)
 	}
-	if err := c.err(); err != nil {
-		return nil, err
-	}
-	account := e.account(r)
-	if _, err := e.backupTable(ctx, account, *in.TableName); err != nil {
-		return nil, err
-	}
+}
+
+func (e *Engine) updateContinuousBackups(ctx context.Context, c caller, in *updateContinuousBackupsInput, _ *storage.Table) (any, error) {
+	account := c.account
 	spec := in.PointInTimeRecoverySpecification
 	now := e.now()
 	t, err := e.store.UpdateTable(ctx, account, *in.TableName, func(t *storage.Table) error {

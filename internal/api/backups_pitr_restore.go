@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/extenddb/extenddb/internal/ddberr"
-	"github.com/extenddb/extenddb/internal/protocol"
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
@@ -21,53 +20,47 @@ type restoreTableToPointInTimeInput struct {
 	UseLatestRestorableTime *bool
 	RestoreDateTime         *float64
 	restoreOverrides
+	source string // the source table's name, from SourceTableName or SourceTableArn
 }
 
-func (e *Engine) restoreTableToPointInTime(ctx context.Context, r *protocol.Request) (any, error) {
-	var in restoreTableToPointInTimeInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	var c constraints
-	if in.SourceTableName != nil {
-		c.name(in.SourceTableName, "sourceTableName")
-	}
-	if c.notNull(in.TargetTableName != nil, "targetTableName") {
-		c.name(in.TargetTableName, "targetTableName")
-	}
-	in.constraints(&c)
-	if err := c.err(); err != nil {
-		return nil, err
-	}
-	source := ""
+var restoreTableToPointInTimeOp = &controlOp[restoreTableToPointInTimeInput]{
+	rules: rules[restoreTableToPointInTimeInput]{
+		nameRule("sourceTableName", func(in *restoreTableToPointInTimeInput) *string { return in.SourceTableName }),
+		requiredNameRule("targetTableName", func(in *restoreTableToPointInTimeInput) *string { return in.TargetTableName }),
+		func(in *restoreTableToPointInTimeInput, c *constraints) { in.restoreOverrides.constraints(c) },
+	},
+	check:   (*Engine).checkPointInTimeRestore,
+	table:   byBackupTable(func(in *restoreTableToPointInTimeInput) *string { return &in.source }),
+	execute: (*Engine).restoreTableToPointInTime,
+}
+
+// checkPointInTimeRestore checks that the request names its source table
+// and one time, keeping the source's name, and that backups are
+// configured.
+func (e *Engine) checkPointInTimeRestore(c caller, in *restoreTableToPointInTimeInput) error {
 	switch {
 	case in.SourceTableName != nil:
-		source = *in.SourceTableName
+		in.source = *in.SourceTableName
 	case in.SourceTableArn != nil:
-		_, source, _ = strings.Cut(*in.SourceTableArn, ":table/")
+		_, in.source, _ = strings.Cut(*in.SourceTableArn, ":table/")
 	default:
-		return nil, invalid("Either SourceTableArn or SourceTableName must be specified")
+		return invalid("Either SourceTableArn or SourceTableName must be specified")
 	}
 	useLatest := in.UseLatestRestorableTime != nil && *in.UseLatestRestorableTime
 	if useLatest == (in.RestoreDateTime != nil) {
-		return nil, invalid("Exactly one of RestoreDateTime and UseLatestRestorableTime must be specified")
+		return invalid("Exactly one of RestoreDateTime and UseLatestRestorableTime must be specified")
 	}
-	svc, err := e.backupService()
-	if err != nil {
-		return nil, err
-	}
-	account := e.account(r)
-	src, err := e.backupTable(ctx, account, source)
-	if err != nil {
-		return nil, err
-	}
+	return backupsConfigured(e, c, in)
+}
+
+func (e *Engine) restoreTableToPointInTime(ctx context.Context, c caller, in *restoreTableToPointInTimeInput, src *storage.Table) (any, error) {
 	if src.PointInTimeRecovery == nil {
 		// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_RestoreTableToPointInTime.html#API_RestoreTableToPointInTime_Errors
 		return nil, ddberr.PointInTimeRecoveryUnavailable("Point in time recovery is not enabled for table '%s'", src.Name)
 	}
 	now := e.now()
 	at := now
-	if !useLatest {
+	if in.RestoreDateTime != nil {
 		at = epochTime(*in.RestoreDateTime)
 	}
 	if at.Before(earliestRestorable(src.PointInTimeRecovery, now)) || at.After(now) {
@@ -75,19 +68,19 @@ func (e *Engine) restoreTableToPointInTime(ctx context.Context, r *protocol.Requ
 		return nil, ddberr.InvalidRestoreTime("Restore time is outside the restorable window of table '%s'", src.Name)
 	}
 	t, err := e.restoredTable(*in.TargetTableName, src, storage.RestoreSummary{
-		SourceTableArn: e.tableArn(r.Caller.Region, src), RestoreDateTime: at, InProgress: true}, &in.restoreOverrides)
+		SourceTableArn: e.tableArn(c.region, src), RestoreDateTime: at, InProgress: true}, &in.restoreOverrides)
 	if err != nil {
 		return nil, err
 	}
-	if err := e.checkTableLimit(ctx, account); err != nil {
+	if err := e.checkTableLimit(ctx, c.account); err != nil {
 		return nil, err
 	}
-	err = svc.RestoreToTime(ctx, account, src, at, t)
+	err = e.backups.RestoreToTime(ctx, c.account, src, at, t)
 	if errors.Is(err, storage.ErrTableExists) {
 		return nil, ddberr.TableAlreadyExists("Table already exists: %s", t.Name)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return e.restoredOutput(ctx, r, t)
+	return e.restoredOutput(ctx, c.region, t)
 }

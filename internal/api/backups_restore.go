@@ -8,7 +8,6 @@ import (
 
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/jobs"
-	"github.com/extenddb/extenddb/internal/protocol"
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
@@ -45,21 +44,17 @@ type restoreOverrides struct {
 	SSESpecificationOverride      map[string]any
 }
 
-func (e *Engine) restoreTableFromBackup(ctx context.Context, r *protocol.Request) (any, error) {
-	var in restoreTableFromBackupInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	var c constraints
-	if c.notNull(in.TargetTableName != nil, "targetTableName") {
-		c.name(in.TargetTableName, "targetTableName")
-	}
-	backupArnConstraint(&c, in.BackupArn)
-	in.constraints(&c)
-	if err := c.err(); err != nil {
-		return nil, err
-	}
-	svc, b, err := e.backupByArn(ctx, r, *in.BackupArn)
+var restoreTableFromBackupOp = &controlOp[restoreTableFromBackupInput]{
+	rules: rules[restoreTableFromBackupInput]{
+		requiredNameRule("targetTableName", func(in *restoreTableFromBackupInput) *string { return in.TargetTableName }),
+		backupArnRule(func(in *restoreTableFromBackupInput) *string { return in.BackupArn }),
+		func(in *restoreTableFromBackupInput, c *constraints) { in.restoreOverrides.constraints(c) },
+	},
+	execute: (*Engine).restoreTableFromBackup,
+}
+
+func (e *Engine) restoreTableFromBackup(ctx context.Context, c caller, in *restoreTableFromBackupInput, _ *storage.Table) (any, error) {
+	svc, b, err := e.backupByArn(ctx, c.account, *in.BackupArn)
 	if err != nil {
 		return nil, err
 	}
@@ -72,10 +67,10 @@ func (e *Engine) restoreTableFromBackup(ctx context.Context, r *protocol.Request
 	if err != nil {
 		return nil, err
 	}
-	if err := e.checkTableLimit(ctx, e.account(r)); err != nil {
+	if err := e.checkTableLimit(ctx, c.account); err != nil {
 		return nil, err
 	}
-	err = svc.Restore(ctx, e.account(r), b, t)
+	err = svc.Restore(ctx, c.account, b, t)
 	if errors.Is(err, storage.ErrTableExists) {
 		// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_RestoreTableFromBackup.html#API_RestoreTableFromBackup_Errors
 		return nil, ddberr.TableAlreadyExists("Table already exists: %s", t.Name)
@@ -83,13 +78,13 @@ func (e *Engine) restoreTableFromBackup(ctx context.Context, r *protocol.Request
 	if err != nil {
 		return nil, err
 	}
-	return e.restoredOutput(ctx, r, t)
+	return e.restoredOutput(ctx, c.region, t)
 }
 
 // restoredOutput is the response of a restore that created t.
-func (e *Engine) restoredOutput(ctx context.Context, r *protocol.Request, t *storage.Table) (any, error) {
+func (e *Engine) restoredOutput(ctx context.Context, region string, t *storage.Table) (any, error) {
 	e.forget(t.Account, t.Name)
-	d, err := e.describe(ctx, r.Caller.Region, t, false)
+	d, err := e.describe(ctx, region, t, false)
 	if err != nil {
 		return nil, err
 	}

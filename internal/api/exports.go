@@ -15,20 +15,13 @@ import (
 	"github.com/extenddb/extenddb/internal/dataformat"
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/export"
-	"github.com/extenddb/extenddb/internal/protocol"
+	"github.com/extenddb/extenddb/internal/storage"
 )
 
 // ExportTableToPointInTime (this file), DescribeExport and ListExports
 // (exports_list.go), served by internal/export. See
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ExportTableToPointInTime.html
 // and docs/backups.md (where S3 buckets are on this server).
-
-// SetExports connects the export service; until it is set the export
-// operations answer that exports are not configured. Call it before
-// serving.
-func (e *Engine) SetExports(s *export.Service) { e.exports = s }
-
-func (e *Engine) exportService() (*export.Service, error) { return configured(e.exports, "Exports") }
 
 type incrementalExportSpecification struct {
 	ExportFromTime *float64 `json:"ExportFromTime,omitempty"`
@@ -50,6 +43,7 @@ type exportTableInput struct {
 	ExportFormat                   *string                         `json:"ExportFormat,omitempty"`
 	ExportType                     *string                         `json:"ExportType,omitempty"`
 	IncrementalExportSpecification *incrementalExportSpecification `json:"IncrementalExportSpecification,omitempty"`
+	tableName                      string                          // the table TableArn names
 }
 
 // The member patterns of ExportTableToPointInTime's request (ClientToken's
@@ -94,45 +88,44 @@ type exportDescriptionOutput struct {
 	ExportDescription exportDescription
 }
 
-func (e *Engine) exportTableToPointInTime(ctx context.Context, r *protocol.Request) (any, error) {
-	var in exportTableInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	var c constraints
-	in.constraints(&c)
-	if err := c.err(); err != nil {
-		return nil, err
-	}
-	svc, err := e.exportService()
-	if err != nil {
-		return nil, err
+var exportTableToPointInTimeOp = &controlOp[exportTableInput]{
+	rules:   rules[exportTableInput]{(*exportTableInput).constraints},
+	check:   (*Engine).checkExport,
+	table:   byBackupTable(func(in *exportTableInput) *string { return &in.tableName }),
+	execute: (*Engine).exportTableToPointInTime,
+}
+
+// checkExport refuses the request when exports are not configured, then
+// checks its S3Prefix and its TableArn, keeping the table's name.
+func (e *Engine) checkExport(c caller, in *exportTableInput) error {
+	if err := exportsConfigured(e, c, in); err != nil {
+		return err
 	}
 	if err := checkS3Prefix(in.S3Prefix); err != nil {
-		return nil, err
+		return err
 	}
 	name, ok := tableNameOfArn(*in.TableArn)
 	if !ok {
-		return nil, ddberr.Validation("Invalid TableArn: Invalid ResourceArn provided as input %s", *in.TableArn)
+		return ddberr.Validation("Invalid TableArn: Invalid ResourceArn provided as input %s", *in.TableArn)
 	}
-	account := e.account(r)
-	t, err := e.backupTable(ctx, account, name)
-	if err != nil {
-		return nil, err
-	}
+	in.tableName = name
+	return nil
+}
+
+func (e *Engine) exportTableToPointInTime(ctx context.Context, c caller, in *exportTableInput, t *storage.Table) (any, error) {
 	if t.PointInTimeRecovery == nil {
 		// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ExportTableToPointInTime.html#API_ExportTableToPointInTime_Errors
 		return nil, ddberr.PointInTimeRecoveryUnavailable("Point in time recovery is not enabled for table '%s'", t.Name)
 	}
 	now := e.now()
-	p, err := in.params(svc, earliestRestorable(t.PointInTimeRecovery, now), now)
+	p, err := in.params(e.exports, earliestRestorable(t.PointInTimeRecovery, now), now)
 	if err != nil {
 		return nil, err
 	}
 	id := export.NewID(now)
-	p.TableArn, p.TableID, p.TableName = e.tableArn(r.Caller.Region, t), t.ID, t.Name
+	p.TableArn, p.TableID, p.TableName = e.tableArn(c.region, t), t.ID, t.Name
 	p.ExportArn = p.TableArn + "/export/" + id
-	x, err := svc.Start(ctx, account, id, p)
+	x, err := e.exports.Start(ctx, c.account, id, p)
 	if errors.Is(err, export.ErrConflict) {
 		// "ExportConflictException: Duplicate request detected", as
 		// https://github.com/scylladb/scylladb/blob/master/test/alternator/test_export.py

@@ -9,7 +9,7 @@ import (
 	"github.com/extenddb/extenddb/internal/dataformat"
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/export"
-	"github.com/extenddb/extenddb/internal/protocol"
+	"github.com/extenddb/extenddb/internal/storage"
 )
 
 // DescribeExport and ListExports. See
@@ -79,23 +79,20 @@ func describeExportOf(x *export.Export) exportDescription {
 
 type describeExportInput struct {
 	ExportArn *string
+	id        string // the export's ID, from ExportArn
 }
 
-func (e *Engine) describeExport(ctx context.Context, r *protocol.Request) (any, error) {
-	var in describeExportInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	var c constraints
-	if c.notNull(in.ExportArn != nil, "exportArn") {
-		c.lenRange(in.ExportArn, "exportArn", 37, 1024)
-	}
-	if err := c.err(); err != nil {
-		return nil, err
-	}
-	svc, err := e.exportService()
-	if err != nil {
-		return nil, err
+var describeExportOp = &controlOp[describeExportInput]{
+	rules:   rules[describeExportInput]{lengthRule("exportArn", func(in *describeExportInput) *string { return in.ExportArn }, 37, 1024, true)},
+	check:   (*Engine).checkExportArn,
+	execute: (*Engine).describeExport,
+}
+
+// checkExportArn refuses the request when exports are not configured, then
+// checks the form of its ExportArn, keeping the export's ID.
+func (e *Engine) checkExportArn(c caller, in *describeExportInput) error {
+	if err := exportsConfigured(e, c, in); err != nil {
+		return err
 	}
 	arn := *in.ExportArn
 	_, id, ok := strings.Cut(arn, "/export/")
@@ -103,9 +100,15 @@ func (e *Engine) describeExport(ctx context.Context, r *protocol.Request) (any, 
 		// "ValidationException: Invalid Export ARN", as
 		// https://github.com/scylladb/scylladb/blob/master/test/alternator/test_export.py
 		// asserts against DynamoDB.
-		return nil, ddberr.Validation("Invalid Export ARN: %s", arn)
+		return ddberr.Validation("Invalid Export ARN: %s", arn)
 	}
-	x, err := svc.Get(ctx, e.account(r), id)
+	in.id = id
+	return nil
+}
+
+func (e *Engine) describeExport(ctx context.Context, c caller, in *describeExportInput, _ *storage.Table) (any, error) {
+	arn := *in.ExportArn
+	x, err := e.exports.Get(ctx, c.account, in.id)
 	if errors.Is(err, export.ErrNotFound) || (err == nil && x.Params.ExportArn != arn) {
 		return nil, ddberr.ExportNotFound("Export not found: %s", arn)
 	}
@@ -119,6 +122,7 @@ type listExportsInput struct {
 	TableArn   *string
 	MaxResults *int64
 	NextToken  *string
+	after      string // the ARN NextToken holds
 }
 
 type exportSummary struct {
@@ -135,52 +139,45 @@ type listExportsOutput struct {
 // defaultListExports is how many exports a page lists without MaxResults.
 const defaultListExports = 25
 
-func (e *Engine) listExports(ctx context.Context, r *protocol.Request) (any, error) {
-	var in listExportsInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
+var listExportsOp = &controlOp[listExportsInput]{
+	rules: rules[listExportsInput]{
+		lengthRule("tableArn", func(in *listExportsInput) *string { return in.TableArn }, 1, 1024, false),
+		rangeRule("maxResults", func(in *listExportsInput) *int64 { return in.MaxResults }, 1, 25),
+	},
+	check:   (*Engine).checkListExports,
+	execute: (*Engine).listExports,
+}
+
+// checkListExports refuses the request when exports are not configured,
+// then reads the ARN its NextToken holds: the base64 of the last export
+// listed.
+func (e *Engine) checkListExports(c caller, in *listExportsInput) error {
+	if err := exportsConfigured(e, c, in); err != nil {
+		return err
 	}
-	var c constraints
-	c.lenRange(in.TableArn, "tableArn", 1, 1024)
-	c.intRange(in.MaxResults, "maxResults", 1, 25)
-	if err := c.err(); err != nil {
-		return nil, err
-	}
-	svc, err := e.exportService()
-	if err != nil {
-		return nil, err
-	}
-	after := ""
 	if in.NextToken != nil {
 		b, err := base64.RawURLEncoding.DecodeString(*in.NextToken)
 		if err != nil || !strings.Contains(string(b), "/export/") {
-			return nil, ddberr.Validation("Invalid NextToken provided for ListExports")
+			return ddberr.Validation("Invalid NextToken provided for ListExports")
 		}
-		after = string(b)
+		in.after = string(b)
 	}
-	filter := ""
-	if in.TableArn != nil {
-		filter = *in.TableArn
-	}
-	all, err := svc.List(ctx, e.account(r), filter)
+	return nil
+}
+
+func (e *Engine) listExports(ctx context.Context, c caller, in *listExportsInput, _ *storage.Table) (any, error) {
+	all, err := e.exports.List(ctx, c.account, strOrEmpty(in.TableArn))
 	if err != nil {
 		return nil, err
 	}
-	limit := defaultListExports
-	if in.MaxResults != nil {
-		limit = int(*in.MaxResults)
-	}
-	out := listExportsOutput{ExportSummaries: []exportSummary{}}
-	for _, x := range all {
-		if after != "" && x.Params.ExportArn >= after { // newest first: later pages hold smaller ARNs
-			continue
-		}
-		if len(out.ExportSummaries) == limit {
-			out.NextToken = base64.RawURLEncoding.EncodeToString([]byte(out.ExportSummaries[limit-1].ExportArn))
-			break
-		}
-		out.ExportSummaries = append(out.ExportSummaries, exportSummary{ExportArn: x.Params.ExportArn,
-			ExportStatus: x.Status(), ExportType: x.Params.ExportType})
+	// Newest first: later pages hold smaller ARNs.
+	keep := func(x *export.Export) bool { return in.after == "" || x.Params.ExportArn < in.after }
+	page, more := listPage(all, keep, pageSize(in.MaxResults, defaultListExports), func(x *export.Export) exportSummary {
+		return exportSummary{ExportArn: x.Params.ExportArn, ExportStatus: x.Status(), ExportType: x.Params.ExportType}
+	})
+	out := listExportsOutput{ExportSummaries: page}
+	if more {
+		out.NextToken = base64.RawURLEncoding.EncodeToString([]byte(page[len(page)-1].ExportArn))
 	}
 	return out, nil
 }

@@ -13,20 +13,12 @@ import (
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/importer"
 	"github.com/extenddb/extenddb/internal/jobs"
-	"github.com/extenddb/extenddb/internal/protocol"
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
 // ImportTable, DescribeImport (this file) and ListImports
 // (imports_list.go), served by internal/importer. See
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ImportTable.html
-
-// SetImports connects the import service; until it is set the import
-// operations answer that imports are not configured. Call it before
-// serving.
-func (e *Engine) SetImports(s *importer.Service) { e.imports = s }
-
-func (e *Engine) importService() (*importer.Service, error) { return configured(e.imports, "Imports") }
 
 type s3BucketSource struct {
 	S3Bucket      *string `json:"S3Bucket,omitempty"`
@@ -167,31 +159,24 @@ var (
 	delimiterPattern = regexp.MustCompile(`^[,;:|\t ]$`)
 )
 
-func (e *Engine) importTable(ctx context.Context, r *protocol.Request) (any, error) {
-	var in importTableInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	var c constraints
-	in.constraints(&c)
-	if err := c.err(); err != nil {
-		return nil, err
-	}
-	svc, err := e.importService()
+var importTableOp = &controlOp[importTableInput]{
+	rules:   rules[importTableInput]{(*importTableInput).constraints},
+	check:   importsConfigured[importTableInput],
+	execute: (*Engine).importTable,
+}
+
+func (e *Engine) importTable(ctx context.Context, c caller, in *importTableInput, _ *storage.Table) (any, error) {
+	p, err := e.importParams(c, in)
 	if err != nil {
 		return nil, err
 	}
-	p, err := e.importParams(r, &in)
-	if err != nil {
-		return nil, err
-	}
-	account := e.account(r)
+	account := c.account
 	if err := e.checkTableLimit(ctx, account); err != nil {
 		return nil, err
 	}
 	id := fmt.Sprintf("%014d-%08x", e.now().UnixMilli(), rand.Uint32())
 	p.ImportArn = p.TableArn + "/import/" + id
-	im, err := svc.Start(ctx, account, id, *p)
+	im, err := e.imports.Start(ctx, account, id, *p)
 	switch {
 	case errors.Is(err, importer.ErrConflict):
 		// DynamoDB's text, as an acceptance run of Terraform's provider
@@ -209,7 +194,7 @@ func (e *Engine) importTable(ctx context.Context, r *protocol.Request) (any, err
 
 // importParams checks the table to create as CreateTable does and returns
 // the import's parameters (without its ARN).
-func (e *Engine) importParams(r *protocol.Request, in *importTableInput) (*importer.Params, error) {
+func (e *Engine) importParams(c caller, in *importTableInput) (*importer.Params, error) {
 	tp := in.TableCreationParameters
 	ct := createTableInput{
 		TableName: tp.TableName, AttributeDefinitions: tp.AttributeDefinitions, KeySchema: tp.KeySchema,
@@ -226,7 +211,7 @@ func (e *Engine) importParams(r *protocol.Request, in *importTableInput) (*impor
 	creation, _ := json.Marshal(tp)
 	p := &importer.Params{
 		ClientToken: strOrEmpty(in.ClientToken),
-		TableArn:    e.tableArn(r.Caller.Region, t),
+		TableArn:    e.tableArn(c.region, t),
 		Source: importer.Source{S3Bucket: *in.S3BucketSource.S3Bucket, S3KeyPrefix: strOrEmpty(in.S3BucketSource.S3KeyPrefix),
 			S3BucketOwner: strOrEmpty(in.S3BucketSource.S3BucketOwner)},
 		InputFormat: *in.InputFormat,
@@ -244,13 +229,13 @@ func (e *Engine) importParams(r *protocol.Request, in *importTableInput) (*impor
 			p.Csv = &dataformat.CSVOptions{Delimiter: strOrEmpty(o.Csv.Delimiter), HeaderList: o.Csv.HeaderList}
 		}
 	}
-	account := storage.NamespaceAccount(e.account(r))
+	account := storage.NamespaceAccount(c.account)
 	if account == "" {
 		account = e.cfg.AccountID
 	}
 	// The log group DynamoDB writes an import's refused records to; here
 	// they go to a file of the import (docs/backups.md).
-	p.LogGroupArn = fmt.Sprintf("arn:aws:logs:%s:%s:log-group:/aws-dynamodb/imports:*", r.Caller.Region, account)
+	p.LogGroupArn = fmt.Sprintf("arn:aws:logs:%s:%s:log-group:/aws-dynamodb/imports:*", c.region, account)
 	return p, nil
 }
 
@@ -262,27 +247,19 @@ type describeImportOutput struct {
 	ImportTableDescription importTableDescription
 }
 
-func (e *Engine) describeImport(ctx context.Context, r *protocol.Request) (any, error) {
-	var in describeImportInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	var c constraints
-	if c.notNull(in.ImportArn != nil, "importArn") {
-		c.lenRange(in.ImportArn, "importArn", 37, 1024)
-	}
-	if err := c.err(); err != nil {
-		return nil, err
-	}
-	svc, err := e.importService()
-	if err != nil {
-		return nil, err
-	}
+var describeImportOp = &controlOp[describeImportInput]{
+	rules:   rules[describeImportInput]{lengthRule("importArn", func(in *describeImportInput) *string { return in.ImportArn }, 37, 1024, true)},
+	check:   importsConfigured[describeImportInput],
+	execute: (*Engine).describeImport,
+}
+
+func (e *Engine) describeImport(ctx context.Context, c caller, in *describeImportInput, _ *storage.Table) (any, error) {
 	arn := *in.ImportArn
 	_, id, ok := strings.Cut(arn, "/import/")
 	var im *importer.Import
+	var err error
 	if ok {
-		im, err = svc.Get(ctx, e.account(r), id)
+		im, err = e.imports.Get(ctx, c.account, id)
 	}
 	if !ok || errors.Is(err, importer.ErrNotFound) || (err == nil && im.Params.ImportArn != arn) {
 		// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DescribeImport.html#API_DescribeImport_Errors

@@ -6,7 +6,7 @@ import (
 
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/importer"
-	"github.com/extenddb/extenddb/internal/protocol"
+	"github.com/extenddb/extenddb/internal/storage"
 )
 
 // ListImports. See
@@ -16,6 +16,7 @@ type listImportsInput struct {
 	TableArn  *string
 	PageSize  *int64
 	NextToken *string
+	after     string // the ARN NextToken holds
 }
 
 type importSummary struct {
@@ -60,56 +61,47 @@ func importTokenArn(tok string) (string, bool) {
 	return "", false
 }
 
-func (e *Engine) listImports(ctx context.Context, r *protocol.Request) (any, error) {
-	var in listImportsInput
-	if err := decode(r.Body, &in); err != nil {
-		return nil, err
-	}
-	var c constraints
-	c.lenRange(in.TableArn, "tableArn", 1, 1024)
-	c.intRange(in.PageSize, "pageSize", 1, 25)
-	c.lenRange(in.NextToken, "nextToken", 112, 1024)
-	if err := c.err(); err != nil {
-		return nil, err
-	}
-	after := ""
+var listImportsOp = &controlOp[listImportsInput]{
+	rules: rules[listImportsInput]{
+		lengthRule("tableArn", func(in *listImportsInput) *string { return in.TableArn }, 1, 1024, false),
+		rangeRule("pageSize", func(in *listImportsInput) *int64 { return in.PageSize }, 1, 25),
+		lengthRule("nextToken", func(in *listImportsInput) *string { return in.NextToken }, 112, 1024, false),
+	},
+	check:   (*Engine).checkListImports,
+	execute: (*Engine).listImports,
+}
+
+// checkListImports reads the ARN the request's NextToken holds, then
+// refuses the request when imports are not configured.
+func (e *Engine) checkListImports(c caller, in *listImportsInput) error {
 	if in.NextToken != nil {
 		arn, ok := importTokenArn(*in.NextToken)
 		if !ok {
-			return nil, ddberr.Validation("Invalid NextToken")
+			return ddberr.Validation("Invalid NextToken")
 		}
-		after = arn
+		in.after = arn
 	}
-	svc, err := e.importService()
+	return importsConfigured(e, c, in)
+}
+
+func (e *Engine) listImports(ctx context.Context, c caller, in *listImportsInput, _ *storage.Table) (any, error) {
+	all, err := e.imports.List(ctx, c.account)
 	if err != nil {
 		return nil, err
 	}
-	all, err := svc.List(ctx, e.account(r))
-	if err != nil {
-		return nil, err
-	}
-	page := defaultImportPage
-	if in.PageSize != nil {
-		page = int(*in.PageSize)
-	}
-	out := listImportsOutput{ImportSummaryList: []importSummary{}}
-	started := after == ""
-	for _, im := range all {
-		if !started {
-			started = im.Params.ImportArn == after
-			continue
-		}
-		if in.TableArn != nil && im.Params.TableArn != *in.TableArn {
-			continue
-		}
-		if len(out.ImportSummaryList) == page {
-			out.NextToken = importToken(out.ImportSummaryList[page-1].ImportArn)
-			break
-		}
-		d := describeImportOf(im)
-		out.ImportSummaryList = append(out.ImportSummaryList, importSummary{ImportArn: d.ImportArn, ImportStatus: d.ImportStatus,
-			TableArn: d.TableArn, S3BucketSource: d.S3BucketSource, CloudWatchLogGroupArn: d.CloudWatchLogGroupArn,
-			InputFormat: d.InputFormat, StartTime: d.StartTime, EndTime: d.EndTime})
+	keep := func(im *importer.Import) bool { return in.TableArn == nil || im.Params.TableArn == *in.TableArn }
+	from := startAfter(all, in.after, func(im *importer.Import) string { return im.Params.ImportArn })
+	page, more := listPage(from, keep, pageSize(in.PageSize, defaultImportPage), summaryOfImport)
+	out := listImportsOutput{ImportSummaryList: page}
+	if more {
+		out.NextToken = importToken(page[len(page)-1].ImportArn)
 	}
 	return out, nil
+}
+
+func summaryOfImport(im *importer.Import) importSummary {
+	d := describeImportOf(im)
+	return importSummary{ImportArn: d.ImportArn, ImportStatus: d.ImportStatus,
+		TableArn: d.TableArn, S3BucketSource: d.S3BucketSource, CloudWatchLogGroupArn: d.CloudWatchLogGroupArn,
+		InputFormat: d.InputFormat, StartTime: d.StartTime, EndTime: d.EndTime}
 }

@@ -34,22 +34,22 @@ func operations() map[string]opFunc {
 		"UpdateTimeToLive":      updateTimeToLiveOp.handler(),
 		"DescribeTimeToLive":    describeTimeToLiveOp.handler(),
 		// Backups (backups*.go).
-		"CreateBackup":              (*Engine).createBackup,
-		"DescribeBackup":            (*Engine).describeBackup,
-		"ListBackups":               (*Engine).listBackups,
-		"DeleteBackup":              (*Engine).deleteBackup,
-		"RestoreTableFromBackup":    (*Engine).restoreTableFromBackup,
-		"RestoreTableToPointInTime": (*Engine).restoreTableToPointInTime,
-		"UpdateContinuousBackups":   (*Engine).updateContinuousBackups,
-		"DescribeContinuousBackups": (*Engine).describeContinuousBackups,
+		"CreateBackup":              createBackupOp.handler(),
+		"DescribeBackup":            describeBackupOp.handler(),
+		"ListBackups":               listBackupsOp.handler(),
+		"DeleteBackup":              deleteBackupOp.handler(),
+		"RestoreTableFromBackup":    restoreTableFromBackupOp.handler(),
+		"RestoreTableToPointInTime": restoreTableToPointInTimeOp.handler(),
+		"UpdateContinuousBackups":   updateContinuousBackupsOp.handler(),
+		"DescribeContinuousBackups": describeContinuousBackupsOp.handler(),
 		// Exports (exports*.go).
-		"ExportTableToPointInTime": (*Engine).exportTableToPointInTime,
-		"DescribeExport":           (*Engine).describeExport,
-		"ListExports":              (*Engine).listExports,
+		"ExportTableToPointInTime": exportTableToPointInTimeOp.handler(),
+		"DescribeExport":           describeExportOp.handler(),
+		"ListExports":              listExportsOp.handler(),
 		// Imports from S3 (imports*.go).
-		"ImportTable":    (*Engine).importTable,
-		"DescribeImport": (*Engine).describeImport,
-		"ListImports":    (*Engine).listImports,
+		"ImportTable":    importTableOp.handler(),
+		"DescribeImport": describeImportOp.handler(),
+		"ListImports":    listImportsOp.handler(),
 		// Features with no local service behind them: settings stored and
 		// described, as DynamoDB does with the feature switched off
 		// (contributor_insights.go, kinesis.go, global_tables.go).

@@ -1,7 +1,6 @@
 package backup
 
 import (
-	"bufio"
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
@@ -13,6 +12,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/extenddb/extenddb/internal/dataformat"
 	"github.com/extenddb/extenddb/internal/item"
 	"github.com/extenddb/extenddb/internal/storage"
 )
@@ -120,23 +120,7 @@ func writeManifest(dir string, m *Manifest) error {
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(dir, "manifest.json.tmp")
-	f, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, filepath.Join(dir, "manifest.json"))
+	return dataformat.WriteFileAtomic(filepath.Join(dir, "manifest.json"), b)
 }
 
 // ReadManifest reads the manifest of the backup in dir. Errors: a missing
@@ -166,32 +150,20 @@ func readFile(dir string, f DataFile, skip int64, visit func(line int64, it item
 	if err := checkSum(path, f.SHA256); err != nil {
 		return err
 	}
-	fh, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer fh.Close()
-	gz, err := gzip.NewReader(bufio.NewReader(fh))
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	sc := bufio.NewScanner(gz)
-	sc.Buffer(make([]byte, 64<<10), 4<<20) // an item is at most 400 KB; its JSON, a few times that
-	line := int64(0)
-	for ; sc.Scan(); line++ {
-		if line < skip {
-			continue
+	var line int64
+	err := dataformat.ReadGzipLines(path, func(b []byte) error {
+		line++
+		if line <= skip {
+			return nil
 		}
 		var l exportLine
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			return fmt.Errorf("%s line %d: %w", path, line+1, err)
+		if err := json.Unmarshal(b, &l); err != nil {
+			return fmt.Errorf("%s line %d: %w", path, line, err)
 		}
-		if err := visit(line, l.Item); err != nil {
-			return err
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return visit(line-1, l.Item)
+	})
+	if err != nil {
+		return err
 	}
 	if line != f.ItemCount {
 		return fmt.Errorf("%s: %d items, manifest says %d", path, line, f.ItemCount)

@@ -2,10 +2,7 @@ package backup
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/extenddb/extenddb/internal/item"
 	"github.com/extenddb/extenddb/internal/jobs"
@@ -70,14 +67,9 @@ func restoredTable(account string, def *storage.Table, name, id string) *storage
 // deletes the table, so a half-restored table is never ACTIVE.
 func (s *Service) runRestore(ctx context.Context, run *jobs.Run) error {
 	var p restoreParams
-	if err := run.Job.DecodeParams(&p); err != nil {
-		return err
-	}
 	var c restoreCursor
-	if run.Job.Cursor != nil {
-		if err := json.Unmarshal(run.Job.Cursor, &c); err != nil {
-			return err
-		}
+	if err := run.Job.Decode(&p, &c); err != nil {
+		return err
 	}
 	t, err := run.FillingTable(ctx, s.store, restoredTable(run.Job.Account, p.Table, p.TableName, p.TableID), "restore")
 	if err != nil {
@@ -111,19 +103,8 @@ func (s *Service) load(ctx context.Context, run *jobs.Run, t *storage.Table, p *
 	var chunk []item.Item
 	lastCheckpoint := c.Items
 	flush := func(fi int, next int64) error {
-		g, gctx := errgroup.WithContext(ctx)
-		g.SetLimit(loadWriters)
-		for _, it := range chunk {
-			g.Go(func() error {
-				key, err := keyOf(it, hash, rng)
-				if err != nil {
-					return fmt.Errorf("%s: %w", m.Files[fi].Path, err)
-				}
-				return s.store.Mutate(gctx, t, key, func(item.Item) (item.Item, error) { return it, nil })
-			})
-		}
-		if err := g.Wait(); err != nil {
-			return err
+		if err := s.putAll(ctx, t, chunk, hash, rng); err != nil {
+			return fmt.Errorf("%s: %w", m.Files[fi].Path, err)
 		}
 		for _, it := range chunk {
 			c.Items, c.Bytes = c.Items+1, c.Bytes+int64(item.Size(it))

@@ -42,12 +42,6 @@ var (
 	ErrConflict = errors.New("export: client token used by another request")
 )
 
-// tokenLifetime is how long a ClientToken makes a request idempotent:
-// eight hours, after which DynamoDB treats the token's next request as a
-// new one.
-// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ExportTableToPointInTime.html#DDB-ExportTableToPointInTime-request-ClientToken
-const tokenLifetime = 8 * time.Hour
-
 // Params are what an export was asked to do, as the operation validated
 // and completed them.
 type Params struct {
@@ -244,7 +238,7 @@ func (s *Service) byToken(ctx context.Context, account, tid, fingerprint string)
 	if err := tj.DecodeParams(&tp); err != nil {
 		return nil, err
 	}
-	if s.now().Sub(tj.CreatedAt) < tokenLifetime {
+	if s.now().Sub(tj.CreatedAt) < jobs.ClientTokenLifetime {
 		x, err := s.Get(ctx, account, tp.ExportID)
 		switch {
 		case err == nil && tp.Fingerprint == fingerprint:
@@ -293,24 +287,13 @@ func fromJob(j *jobs.Job) (*Export, error) {
 
 // Get returns export id of account; ErrNotFound if there is none.
 func (s *Service) Get(ctx context.Context, account, id string) (*Export, error) {
-	j, err := s.jobs.GetOf(ctx, Kind, id, account)
-	if errors.Is(err, jobs.ErrNotFound) {
-		return nil, ErrNotFound
-	}
-	if err != nil {
-		return nil, err
-	}
-	return fromJob(j)
+	return jobs.GetAs(ctx, s.jobs, Kind, id, account, fromJob, ErrNotFound)
 }
 
 // List returns the exports of account, of the table tableArn unless it is
 // "", newest first (by ExportArn, descending).
 func (s *Service) List(ctx context.Context, account, tableArn string) ([]*Export, error) {
-	js, err := s.jobs.List(ctx, Kind)
-	if err != nil {
-		return nil, err
-	}
-	all, err := jobs.OfAccount(js, account, fromJob)
+	all, err := jobs.ListAs(ctx, s.jobs, Kind, account, fromJob)
 	if err != nil {
 		return nil, err
 	}

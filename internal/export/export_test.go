@@ -113,7 +113,7 @@ func TestStartClientToken(t *testing.T) {
 	if _, err := f.svc.Start(ctx, storage.DefaultAccount, NewID(time.Now()), &other); !errors.Is(err, ErrConflict) {
 		t.Fatalf("same token, other request: %v, want ErrConflict", err)
 	}
-	f.svc.now = func() time.Time { return time.Now().Add(tokenLifetime + time.Minute) }
+	f.svc.now = func() time.Time { return time.Now().Add(jobs.ClientTokenLifetime + time.Minute) }
 	x3, err := f.svc.Start(ctx, storage.DefaultAccount, NewID(time.Now().Add(time.Millisecond)), &other)
 	if err != nil || x3.ID == x1.ID {
 		t.Fatalf("token past its 8 hours: %v, %v; want a new export", x3, err)

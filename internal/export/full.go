@@ -111,25 +111,11 @@ func (s *Service) spillItems(ctx context.Context, t *storage.Table, path string)
 
 // readSpill calls visit with each item of a spill file.
 func readSpill(path string, visit func(it item.Item) error) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	gz, err := gzip.NewReader(bufio.NewReader(f))
-	if err != nil {
-		return err
-	}
-	sc := bufio.NewScanner(gz)
-	sc.Buffer(make([]byte, 64<<10), 4<<20) // an item is at most 400 KB; its JSON, a few times that
-	for sc.Scan() {
+	return dataformat.ReadGzipLines(path, func(line []byte) error {
 		var it item.Item
-		if err := it.UnmarshalJSON(sc.Bytes()); err != nil {
+		if err := it.UnmarshalJSON(line); err != nil {
 			return err
 		}
-		if err := visit(it); err != nil {
-			return err
-		}
-	}
-	return sc.Err()
+		return visit(it)
+	})
 }

@@ -36,9 +36,6 @@ var (
 	ErrNotFound = errors.New("importer: import not found")
 )
 
-// tokenWindow is how long a ClientToken identifies its import.
-const tokenWindow = 8 * time.Hour
-
 // Source is ImportTable's S3BucketSource.
 type Source struct {
 	S3Bucket      string
@@ -176,7 +173,7 @@ func (s *Service) byToken(ctx context.Context, account string, p *Params) (*Impo
 		return nil, err
 	}
 	for _, im := range all {
-		if im.Params.ClientToken != p.ClientToken || p.StartTime.Sub(im.Params.StartTime) > tokenWindow {
+		if im.Params.ClientToken != p.ClientToken || p.StartTime.Sub(im.Params.StartTime) > jobs.ClientTokenLifetime {
 			continue
 		}
 		if !sameRequest(&im.Params, p) {
@@ -194,23 +191,12 @@ func sameRequest(a, b *Params) bool {
 
 // Get returns an import of account by ID. Errors: ErrNotFound.
 func (s *Service) Get(ctx context.Context, account, id string) (*Import, error) {
-	j, err := s.jobs.GetOf(ctx, Kind, id, account)
-	if errors.Is(err, jobs.ErrNotFound) {
-		return nil, ErrNotFound
-	}
-	if err != nil {
-		return nil, err
-	}
-	return importOf(j)
+	return jobs.GetAs(ctx, s.jobs, Kind, id, account, importOf, ErrNotFound)
 }
 
 // List returns account's imports, oldest first.
 func (s *Service) List(ctx context.Context, account string) ([]*Import, error) {
-	js, err := s.jobs.List(ctx, Kind)
-	if err != nil {
-		return nil, err
-	}
-	out, err := jobs.OfAccount(js, account, importOf)
+	out, err := jobs.ListAs(ctx, s.jobs, Kind, account, importOf)
 	if err != nil {
 		return nil, err
 	}

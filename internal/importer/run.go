@@ -2,7 +2,6 @@ package importer
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -89,14 +88,9 @@ func FailureCode(jobError string) (code, msg string) {
 // table, so a half-imported table is never ACTIVE.
 func (s *Service) run(ctx context.Context, run *jobs.Run) error {
 	var p Params
-	if err := run.Job.DecodeParams(&p); err != nil {
-		return err
-	}
 	var c cursor
-	if run.Job.Cursor != nil {
-		if err := json.Unmarshal(run.Job.Cursor, &c); err != nil {
-			return err
-		}
+	if err := run.Job.Decode(&p, &c); err != nil {
+		return err
 	}
 	def := p.Table
 	def.Account = run.Job.Account

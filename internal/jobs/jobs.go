@@ -80,8 +80,27 @@ func (j *Job) Ended() bool {
 	return j.State == Succeeded || j.State == Failed || j.State == Cancelled
 }
 
+// ClientTokenLifetime is how long a ClientToken makes a request that
+// starts a job idempotent (ExportTableToPointInTime, ImportTable): eight
+// hours, after which DynamoDB treats the token's next request as a new one.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ExportTableToPointInTime.html#DDB-ExportTableToPointInTime-request-ClientToken
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ImportTable.html#DDB-ImportTable-request-ClientToken
+const ClientTokenLifetime = 8 * time.Hour
+
 // DecodeParams unmarshals the job's parameters into v.
 func (j *Job) DecodeParams(v any) error { return json.Unmarshal(j.Params, v) }
+
+// Decode unmarshals the job's parameters into params and its cursor into
+// cursor, which it leaves as it is when the job has not checkpointed one.
+func (j *Job) Decode(params, cursor any) error {
+	if err := j.DecodeParams(params); err != nil {
+		return err
+	}
+	if j.Cursor == nil {
+		return nil
+	}
+	return json.Unmarshal(j.Cursor, cursor)
+}
 
 // Store reads and changes job records over a storage.JobStore.
 type Store struct {
@@ -236,6 +255,30 @@ func (s *Store) GetOf(ctx context.Context, kind, id, account string) (*Job, erro
 		return nil, ErrNotFound
 	}
 	return j, err
+}
+
+// GetAs returns the job of kind and id of account as decode makes it (a
+// kind's view of its records); notFound is the answer when there is none
+// (the kind's own ErrNotFound).
+func GetAs[T any](ctx context.Context, s *Store, kind, id, account string, decode func(*Job) (*T, error), notFound error) (*T, error) {
+	j, err := s.GetOf(ctx, kind, id, account)
+	if errors.Is(err, ErrNotFound) {
+		return nil, notFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	return decode(j)
+}
+
+// ListAs returns the jobs of kind of account in ID order, each as decode
+// makes it.
+func ListAs[T any](ctx context.Context, s *Store, kind, account string, decode func(*Job) (T, error)) ([]T, error) {
+	js, err := s.List(ctx, kind)
+	if err != nil {
+		return nil, err
+	}
+	return OfAccount(js, account, decode)
 }
 
 // OfAccount returns the jobs of account among js, in their order, each as

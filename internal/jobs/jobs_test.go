@@ -282,3 +282,50 @@ func TestRunnerReportsProgress(t *testing.T) {
 		t.Fatalf("progress reported: %d units, %d bytes; want 7, 350", units.Load(), bytes.Load())
 	}
 }
+
+// TestKindViews: GetAs and ListAs give a kind its own view of the records
+// of one account, with the kind's not-found error for another account's
+// job or a missing one; Decode leaves the cursor as it is until the job
+// has checkpointed one.
+func TestKindViews(t *testing.T) {
+	s := newStore(t)
+	ctx := t.Context()
+	type params struct{ N int }
+	for _, c := range []struct {
+		id, account string
+		n           int
+	}{{"j1", "acct", 1}, {"j2", "other", 2}, {"j3", "acct", 3}} {
+		if _, err := s.Create(ctx, "view", c.id, c.account, params{c.n}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	notFound := errors.New("view: not found")
+	view := func(j *Job) (*params, error) {
+		var p params
+		cur := params{N: -1}
+		if err := j.Decode(&p, &cur); err != nil {
+			return nil, err
+		}
+		if cur.N != -1 {
+			t.Errorf("job %s without a cursor: cursor decoded to %+v", j.ID, cur)
+		}
+		return &p, nil
+	}
+	if p, err := GetAs(ctx, s, "view", "j3", "acct", view, notFound); err != nil || p.N != 3 {
+		t.Fatalf("GetAs j3: %+v, %v", p, err)
+	}
+	for _, id := range []string{"j2", "missing"} {
+		if _, err := GetAs(ctx, s, "view", id, "acct", view, notFound); err != notFound {
+			t.Fatalf("GetAs %s of acct: %v, want the kind's not-found error", id, err)
+		}
+	}
+	ps, err := ListAs(ctx, s, "view", "acct", view)
+	if err != nil || len(ps) != 2 || ps[0].N != 1 || ps[1].N != 3 {
+		t.Fatalf("ListAs acct: %+v, %v", ps, err)
+	}
+	j := &Job{Params: []byte(`{"N":4}`), Cursor: []byte(`{"N":5}`)}
+	var p, cur params
+	if err := j.Decode(&p, &cur); err != nil || p.N != 4 || cur.N != 5 {
+		t.Fatalf("Decode with a cursor: %+v %+v %v", p, cur, err)
+	}
+}
