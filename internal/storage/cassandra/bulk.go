@@ -26,9 +26,8 @@ const writeParallelism = 64
 // WriteParallelism implements storage.ParallelWriter.
 func (b *Backend) WriteParallelism() int { return writeParallelism }
 
-// pageWave bounds the partitions a page reads at once: as many as the
-// writes a bulk path runs at once (docs/adr/0018f).
-const pageWave = writeParallelism
+// pageWave bounds the partitions a page reads at once.
+const pageWave = 16
 
 // keyedItem is a row of a page read: the item (nil for a tombstone), its
 // version and its key.
