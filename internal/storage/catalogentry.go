@@ -2,14 +2,17 @@ package storage
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/google/uuid"
 )
 
 // PrepareCreate readies t for Catalog.CreateTable, on t itself: an empty
-// ID or Index.ID gets a new UUID, and a zero Version becomes 1.
-func PrepareCreate(t *Table) {
+// ID or Index.ID gets a new UUID, and a zero Version becomes 1. It returns
+// t's definition as a catalog stores it (EncodeTable).
+func PrepareCreate(t *Table) ([]byte, error) {
 	if t.ID == "" {
 		t.ID = uuid.NewString()
 	}
@@ -17,19 +20,40 @@ func PrepareCreate(t *Table) {
 	if t.Version == 0 {
 		t.Version = 1
 	}
+	return EncodeTable(t)
 }
 
 // PrepareUpdate readies cur, what a Catalog.UpdateTable function made of
 // the entry before, to be stored: new indexes get a UUID and the Version
-// is before's plus one. It refuses a change of the table's account, name
-// or ID.
-func PrepareUpdate(before, cur *Table) error {
+// is before's plus one. It returns cur's definition as a catalog stores it
+// (EncodeTable), and refuses a change of the table's account, name or ID.
+func PrepareUpdate(before, cur *Table) ([]byte, error) {
 	if cur.Account != before.Account || cur.Name != before.Name || cur.ID != before.ID {
-		return errors.New("storage: UpdateTable may not change a table's account, name or ID")
+		return nil, errors.New("storage: UpdateTable may not change a table's account, name or ID")
 	}
 	assignIndexIDs(cur)
 	cur.Version = before.Version + 1
-	return nil
+	return EncodeTable(cur)
+}
+
+// EncodeTable is the definition of t as a catalog stores it: JSON.
+func EncodeTable(t *Table) ([]byte, error) {
+	def, err := json.Marshal(t)
+	if err != nil {
+		return nil, fmt.Errorf("storage: encode table %s: %w", t.Name, err)
+	}
+	return def, nil
+}
+
+// DecodeTable reads a definition EncodeTable wrote, stored at version.
+// Errors: a definition that is not one (a corrupt catalog entry).
+func DecodeTable(def []byte, version int64) (*Table, error) {
+	t := &Table{}
+	if err := json.Unmarshal(def, t); err != nil {
+		return nil, fmt.Errorf("storage: corrupt catalog entry: %w", err)
+	}
+	t.Version = version
+	return t, nil
 }
 
 func assignIndexIDs(t *Table) {

@@ -54,13 +54,26 @@ func StartSupersedes(start *Position, index, forward bool, lo, hi *SortBound) bo
 
 // SegmentHashRange is the range [lo, hi) of 32-bit partition hashes that
 // segment Segment of a parallel Scan in TotalSegments (0 for one) reads on
-// the SQL backends; ok is false for a segment outside [0, TotalSegments).
-func SegmentHashRange(s *ScanRequest) (lo, hi int64, ok bool) {
+// the SQL backends. Errors: a segment outside [0, TotalSegments).
+func SegmentHashRange(s *ScanRequest) (lo, hi int64, err error) {
 	n := int64(max(s.TotalSegments, 1))
 	if s.Segment < 0 || int64(s.Segment) >= n {
-		return 0, 0, false
+		return 0, 0, fmt.Errorf("storage: segment %d outside [0, %d)", s.Segment, n)
 	}
-	return int64(s.Segment) << 32 / n, (int64(s.Segment) + 1) << 32 / n, true
+	return int64(s.Segment) << 32 / n, (int64(s.Segment) + 1) << 32 / n, nil
+}
+
+// ScanStartPK is the partition key a Scan resumes in after start (nil
+// when start is): its index partition key on an index, else its table
+// partition key.
+func ScanStartPK(start *Position, index bool) []byte {
+	switch {
+	case start == nil:
+		return nil
+	case index:
+		return start.IndexKey.PK
+	}
+	return start.Key.PK
 }
 
 // SortKeyRange turns a Query's sort-key condition into its lower and upper

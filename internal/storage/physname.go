@@ -125,3 +125,77 @@ func SQLScanOrder(index bool) string {
 	}
 	return " ORDER BY h, pk, sk"
 }
+
+// SQLTypes are an SQL dialect's column types of the physical items and
+// index tables that ItemsDDL and IndexDDL create.
+type SQLTypes struct {
+	Hash       string // the partition hash h, a 64-bit integer
+	Size       string // an item's stored size in bytes
+	Bytes      string // keys and items, compared as unsigned bytes
+	EmptyBytes string // the literal of the empty byte string (a missing sort key)
+}
+
+// ItemsDDL is the statement that creates the physical items table name if
+// it does not exist: (h, pk, sk, item, size), PRIMARY KEY (h, pk, sk).
+func (ty SQLTypes) ItemsDDL(name string) string { return ty.keyedDDL(name, "pk", "sk") }
+
+// IndexDDL is the statement that creates the physical table name of a
+// secondary index if it does not exist: (h, ipk, isk, pk, sk, item, size),
+// PRIMARY KEY (h, ipk, isk, pk, sk); a row carries the index key before the
+// table key.
+func (ty SQLTypes) IndexDDL(name string) string {
+	return ty.keyedDDL(name, "ipk", "isk", "pk", "sk")
+}
+
+// keyedDDL creates table name keyed by h and keys, pairs of partition and
+// sort key columns; a sort key column defaults to the empty byte string.
+func (ty SQLTypes) keyedDDL(name string, keys ...string) string {
+	var sb strings.Builder
+	sb.WriteString("CREATE TABLE IF NOT EXISTS " + name + " (\n\th    " + ty.Hash + " NOT NULL,\n")
+	for i, k := range keys {
+		fmt.Fprintf(&sb, "\t%-4s %s NOT NULL", k, ty.Bytes)
+		if i%2 == 1 {
+			sb.WriteString(" DEFAULT " + ty.EmptyBytes)
+		}
+		sb.WriteString(",\n")
+	}
+	sb.WriteString("\titem " + ty.Bytes + " NOT NULL,\n\tsize " + ty.Size + " NOT NULL,\n")
+	sb.WriteString("\tPRIMARY KEY (h, " + strings.Join(keys, ", ") + ")\n)")
+	return sb.String()
+}
+
+// SQLIndexTable is the physical table of a secondary index on an SQL
+// backend, with the statements that write its rows.
+type SQLIndexTable struct {
+	Name string
+	// Put writes the row (h, ipk, isk, pk, sk, item, size), parameters 1
+	// to 7, in place of one with the same key.
+	Put string
+	// Del deletes the row of key (h, ipk, isk, pk, sk), parameters 1 to 5.
+	Del string
+}
+
+// SQLIndexTables returns the physical tables of t's indexes by index ID.
+// param(n) is the dialect's placeholder of parameter n, counted from 1
+// ("?" or "$n"). Errors: an index ID that is not a hexadecimal UUID.
+func SQLIndexTables(t *Table, param func(n int) string) (map[string]*SQLIndexTable, error) {
+	ps := make([]string, 7)
+	for i := range ps {
+		ps[i] = param(i + 1)
+	}
+	out := make(map[string]*SQLIndexTable, len(t.Indexes))
+	for _, ix := range t.Indexes {
+		name, err := IndexTableName(ix.ID)
+		if err != nil {
+			return nil, err
+		}
+		out[ix.ID] = &SQLIndexTable{
+			Name: name,
+			Put: "INSERT INTO " + name + " (h, ipk, isk, pk, sk, item, size) VALUES (" + strings.Join(ps, ", ") + ")" +
+				" ON CONFLICT (h, ipk, isk, pk, sk) DO UPDATE SET item = excluded.item, size = excluded.size",
+			Del: "DELETE FROM " + name + " WHERE h = " + ps[0] + " AND ipk = " + ps[1] + " AND isk = " + ps[2] +
+				" AND pk = " + ps[3] + " AND sk = " + ps[4],
+		}
+	}
+	return out, nil
+}

@@ -139,13 +139,7 @@ func (b *Backend) readPageParallel(ctx context.Context, p phys, cursor *storage.
 		firstBucket = startH >> bucketShift
 	}
 	for bk := firstBucket; bk < 1<<(32-bucketShift) && !r.full(); bk++ {
-		stmt := `SELECT pk FROM ` + p.dir + ` WHERE ix = ? AND b = ?`
-		args := []any{"", int(bk)}
-		if cursor != nil && bk == firstBucket {
-			stmt += ` AND (h, pk) > (?, ?)`
-			args = append(args, int64(startH), cursor.PK)
-		}
-		iter := b.s.Query(stmt, args...).WithContext(ctx).Consistency(gocql.Quorum).PageSize(pageSize).Iter()
+		iter := b.listedPartitions(ctx, p, bk, cursor)
 		var pk []byte
 		for ; !r.full() && iter.Scan(&pk); pk = nil {
 			r.pending = append(r.pending, pk)

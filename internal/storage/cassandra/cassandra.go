@@ -233,8 +233,15 @@ func (b *Backend) dataKeyspace(account string) string {
 	if accountRE.MatchString(account) {
 		return b.opts.KeyspacePrefix + "_a" + account
 	}
-	sum := sha256.Sum256([]byte(account))
-	return b.opts.KeyspacePrefix + "_h" + hex.EncodeToString(sum[:10])
+	return b.opts.KeyspacePrefix + "_h" + hashedName(account, 10)
+}
+
+// hashedName stands for a name that is not a CQL identifier (or too long
+// for one) in one: the hexadecimal digits of the first n bytes of the
+// name's SHA-256.
+func hashedName(name string, n int) string {
+	sum := sha256.Sum256([]byte(name))
+	return hex.EncodeToString(sum[:n])
 }
 
 // ensureKeyspace creates an account's keyspace once per process.
@@ -278,68 +285,6 @@ func firstWords(stmt string) string {
 		f = f[:6]
 	}
 	return strings.Join(f, " ")
-}
-
-// migration is one numbered catalog schema step. Its statements must be
-// idempotent: a migration interrupted before it was recorded runs again.
-type migration struct {
-	id    int
-	name  string
-	stmts []string
-}
-
-func (b *Backend) migrations() []migration {
-	k := b.catalog
-	return []migration{
-		{1, "tables", []string{
-			`CREATE TABLE IF NOT EXISTS ` + k + `.tables (
-				account text, name text, id text, def blob, version bigint,
-				PRIMARY KEY ((account), name))`,
-		}},
-		streamsMigration(k), // streams.go: stream records, expiry rows, leases
-		intentsMigration(k), // intents.go: write intents, frontends
-		txMigration(k),      // tx.go: transaction ledger, ClientRequestTokens
-		tokenClaimMigration(k),
-		jobsMigration(k), // jobs.go: records of long-running jobs
-	}
-}
-
-// migrate creates the catalog keyspace and runs, in order, every migration
-// the migrations table does not record. Several processes may migrate at
-// once: the statements are idempotent and each record is an INSERT IF NOT
-// EXISTS, so exactly one records each migration.
-func (b *Backend) migrate(ctx context.Context) error {
-	if err := b.ddl(ctx, fmt.Sprintf("CREATE KEYSPACE IF NOT EXISTS %s WITH replication = %s", b.catalog, b.replication())); err != nil {
-		return err
-	}
-	if err := b.ddl(ctx, `CREATE TABLE IF NOT EXISTS `+b.catalog+`.migrations (
-		id int PRIMARY KEY, name text, applied_at timestamp)`); err != nil {
-		return err
-	}
-	done := map[int]bool{}
-	iter := b.s.Query(`SELECT id FROM ` + b.catalog + `.migrations`).WithContext(ctx).Consistency(gocql.Serial).Iter()
-	var id int
-	for iter.Scan(&id) {
-		done[id] = true
-	}
-	if err := iter.Close(); err != nil {
-		return fmt.Errorf("cassandra: read migrations: %w", err)
-	}
-	for _, m := range b.migrations() {
-		if done[m.id] {
-			continue
-		}
-		for _, stmt := range m.stmts {
-			if err := b.ddl(ctx, stmt); err != nil {
-				return fmt.Errorf("cassandra: migration %d (%s): %w", m.id, m.name, err)
-			}
-		}
-		if _, err := b.s.Query(`INSERT INTO `+b.catalog+`.migrations (id, name, applied_at) VALUES (?, ?, ?) IF NOT EXISTS`,
-			m.id, m.name, time.Now()).WithContext(ctx).MapScanCAS(map[string]any{}); err != nil {
-			return fmt.Errorf("cassandra: record migration %d: %w", m.id, err)
-		}
-	}
-	return nil
 }
 
 // nextVersion returns the version of a write replacing version prev (0 for

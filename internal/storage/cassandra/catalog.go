@@ -3,9 +3,6 @@ package cassandra
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -33,8 +30,7 @@ func physID(id string) string {
 	if hexIDRE.MatchString(s) {
 		return s
 	}
-	sum := sha256.Sum256([]byte(id))
-	return hex.EncodeToString(sum[:16])
+	return hashedName(id, 16)
 }
 
 func (b *Backend) phys(t *storage.Table) phys {
@@ -82,30 +78,13 @@ func (b *Backend) dropPhysical(ctx context.Context, tables []string) error {
 	return nil
 }
 
-func encodeDef(t *storage.Table) ([]byte, error) {
-	def, err := json.Marshal(t)
-	if err != nil {
-		return nil, fmt.Errorf("cassandra: encode table %s: %w", t.Name, err)
-	}
-	return def, nil
-}
-
-func decodeDef(def []byte, version int64) (*storage.Table, error) {
-	var t storage.Table
-	if err := json.Unmarshal(def, &t); err != nil {
-		return nil, fmt.Errorf("cassandra: corrupt catalog entry: %w", err)
-	}
-	t.Version = version
-	return &t, nil
-}
-
 // copyTable returns a deep copy of t, loaded when t was.
 func copyTable(t *storage.Table) (*storage.Table, error) {
-	def, err := encodeDef(t)
+	def, err := storage.EncodeTable(t)
 	if err != nil {
 		return nil, err
 	}
-	cp, err := decodeDef(def, t.Version)
+	cp, err := storage.DecodeTable(def, t.Version)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +103,7 @@ func (b *Backend) CreateTable(ctx context.Context, t *storage.Table) error {
 		return err
 	}
 	cp.Version = 1
-	def, err := encodeDef(cp)
+	def, err := storage.EncodeTable(cp)
 	if err != nil {
 		return err
 	}
@@ -182,7 +161,7 @@ func (b *Backend) readTable(ctx context.Context, account, name string, cl gocql.
 	if err != nil {
 		return nil, fmt.Errorf("cassandra: read table %s: %w", name, err)
 	}
-	t, err := decodeDef(def, version)
+	t, err := storage.DecodeTable(def, version)
 	if err != nil {
 		return nil, err
 	}
@@ -246,7 +225,7 @@ func (b *Backend) currentTable(ctx context.Context, account, name string) (*stor
 // an unknown outcome is settled by a SERIAL read.
 func (b *Backend) storeEntry(ctx context.Context, account, name string, cur, nw *storage.Table) (bool, error) {
 	nw.Version = cur.Version + 1
-	def, err := encodeDef(nw)
+	def, err := storage.EncodeTable(nw)
 	if err != nil {
 		return false, err
 	}
@@ -327,7 +306,7 @@ func (b *Backend) changeEntry(ctx context.Context, account, name string, change 
 }
 
 func mustDef(t *storage.Table) []byte {
-	def, _ := encodeDef(t)
+	def, _ := storage.EncodeTable(t)
 	return def
 }
 

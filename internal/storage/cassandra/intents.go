@@ -60,25 +60,6 @@ const (
 	recoverLease = "recover-intents"
 )
 
-// intentsMigration creates the intents and frontends tables. Intents are
-// written once and expire (the table's default TTL backs up the one each
-// insert sets); time-window compaction drops whole expired files.
-func intentsMigration(k string) migration {
-	return migration{3, "write intents, frontends", []string{
-		`CREATE TABLE IF NOT EXISTS ` + k + `.intents (
-			owner text, minute bigint, id bigint,
-			tid text, account text, tname text, def blob,
-			pk blob, sk blob, old blob, new blob, version bigint,
-			ident_type text, ident_principal text,
-			PRIMARY KEY ((owner, minute), id))
-			WITH default_time_to_live = 86400 AND gc_grace_seconds = 10800
-			AND compaction = {'class': 'TimeWindowCompactionStrategy', 'compaction_window_unit': 'HOURS', 'compaction_window_size': 1}`,
-		`CREATE TABLE IF NOT EXISTS ` + k + `.frontends (
-			k int, owner text, started timestamp, renewed timestamp,
-			PRIMARY KEY ((k), owner))`,
-	}}
-}
-
 // frontend is this process's identity as a writer.
 type frontend struct {
 	id   atomic.Pointer[frontendID]
@@ -108,7 +89,7 @@ func (b *Backend) writeIntent(ctx context.Context, t *storage.Table, key storage
 	if fid == nil {
 		return errors.New("cassandra: write intent: no frontend registered")
 	}
-	def, err := encodeDef(t)
+	def, err := storage.EncodeTable(t)
 	if err != nil {
 		return err
 	}
@@ -436,7 +417,7 @@ func (r *recovery) apply(ctx context.Context, in *intent) (bool, error) {
 	}
 	// The table as the writer saw it: its stream label, TTL generation and
 	// indexes are the ones the write's derived rows belong to.
-	t, err := decodeDef(in.def, 0)
+	t, err := storage.DecodeTable(in.def, 0)
 	if err != nil || t.ID != in.tid {
 		return false, err
 	}

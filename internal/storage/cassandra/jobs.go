@@ -19,14 +19,6 @@ import (
 // IF version = ?, DELETE IF EXISTS) and every read is SERIAL, so a record
 // changes by compare-and-set only.
 
-// jobsMigration creates the jobs table.
-func jobsMigration(k string) migration {
-	return migration{6, "jobs", []string{
-		`CREATE TABLE IF NOT EXISTS ` + k + `.jobs (
-			kind text, id text, version bigint, body blob, PRIMARY KEY ((kind), id))`,
-	}}
-}
-
 // CreateJob stores a new record (see storage.JobStore).
 func (b *Backend) CreateJob(ctx context.Context, r storage.JobRecord) error {
 	if b.closed.Load() {

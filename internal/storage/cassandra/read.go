@@ -158,15 +158,17 @@ type source struct {
 	raw   bool           // hand rows over undecoded (storage.Row.Raw)
 }
 
-func (b *Backend) source(t *storage.Table, p phys, index string) (source, error) {
+// source returns the table a read of t, or of its index named index when
+// that is not "", goes to; raw hands its rows over undecoded.
+func (b *Backend) source(t *storage.Table, p phys, index string, raw bool) (source, error) {
 	if index == "" {
-		return source{table: p.items}, nil
+		return source{table: p.items, raw: raw}, nil
 	}
 	ix := t.Index(index)
 	if ix == nil {
 		return source{}, fmt.Errorf("cassandra: table %s has no index %s", t.Name, index)
 	}
-	return source{table: p.index[index], ix: ix, ixID: physID(ix.ID)}, nil
+	return source{table: p.index[index], ix: ix, ixID: physID(ix.ID), raw: raw}, nil
 }
 
 func (s source) partCol() string {
@@ -256,11 +258,10 @@ func (b *Backend) readConsistency(consistent bool) gocql.Consistency {
 // range, so pages need no driver paging state.
 func (b *Backend) Query(ctx context.Context, t *storage.Table, q *storage.QueryRequest, visit storage.VisitFunc) error {
 	p := b.phys(t)
-	s, err := b.source(t, p, q.Index)
+	s, err := b.source(t, p, q.Index, q.Raw)
 	if err != nil {
 		return err
 	}
-	s.raw = q.Raw
 	lo, hi, err := condBounds(q.SK)
 	if err != nil {
 		return err
@@ -286,11 +287,10 @@ func (b *Backend) Query(ctx context.Context, t *storage.Table, q *storage.QueryR
 // order. Segment k of N covers the hashes [k*2^32/N, (k+1)*2^32/N).
 func (b *Backend) Scan(ctx context.Context, t *storage.Table, sr *storage.ScanRequest, visit storage.VisitFunc) error {
 	p := b.phys(t)
-	s, err := b.source(t, p, sr.Index)
+	s, err := b.source(t, p, sr.Index, sr.Raw)
 	if err != nil {
 		return err
 	}
-	s.raw = sr.Raw
 	total := uint64(max(sr.TotalSegments, 1))
 	seg := uint64(sr.Segment)
 	if seg >= total {
@@ -306,13 +306,9 @@ func (b *Backend) Scan(ctx context.Context, t *storage.Table, sr *storage.ScanRe
 
 func (b *Backend) scan(ctx context.Context, s source, p phys, lo, hi uint64, start *storage.Position, cl gocql.Consistency, visit storage.VisitFunc) error {
 	firstBucket := lo >> bucketShift
-	var startPK []byte
+	startPK := storage.ScanStartPK(start, s.ix != nil)
 	var startH uint64
 	if start != nil {
-		startPK = start.Key.PK
-		if s.ix != nil {
-			startPK = start.IndexKey.PK
-		}
 		startH = uint64(item.PartitionHash(startPK))
 		if startH < lo || startH >= hi {
 			return fmt.Errorf("cassandra: scan start outside its segment")

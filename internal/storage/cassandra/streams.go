@@ -327,23 +327,3 @@ func (b *Backend) dropDerived(ctx context.Context, tid string) error {
 	}
 	return nil
 }
-
-// streamsMigration creates the tables of streams, expiry rows and leases.
-func streamsMigration(k string) migration {
-	return migration{2, "streams, ttl, leases", []string{
-		`CREATE TABLE IF NOT EXISTS ` + k + `.stream_records (
-			tid text, label text, bucket bigint, version bigint, h int, pk blob, sk blob, rec blob,
-			PRIMARY KEY ((tid, label, bucket), version, h, pk, sk))`,
-		`CREATE TABLE IF NOT EXISTS ` + k + `.stream_buckets (
-			tid text, label text, bucket bigint, PRIMARY KEY ((tid), label, bucket))`,
-		`CREATE TABLE IF NOT EXISTS ` + k + `.stream_trims (
-			tid text, label text, upto_version bigint, upto_h int, PRIMARY KEY ((tid), label))`,
-		`CREATE TABLE IF NOT EXISTS ` + k + `.ttl_rows (
-			tid text, gen bigint, shard int, expire_at bigint, pk blob, sk blob,
-			PRIMARY KEY ((tid, gen, shard), expire_at, pk, sk))`,
-		`CREATE TABLE IF NOT EXISTS ` + k + `.ttl_gens (
-			tid text, gen bigint, PRIMARY KEY ((tid), gen))`,
-		`CREATE TABLE IF NOT EXISTS ` + k + `.leases (
-			name text PRIMARY KEY, owner text)`,
-	}}
-}

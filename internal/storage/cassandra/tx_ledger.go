@@ -19,23 +19,6 @@ import (
 // frontend stopped: by a writer that waits for a marked item, or by
 // Recover.
 
-// txMigration creates the ledger of transactions, which also holds the
-// ClientRequestToken records (a token's ledger row is its record).
-func txMigration(k string) migration {
-	return migration{4, "transactions and tokens", []string{
-		`CREATE TABLE IF NOT EXISTS ` + k + `.txns (
-			id text PRIMARY KEY, attempt text, status text, started bigint, items blob,
-			hash blob, claimed_at bigint, completed boolean, completed_at bigint, result blob)`,
-	}}
-}
-
-// tokenClaimMigration adds the ID of a token's claim to the ledger.
-func tokenClaimMigration(k string) migration {
-	return migration{5, "token claim IDs", []string{
-		`ALTER TABLE ` + k + `.txns ADD claim text`,
-	}}
-}
-
 // txWait tracks how long a writer has been waiting for transactions that
 // hold its item.
 type txWait struct {

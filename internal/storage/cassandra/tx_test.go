@@ -348,7 +348,7 @@ func TestTokenReplayFinishesCommittingTransaction(t *testing.T) {
 func TestAddColumnMigrationRerun(t *testing.T) {
 	b := backend(t)
 	ctx := ctxT(t, time.Minute)
-	for _, stmt := range tokenClaimMigration(b.catalog).stmts {
+	for _, stmt := range b.migrations()[4].stmts {
 		if err := b.ddl(ctx, stmt); err != nil {
 			t.Fatalf("re-running %q: %v", stmt, err)
 		}

@@ -2,9 +2,9 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -21,10 +21,9 @@ import (
 // with a new UUID and a zero t.Version set to 1, on t itself. Errors:
 // storage.ErrTableExists, storage.ErrClosed, SQL errors.
 func (b *Backend) CreateTable(ctx context.Context, t *storage.Table) error {
-	storage.PrepareCreate(t)
-	def, err := json.Marshal(t)
+	def, err := storage.PrepareCreate(t)
 	if err != nil {
-		return fmt.Errorf("postgres: encode table: %w", err)
+		return err
 	}
 	pt, err := newPhysTable(t, t.Version)
 	if err != nil {
@@ -44,9 +43,9 @@ ON CONFLICT (account, name) DO NOTHING`, t.Account, t.Name, t.ID, t.Version, def
 		if tag.RowsAffected() == 0 {
 			return &fnError{storage.ErrTableExists}
 		}
-		ddl := []string{itemsDDL(pt.name)}
+		ddl := []string{sqlTypes.ItemsDDL(pt.name)}
 		for _, pi := range pt.indexes {
-			ddl = append(ddl, indexDDL(pi.name))
+			ddl = append(ddl, sqlTypes.IndexDDL(pi.Name))
 		}
 		if err := simple(ctx, tx.Conn(), strings.Join(ddl, ";\n")); err != nil {
 			return err
@@ -77,7 +76,7 @@ func (b *Backend) GetTable(ctx context.Context, account, name string) (*storage.
 	if err != nil {
 		return nil, mapErr(err)
 	}
-	return decodeTable(def, version)
+	return storage.DecodeTable(def, version)
 }
 
 // ListTables returns the account's table names in ascending byte order
@@ -120,16 +119,13 @@ func (b *Backend) UpdateTable(ctx context.Context, account, name string, fn func
 		if err != nil {
 			return err
 		}
-		cur, _ := decodeTable(def, before.Version)
+		cur, _ := storage.DecodeTable(def, before.Version)
 		if err := fn(cur); err != nil {
 			return &fnError{err}
 		}
-		if err := storage.PrepareUpdate(before, cur); err != nil {
-			return &fnError{err}
-		}
-		newDef, err := json.Marshal(cur)
+		newDef, err := storage.PrepareUpdate(before, cur)
 		if err != nil {
-			return &fnError{fmt.Errorf("postgres: encode table: %w", err)}
+			return &fnError{err}
 		}
 		if err := reshapeIndexes(ctx, tx, before, cur); err != nil {
 			return err
@@ -191,7 +187,7 @@ func reshapeIndexes(ctx context.Context, tx pgx.Tx, before, cur *storage.Table) 
 	}
 	for _, ix := range added {
 		pi := pt.indexes[ix.ID]
-		if err := simple(ctx, tx.Conn(), indexDDL(pi.name)); err != nil {
+		if err := simple(ctx, tx.Conn(), sqlTypes.IndexDDL(pi.Name)); err != nil {
 			return err
 		}
 		if ix.Status == storage.StatusCreating && ix.Backfilling {
@@ -209,7 +205,7 @@ func reshapeIndexes(ctx context.Context, tx pgx.Tx, before, cur *storage.Table) 
 
 // backfill writes index ix's rows for every item of the table, reading the
 // items in key order a page at a time.
-func backfill(ctx context.Context, tx pgx.Tx, pt *physTable, ix *storage.Index, pi *physIndex) error {
+func backfill(ctx context.Context, tx pgx.Tx, pt *physTable, ix *storage.Index, pi *storage.SQLIndexTable) error {
 	const page = 512
 	q := "SELECT h, pk, sk, item FROM " + pt.name + " WHERE (h, pk, sk) > ($1, $2, $3) ORDER BY h, pk, sk LIMIT " + fmt.Sprint(page)
 	var h int64 = -1
@@ -276,7 +272,7 @@ func (b *Backend) DeleteTable(ctx context.Context, account, name string) error {
 		}
 		names := []string{pt.name}
 		for _, pi := range pt.indexes {
-			names = append(names, pi.name)
+			names = append(names, pi.Name)
 		}
 		if err := simple(ctx, tx.Conn(), "DROP TABLE IF EXISTS "+strings.Join(names, ", ")); err != nil {
 			return err
@@ -311,16 +307,7 @@ func entryRow(row pgx.Row, def *[]byte) (*storage.Table, error) {
 	if def != nil {
 		*def = raw
 	}
-	return decodeTable(raw, version)
-}
-
-func decodeTable(def []byte, version int64) (*storage.Table, error) {
-	t := &storage.Table{}
-	if err := json.Unmarshal(def, t); err != nil {
-		return nil, fmt.Errorf("postgres: corrupt catalog entry: %w", err)
-	}
-	t.Version = version
-	return t, nil
+	return storage.DecodeTable(raw, version)
 }
 
 // physTable is a catalog entry of one version with its physical statements.
@@ -332,13 +319,7 @@ type physTable struct {
 	insert  string // a create, arbitrated: ON CONFLICT DO NOTHING
 	update  string
 	del     string
-	indexes map[string]*physIndex // by index ID
-}
-
-type physIndex struct {
-	name string
-	put  string
-	del  string
+	indexes map[string]*storage.SQLIndexTable // by index ID
 }
 
 func newPhysTable(def *storage.Table, version int64) (*physTable, error) {
@@ -354,19 +335,10 @@ func newPhysTable(def *storage.Table, version int64) (*physTable, error) {
 		insert:  "INSERT INTO " + name + " (h, pk, sk, item, size) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (h, pk, sk) DO NOTHING",
 		update:  "UPDATE " + name + " SET item = $4, size = $5 WHERE h = $1 AND pk = $2 AND sk = $3",
 		del:     "DELETE FROM " + name + " WHERE h = $1 AND pk = $2 AND sk = $3",
-		indexes: map[string]*physIndex{},
 	}
-	for _, ix := range def.Indexes {
-		iname, err := storage.IndexTableName(ix.ID)
-		if err != nil {
-			return nil, err
-		}
-		p.indexes[ix.ID] = &physIndex{
-			name: iname,
-			put: "INSERT INTO " + iname + " (h, ipk, isk, pk, sk, item, size) VALUES ($1, $2, $3, $4, $5, $6, $7)" +
-				" ON CONFLICT (h, ipk, isk, pk, sk) DO UPDATE SET item = EXCLUDED.item, size = EXCLUDED.size",
-			del: "DELETE FROM " + iname + " WHERE h = $1 AND ipk = $2 AND isk = $3 AND pk = $4 AND sk = $5",
-		}
+	p.indexes, err = storage.SQLIndexTables(def, func(n int) string { return "$" + strconv.Itoa(n) })
+	if err != nil {
+		return nil, err
 	}
 	return p, nil
 }
@@ -395,7 +367,7 @@ func (b *Backend) resolve(id string, cached *physTable, version int64, def []byt
 	if def == nil {
 		return nil, fmt.Errorf("postgres: catalog entry %s: no definition", id)
 	}
-	t, err := decodeTable(def, version)
+	t, err := storage.DecodeTable(def, version)
 	if err != nil {
 		return nil, err
 	}

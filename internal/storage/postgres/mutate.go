@@ -457,7 +457,7 @@ func queueIndexChanges(batch *pgx.Batch, pt *physTable, old, nw item.Item, blob 
 	for _, c := range storage.IndexChanges(pt.def, old, nw) {
 		pi := pt.indexes[c.Index.ID]
 		if r := c.Delete; r != nil {
-			batch.Queue(pi.del, int64(item.PartitionHash(r.IndexKey.PK)), r.IndexKey.PK, storage.StoredSK(r.IndexKey.SK), r.TableKey.PK, storage.StoredSK(r.TableKey.SK))
+			batch.Queue(pi.Del, int64(item.PartitionHash(r.IndexKey.PK)), r.IndexKey.PK, storage.StoredSK(r.IndexKey.SK), r.TableKey.PK, storage.StoredSK(r.TableKey.SK))
 		}
 		if c.Put != nil {
 			queueIndexPut(batch, pi, c.Put, nw, blob, size)
@@ -467,12 +467,12 @@ func queueIndexChanges(batch *pgx.Batch, pt *physTable, old, nw item.Item, blob 
 
 // queueIndexPut queues the upsert of r; full is the base image whose
 // stored form (blob, size) is reused when r projects all of it.
-func queueIndexPut(batch *pgx.Batch, pi *physIndex, r *storage.IndexRow, full item.Item, blob []byte, size int64) {
+func queueIndexPut(batch *pgx.Batch, pi *storage.SQLIndexTable, r *storage.IndexRow, full item.Item, blob []byte, size int64) {
 	if blob == nil || !storage.SameImage(r.Item, full) {
 		blob = item.MarshalItem(r.Item)
 		size = int64(item.Size(r.Item))
 	}
-	batch.Queue(pi.put, int64(item.PartitionHash(r.IndexKey.PK)), r.IndexKey.PK, storage.StoredSK(r.IndexKey.SK), r.TableKey.PK, storage.StoredSK(r.TableKey.SK), blob, size)
+	batch.Queue(pi.Put, int64(item.PartitionHash(r.IndexKey.PK)), r.IndexKey.PK, storage.StoredSK(r.IndexKey.SK), r.TableKey.PK, storage.StoredSK(r.TableKey.SK), blob, size)
 }
 
 func decodeItem(blob []byte) (item.Item, error) {

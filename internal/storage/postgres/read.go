@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -59,10 +58,7 @@ func (b *Backend) GetItem(ctx context.Context, t *storage.Table, key storage.Key
 // storage.ErrTableNotFound) or a bad condition, wrapped
 // storage.ErrTableNotFound for a vanished table, SQL errors.
 func (b *Backend) Query(ctx context.Context, t *storage.Table, q *storage.QueryRequest, visit storage.VisitFunc) error {
-	if b.closed.Load() {
-		return storage.ErrClosed
-	}
-	src, err := source(t, q.Index)
+	src, err := b.source(t, q.Index)
 	if err != nil {
 		return err
 	}
@@ -116,21 +112,26 @@ func (src rowSource) querySQL(q *storage.QueryRequest, lo, hi storage.SortBound,
 // set and stops when visit returns false. Errors as for Query, plus a
 // Segment outside [0, TotalSegments).
 func (b *Backend) Scan(ctx context.Context, t *storage.Table, s *storage.ScanRequest, visit storage.VisitFunc) error {
-	if b.closed.Load() {
-		return storage.ErrClosed
-	}
-	src, err := source(t, s.Index)
+	src, err := b.source(t, s.Index)
 	if err != nil {
 		return err
 	}
-	lo, hi, ok := storage.SegmentHashRange(s)
-	if !ok {
-		return fmt.Errorf("postgres: segment %d outside [0, %d)", s.Segment, max(s.TotalSegments, 1))
+	build, err := src.segmentChunks(s)
+	if err != nil {
+		return err
 	}
+	return b.visitChunks(ctx, build, s.ExclusiveStart, src.Index, s.Raw, visit)
+}
+
+// segmentChunks returns the builder of the chunks of a Scan of segment
+// s.Segment of s.TotalSegments (scanSQL). Errors: a segment outside
+// [0, TotalSegments).
+func (src rowSource) segmentChunks(s *storage.ScanRequest) (func(start *storage.Position, limit int) (string, []any), error) {
+	lo, hi, err := storage.SegmentHashRange(s)
 	build := func(start *storage.Position, limit int) (string, []any) {
 		return src.scanSQL(lo, hi, start, limit)
 	}
-	return b.visitChunks(ctx, build, s.ExclusiveStart, src.Index, s.Raw, visit)
+	return build, err
 }
 
 // scanSQL builds one chunk of a Scan of the hashes [lo, hi): at most limit
@@ -141,14 +142,7 @@ func (src rowSource) scanSQL(lo, hi int64, start *storage.Position, limit int) (
 	sb.WriteString("SELECT " + src.Cols + " FROM " + src.Name + " WHERE h < " + a.add(hi))
 	// A start inside the segment replaces its lower bound; a start before
 	// the segment is irrelevant.
-	var startPK []byte
-	if start != nil {
-		startPK = start.Key.PK
-		if src.Index {
-			startPK = start.IndexKey.PK
-		}
-	}
-	switch sh := int64(item.PartitionHash(startPK)); {
+	switch sh := int64(item.PartitionHash(storage.ScanStartPK(start, src.Index))); {
 	case start != nil && sh >= lo && src.Index:
 		sb.WriteString(" AND (h, ipk, isk, pk, sk) > (" + a.add(sh) + ", " + a.add(storage.StoredSK(start.IndexKey.PK)) + ", " +
 			a.add(storage.StoredSK(start.IndexKey.SK)) + ", " + a.add(storage.StoredSK(start.Key.PK)) + ", " + a.add(storage.StoredSK(start.Key.SK)) + ")")
@@ -190,7 +184,13 @@ func (a *args) add(v any) string {
 // rowSource is the physical table a read goes to.
 type rowSource storage.SQLSource
 
-func source(t *storage.Table, index string) (rowSource, error) {
+// source returns the physical table a read of t, or of its index named
+// index when that is not "", goes to. Errors: storage.ErrClosed once the
+// backend is closed, and storage.SQLSourceOf's.
+func (b *Backend) source(t *storage.Table, index string) (rowSource, error) {
+	if b.closed.Load() {
+		return rowSource{}, storage.ErrClosed
+	}
 	src, err := storage.SQLSourceOf(t, index)
 	return rowSource(src), err
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/extenddb/extenddb/internal/storage"
 )
 
 // migrations are the numbered schema changes of the database, applied in
@@ -153,29 +155,7 @@ func applyMigration(ctx context.Context, c *pgx.Conn, v int) error {
 	return tx.Commit(ctx)
 }
 
-// itemsDDL creates the physical items table name. bytea carries no
-// collation: keys compare as unsigned bytes.
-func itemsDDL(name string) string {
-	return `CREATE TABLE IF NOT EXISTS ` + name + ` (
-	h    bigint  NOT NULL,
-	pk   bytea   NOT NULL,
-	sk   bytea   NOT NULL DEFAULT '',
-	item bytea   NOT NULL,
-	size integer NOT NULL,
-	PRIMARY KEY (h, pk, sk)
-)`
-}
-
-// indexDDL creates the physical table name of a secondary index.
-func indexDDL(name string) string {
-	return `CREATE TABLE IF NOT EXISTS ` + name + ` (
-	h    bigint  NOT NULL,
-	ipk  bytea   NOT NULL,
-	isk  bytea   NOT NULL DEFAULT '',
-	pk   bytea   NOT NULL,
-	sk   bytea   NOT NULL DEFAULT '',
-	item bytea   NOT NULL,
-	size integer NOT NULL,
-	PRIMARY KEY (h, ipk, isk, pk, sk)
-)`
-}
+// sqlTypes are the column types of the physical items and index tables
+// (storage.SQLTypes.ItemsDDL, IndexDDL). bytea carries no collation: keys
+// compare as unsigned bytes.
+var sqlTypes = storage.SQLTypes{Hash: "bigint", Size: "integer", Bytes: "bytea", EmptyBytes: "''"}

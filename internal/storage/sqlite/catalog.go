@@ -3,9 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
-	"fmt"
 
 	sqlite3 "github.com/mattn/go-sqlite3"
 
@@ -17,10 +15,9 @@ import (
 // creates: the loser gets storage.ErrTableExists. An empty t.ID or Index.ID
 // is filled with a new UUID and a zero t.Version set to 1, on t itself.
 func (b *Backend) CreateTable(ctx context.Context, t *storage.Table) error {
-	storage.PrepareCreate(t)
-	def, err := json.Marshal(t)
+	def, err := storage.PrepareCreate(t)
 	if err != nil {
-		return fmt.Errorf("sqlite: encode table: %w", err)
+		return err
 	}
 	pt, err := newPhysTable(t)
 	if err != nil {
@@ -36,11 +33,11 @@ func (b *Backend) CreateTable(ctx context.Context, t *storage.Table) error {
 		if err != nil {
 			return err
 		}
-		if err := w.execRaw(itemsDDL(pt.name)); err != nil {
+		if err := w.execRaw(sqlTypes.ItemsDDL(pt.name)); err != nil {
 			return err
 		}
 		for ixID, pi := range pt.indexes {
-			if err := w.execRaw(indexDDL(pi.name)); err != nil {
+			if err := w.execRaw(sqlTypes.IndexDDL(pi.Name)); err != nil {
 				return err
 			}
 			if _, err := w.exec("INSERT OR REPLACE INTO table_stats (id, item_count, size_bytes) VALUES (?, 0, 0)", ixID); err != nil {
@@ -70,7 +67,7 @@ func (b *Backend) GetTable(ctx context.Context, account, name string) (*storage.
 		}
 		return nil, mapErr(err)
 	}
-	return decodeTable(def, version)
+	return storage.DecodeTable(def, version)
 }
 
 // ListTables returns the account's table names in ascending byte order.
@@ -90,41 +87,48 @@ func (b *Backend) ListTables(ctx context.Context, account string) ([]string, err
 // storage.ErrTableNotFound; an error if fn changes Account, Name or ID.
 func (b *Backend) UpdateTable(ctx context.Context, account, name string, fn func(t *storage.Table) error) (*storage.Table, error) {
 	var out *storage.Table
-	var dropped []string
-	err := b.submit(ctx, true, func(w *writer) error {
-		dropped = nil
-		before, err := w.tableByName(account, name)
+	err := b.changeTable(ctx, account, name, func(w *writer, before *storage.Table) ([]string, error) {
+		cur, err := w.tableByName(account, name) // fn's copy
 		if err != nil {
-			return err
-		}
-		cur, err := w.tableByName(account, name)
-		if err != nil {
-			return err
+			return nil, err
 		}
 		if err := fn(cur); err != nil {
-			return err
+			return nil, err
 		}
-		if err := storage.PrepareUpdate(before, cur); err != nil {
-			return err
-		}
-		def, err := json.Marshal(cur)
+		def, err := storage.PrepareUpdate(before, cur)
 		if err != nil {
-			return fmt.Errorf("sqlite: encode table: %w", err)
+			return nil, err
 		}
 		if _, err := w.exec("UPDATE catalog SET def = ?, version = ? WHERE account = ? AND name = ?", def, cur.Version, account, name); err != nil {
-			return err
-		}
-		if dropped, err = w.reshapeIndexes(before, cur); err != nil {
-			return err
+			return nil, err
 		}
 		out = cur
-		return nil
+		return w.reshapeIndexes(before, cur)
 	})
 	if err != nil {
 		return nil, err
 	}
-	b.forgetReadStmts(dropped)
 	return out, nil
+}
+
+// changeTable runs change in a write transaction on the committed entry of
+// table account/name and, once that commits, closes the cached read
+// statements on the physical tables change reports it dropped. Errors:
+// storage.ErrTableNotFound, change's.
+func (b *Backend) changeTable(ctx context.Context, account, name string, change func(w *writer, t *storage.Table) (dropped []string, err error)) error {
+	var dropped []string
+	err := b.submit(ctx, true, func(w *writer) error {
+		t, err := w.tableByName(account, name)
+		if err != nil {
+			return err
+		}
+		dropped, err = change(w, t)
+		return err
+	})
+	if err == nil {
+		b.forgetReadStmts(dropped)
+	}
+	return err
 }
 
 // reshapeIndexes creates the physical tables of indexes in cur but not in
@@ -149,7 +153,7 @@ func (w *writer) reshapeIndexes(before, cur *storage.Table) ([]string, error) {
 			continue
 		}
 		pi := pt.indexes[ix.ID]
-		if err := w.execRaw(indexDDL(pi.name)); err != nil {
+		if err := w.execRaw(sqlTypes.IndexDDL(pi.Name)); err != nil {
 			return nil, err
 		}
 		if _, err := w.exec("INSERT OR REPLACE INTO table_stats (id, item_count, size_bytes) VALUES (?, 0, 0)", ix.ID); err != nil {
@@ -181,41 +185,31 @@ func (w *writer) reshapeIndexes(before, cur *storage.Table) ([]string, error) {
 // DeleteTable removes the entry, its stats and its physical tables in one
 // transaction; storage.ErrTableNotFound if there is no such table.
 func (b *Backend) DeleteTable(ctx context.Context, account, name string) error {
-	var dropped []string
-	err := b.submit(ctx, true, func(w *writer) error {
-		dropped = nil
-		t, err := w.tableByName(account, name)
-		if err != nil {
-			return err
-		}
+	return b.changeTable(ctx, account, name, func(w *writer, t *storage.Table) ([]string, error) {
 		if _, err := w.exec("DELETE FROM catalog WHERE account = ? AND name = ?", account, name); err != nil {
-			return err
+			return nil, err
 		}
 		if _, err := w.exec("DELETE FROM table_stats WHERE id = ?", t.ID); err != nil {
-			return err
+			return nil, err
 		}
 		if err := w.dropDerived(t.ID); err != nil {
-			return err
+			return nil, err
 		}
 		for _, ix := range t.Indexes {
 			if _, err := w.exec("DELETE FROM table_stats WHERE id = ?", ix.ID); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		pt, err := newPhysTable(t)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		dropped = append(dropped, pt.name)
+		dropped := []string{pt.name}
 		for _, pi := range pt.indexes {
-			dropped = append(dropped, pi.name)
+			dropped = append(dropped, pi.Name)
 		}
-		return w.drop(dropped)
+		return dropped, w.drop(dropped)
 	})
-	if err == nil {
-		b.forgetReadStmts(dropped)
-	}
-	return err
 }
 
 // drop drops physical tables after closing the writer's statements on them.
@@ -243,7 +237,7 @@ func (w *writer) tableByName(account, name string) (*storage.Table, error) {
 		}
 		return nil, mapErr(err)
 	}
-	return decodeTable(def, version)
+	return storage.DecodeTable(def, version)
 }
 
 // ListNamespaces returns the distinct accounts (namespaces) of the catalog.

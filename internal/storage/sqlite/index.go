@@ -161,7 +161,7 @@ func (w *writer) storeTable(t *storage.Table) error {
 // read, or nil when the table ended within the page. Rows are derived from
 // the committed images, and a row already present (written by an item write
 // since the index was created) is overwritten with the same content.
-func (w *writer) backfillPage(pt *physTable, ix *storage.Index, pi *physIndex, start *storage.Key, limit int) (*storage.Key, error) {
+func (w *writer) backfillPage(pt *physTable, ix *storage.Index, pi *storage.SQLIndexTable, start *storage.Key, limit int) (*storage.Key, error) {
 	page := limit
 	if page < 0 {
 		page = 512
@@ -216,8 +216,8 @@ func (w *writer) backfillPage(pt *physTable, ix *storage.Index, pi *physIndex, s
 }
 
 // backfillRow stores r, counting it unless it replaces a stored row.
-func (w *writer) backfillRow(ixID string, pi *physIndex, r *storage.IndexRow) error {
-	s, err := w.stmt(strings.Replace(pi.del, "DELETE", "SELECT size", 1))
+func (w *writer) backfillRow(ixID string, pi *storage.SQLIndexTable, r *storage.IndexRow) error {
+	s, err := w.stmt(strings.Replace(pi.Del, "DELETE", "SELECT size", 1))
 	if err != nil {
 		return err
 	}
@@ -250,7 +250,7 @@ func ensureIndexStats(ctx context.Context, conn *sql.Conn) error {
 			rows.Close()
 			return err
 		}
-		t, err := decodeTable(def, version)
+		t, err := storage.DecodeTable(def, version)
 		if err != nil {
 			rows.Close()
 			return err

@@ -134,7 +134,7 @@ func (w *writer) writeIndexes(pt *physTable, old, nw item.Item, blob []byte, siz
 		pi := pt.indexes[c.Index.ID]
 		if c.Delete != nil {
 			r := c.Delete
-			res, err := w.exec(pi.del, int64(item.PartitionHash(r.IndexKey.PK)), r.IndexKey.PK, storage.StoredSK(r.IndexKey.SK), r.TableKey.PK, storage.StoredSK(r.TableKey.SK))
+			res, err := w.exec(pi.Del, int64(item.PartitionHash(r.IndexKey.PK)), r.IndexKey.PK, storage.StoredSK(r.IndexKey.SK), r.TableKey.PK, storage.StoredSK(r.TableKey.SK))
 			if err != nil {
 				return err
 			}
@@ -167,11 +167,11 @@ func (w *writer) writeIndexes(pt *physTable, old, nw item.Item, blob []byte, siz
 
 // putIndexRow stores r; full is the base image whose stored form (blob,
 // size) is reused when r projects all of it.
-func (w *writer) putIndexRow(pi *physIndex, r *storage.IndexRow, full item.Item, blob []byte, size int64) error {
+func (w *writer) putIndexRow(pi *storage.SQLIndexTable, r *storage.IndexRow, full item.Item, blob []byte, size int64) error {
 	if blob == nil || !storage.SameImage(r.Item, full) {
 		blob = item.MarshalItem(r.Item)
 		size = int64(item.Size(r.Item))
 	}
-	_, err := w.exec(pi.put, int64(item.PartitionHash(r.IndexKey.PK)), r.IndexKey.PK, storage.StoredSK(r.IndexKey.SK), r.TableKey.PK, storage.StoredSK(r.TableKey.SK), blob, size)
+	_, err := w.exec(pi.Put, int64(item.PartitionHash(r.IndexKey.PK)), r.IndexKey.PK, storage.StoredSK(r.IndexKey.SK), r.TableKey.PK, storage.StoredSK(r.TableKey.SK), blob, size)
 	return err
 }

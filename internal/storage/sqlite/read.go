@@ -23,11 +23,7 @@ func (b *Backend) GetItem(ctx context.Context, t *storage.Table, key storage.Key
 	if b.isClosed() {
 		return nil, storage.ErrClosed
 	}
-	name, err := storage.ItemsTableName(t.ID)
-	if err != nil {
-		return nil, err
-	}
-	s, err := b.readStmt(ctx, "SELECT item FROM "+name+" WHERE h = ? AND pk = ? AND sk = ?")
+	s, err := b.getItemStmt(ctx, t.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -39,6 +35,16 @@ func (b *Backend) GetItem(ctx context.Context, t *storage.Table, key storage.Key
 		return nil, mapErr(err)
 	}
 	return decodeItem(blob)
+}
+
+// getItemStmt returns the statement, prepared on a reader connection,
+// that reads the item of key (h, pk, sk) of table id.
+func (b *Backend) getItemStmt(ctx context.Context, id string) (*sql.Stmt, error) {
+	name, err := storage.ItemsTableName(id)
+	if err != nil {
+		return nil, err
+	}
+	return b.readStmt(ctx, "SELECT item FROM "+name+" WHERE h = ? AND pk = ? AND sk = ?")
 }
 
 func decodeItem(blob []byte) (item.Item, error) {
@@ -56,10 +62,7 @@ func decodeItem(blob []byte) (item.Item, error) {
 // returns false. Errors: an unknown index or a bad condition, wrapped
 // storage.ErrTableNotFound for a vanished table, SQLite errors.
 func (b *Backend) Query(ctx context.Context, t *storage.Table, q *storage.QueryRequest, visit storage.VisitFunc) error {
-	if b.isClosed() {
-		return storage.ErrClosed
-	}
-	src, err := storage.SQLSourceOf(t, q.Index)
+	src, err := b.source(t, q.Index)
 	if err != nil {
 		return err
 	}
@@ -113,16 +116,13 @@ func (b *Backend) Query(ctx context.Context, t *storage.Table, q *storage.QueryR
 // set and stops when visit returns false. Errors as for Query, plus a
 // Segment outside [0, TotalSegments).
 func (b *Backend) Scan(ctx context.Context, t *storage.Table, s *storage.ScanRequest, visit storage.VisitFunc) error {
-	if b.isClosed() {
-		return storage.ErrClosed
-	}
-	src, err := storage.SQLSourceOf(t, s.Index)
+	src, err := b.source(t, s.Index)
 	if err != nil {
 		return err
 	}
-	lo, hi, ok := storage.SegmentHashRange(s)
-	if !ok {
-		return fmt.Errorf("sqlite: segment %d outside [0, %d)", s.Segment, max(s.TotalSegments, 1))
+	lo, hi, err := storage.SegmentHashRange(s)
+	if err != nil {
+		return err
 	}
 	var sb strings.Builder
 	sb.WriteString("SELECT " + readCols(src, s.Raw) + " FROM " + src.Name + " WHERE h < ?")
@@ -130,13 +130,7 @@ func (b *Backend) Scan(ctx context.Context, t *storage.Table, s *storage.ScanReq
 	// A start inside the segment replaces its lower bound, so SQLite seeks
 	// to it; a start before the segment is irrelevant.
 	st := s.ExclusiveStart
-	var startPK []byte
-	if st != nil {
-		startPK = st.Key.PK
-		if src.Index {
-			startPK = st.IndexKey.PK
-		}
-	}
+	startPK := storage.ScanStartPK(st, src.Index)
 	switch {
 	case st != nil && int64(item.PartitionHash(startPK)) >= lo && src.Index:
 		sb.WriteString(" AND (h, ipk, isk, pk, sk) > (?, ?, ?, ?, ?)")
@@ -227,4 +221,14 @@ func (b *Backend) visitRows(ctx context.Context, query string, args []any, index
 		}
 	}
 	return mapErr(rows.Err())
+}
+
+// source returns the physical table a read of t, or of its index named
+// index when that is not "", goes to. Errors: storage.ErrClosed once the
+// backend is closed, and storage.SQLSourceOf's.
+func (b *Backend) source(t *storage.Table, index string) (storage.SQLSource, error) {
+	if b.isClosed() {
+		return storage.SQLSource{}, storage.ErrClosed
+	}
+	return storage.SQLSourceOf(t, index)
 }

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+
+	"github.com/extenddb/extenddb/internal/storage"
 )
 
 // migrations are the numbered schema changes of the database, applied in
@@ -163,35 +165,12 @@ func applyMigration(ctx context.Context, conn *sql.Conn, v int) (err error) {
 	return err
 }
 
-// itemsDDL creates the physical items table name. Items and index rows
-// live in rowid tables, their key in the primary key's index: a row of a
-// table B-tree keeps up to about 4 KB in its page and fills whole overflow
-// pages beyond, where a WITHOUT ROWID row spilled everything past about
-// 1 KB into a mostly empty overflow page (a 1,000-byte item took 4.7 times
-// its size). Tables created before this layout keep the old one; the same
-// statements read and write both. See docs/operations.md "Limits and
-// resource use".
-func itemsDDL(name string) string {
-	return `CREATE TABLE IF NOT EXISTS ` + name + ` (
-	h    INTEGER NOT NULL,
-	pk   BLOB    NOT NULL,
-	sk   BLOB    NOT NULL DEFAULT x'',
-	item BLOB    NOT NULL,
-	size INTEGER NOT NULL,
-	PRIMARY KEY (h, pk, sk)
-)`
-}
-
-// indexDDL creates the physical table name of a secondary index.
-func indexDDL(name string) string {
-	return `CREATE TABLE IF NOT EXISTS ` + name + ` (
-	h    INTEGER NOT NULL,
-	ipk  BLOB    NOT NULL,
-	isk  BLOB    NOT NULL DEFAULT x'',
-	pk   BLOB    NOT NULL,
-	sk   BLOB    NOT NULL DEFAULT x'',
-	item BLOB    NOT NULL,
-	size INTEGER NOT NULL,
-	PRIMARY KEY (h, ipk, isk, pk, sk)
-)`
-}
+// sqlTypes are the column types of the physical items and index tables
+// (storage.SQLTypes.ItemsDDL, IndexDDL). Items and index rows live in rowid
+// tables, their key in the primary key's index: a row of a table B-tree
+// keeps up to about 4 KB in its page and fills whole overflow pages beyond,
+// where a WITHOUT ROWID row spilled everything past about 1 KB into a
+// mostly empty overflow page (a 1,000-byte item took 4.7 times its size).
+// Tables created before this layout keep the old one; the same statements
+// read and write both. See docs/operations.md "Limits and resource use".
+var sqlTypes = storage.SQLTypes{Hash: "INTEGER", Size: "INTEGER", Bytes: "BLOB", EmptyBytes: "x''"}

@@ -26,13 +26,9 @@ func (b *Backend) GetItemsSnapshot(ctx context.Context, refs []storage.ItemRef) 
 	defer tx.Rollback()
 	out := make([]item.Item, len(refs))
 	for i, ref := range refs {
-		name, err := storage.ItemsTableName(ref.Table.ID)
-		if err != nil {
-			return nil, err
-		}
 		// The statement GetItem prepared on this connection, if any, is
 		// reused inside the transaction rather than prepared again.
-		s, err := b.readStmt(ctx, "SELECT item FROM "+name+" WHERE h = ? AND pk = ? AND sk = ?")
+		s, err := b.getItemStmt(ctx, ref.Table.ID)
 		if err != nil {
 			return nil, err
 		}

@@ -11,7 +11,7 @@
 //	i_<index id hex>(h, ipk, isk, pk, sk, item, size)
 //	                                           PRIMARY KEY (h, ipk, isk, pk, sk)
 //
-// Item and index tables are rowid tables (see itemsDDL); those created by
+// Item and index tables are rowid tables (see sqlTypes); those created by
 // earlier versions are WITHOUT ROWID and are read and written the same way.
 //
 // h is item.PartitionHash of the (index) partition key, so one B-tree serves
@@ -372,20 +372,23 @@ func scanString(rows *sql.Rows) (string, error) {
 func (b *Backend) forgetReadStmts(names []string) {
 	b.rmu.Lock()
 	defer b.rmu.Unlock()
-	for q, s := range b.rstmts {
+	closeStmtsNaming(b.rstmts, names)
+}
+
+// closeStmtsNaming closes and removes the statements of stmts, by SQL
+// text, that name any of the physical tables names (every statement puts
+// a space after a table name).
+func closeStmtsNaming(stmts map[string]*sql.Stmt, names []string) {
+	for q, s := range stmts {
 		for _, n := range names {
-			if containsName(q, n) {
+			if strings.Contains(q, n+" ") {
 				s.Close()
-				delete(b.rstmts, q)
+				delete(stmts, q)
 				break
 			}
 		}
 	}
 }
-
-// containsName reports whether the SQL text q names the physical table n
-// (every statement puts a space after a table name).
-func containsName(q, n string) bool { return strings.Contains(q, n+" ") }
 
 // isClosed reports whether Close has begun.
 func (b *Backend) isClosed() bool { return b.closed.Load() }

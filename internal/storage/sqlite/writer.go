@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -242,27 +241,17 @@ func (w *writer) exec(query string, args ...any) (sql.Result, error) {
 
 // forgetStmts closes the writer's statements on the physical tables names.
 func (w *writer) forgetStmts(names []string) {
-	for q, s := range w.stmts {
-		for _, n := range names {
-			if containsName(q, n) {
-				s.Close()
-				delete(w.stmts, q)
-				break
-			}
-		}
-	}
+	closeStmtsNaming(w.stmts, names)
 }
 
 // physTable is a table's catalog entry with its physical statements.
-// upsertItem and upsertIndexRow overwrite an existing row in place. In a
-// rowid table, INSERT OR REPLACE deletes the old row from both the table
-// and its primary key's index and inserts it into both again; an upsert
-// rewrites only the row, since no indexed column changes. (Tables of the
-// earlier WITHOUT ROWID layout take the same statement.)
-const (
-	upsertItem     = " ON CONFLICT (h, pk, sk) DO UPDATE SET item = excluded.item, size = excluded.size"
-	upsertIndexRow = " ON CONFLICT (h, ipk, isk, pk, sk) DO UPDATE SET item = excluded.item, size = excluded.size"
-)
+// upsertItem, like the index rows' storage.SQLIndexTable.Put, overwrites
+// an existing row in place. In a rowid table, INSERT OR REPLACE deletes
+// the old row from both the table and its primary key's index and inserts
+// it into both again; an upsert rewrites only the row, since no indexed
+// column changes. (Tables of the earlier WITHOUT ROWID layout take the same
+// statement.)
+const upsertItem = " ON CONFLICT (h, pk, sk) DO UPDATE SET item = excluded.item, size = excluded.size"
 
 type physTable struct {
 	def     *storage.Table
@@ -270,13 +259,7 @@ type physTable struct {
 	get     string
 	put     string
 	del     string
-	indexes map[string]*physIndex // by index ID
-}
-
-type physIndex struct {
-	name string
-	put  string
-	del  string
+	indexes map[string]*storage.SQLIndexTable // by index ID
 }
 
 func newPhysTable(def *storage.Table) (*physTable, error) {
@@ -285,23 +268,15 @@ func newPhysTable(def *storage.Table) (*physTable, error) {
 		return nil, err
 	}
 	p := &physTable{
-		def:     def,
-		name:    name,
-		get:     "SELECT item, size FROM " + name + " WHERE h = ? AND pk = ? AND sk = ?",
-		put:     "INSERT INTO " + name + " (h, pk, sk, item, size) VALUES (?, ?, ?, ?, ?)" + upsertItem,
-		del:     "DELETE FROM " + name + " WHERE h = ? AND pk = ? AND sk = ?",
-		indexes: map[string]*physIndex{},
+		def:  def,
+		name: name,
+		get:  "SELECT item, size FROM " + name + " WHERE h = ? AND pk = ? AND sk = ?",
+		put:  "INSERT INTO " + name + " (h, pk, sk, item, size) VALUES (?, ?, ?, ?, ?)" + upsertItem,
+		del:  "DELETE FROM " + name + " WHERE h = ? AND pk = ? AND sk = ?",
 	}
-	for _, ix := range def.Indexes {
-		iname, err := storage.IndexTableName(ix.ID)
-		if err != nil {
-			return nil, err
-		}
-		p.indexes[ix.ID] = &physIndex{
-			name: iname,
-			put:  "INSERT INTO " + iname + " (h, ipk, isk, pk, sk, item, size) VALUES (?, ?, ?, ?, ?, ?, ?)" + upsertIndexRow,
-			del:  "DELETE FROM " + iname + " WHERE h = ? AND ipk = ? AND isk = ? AND pk = ? AND sk = ?",
-		}
+	p.indexes, err = storage.SQLIndexTables(def, func(int) string { return "?" })
+	if err != nil {
+		return nil, err
 	}
 	return p, nil
 }
@@ -324,7 +299,7 @@ func (w *writer) table(id string) (*physTable, error) {
 		}
 		return nil, mapErr(err)
 	}
-	t, err := decodeTable(def, version)
+	t, err := storage.DecodeTable(def, version)
 	if err != nil {
 		return nil, err
 	}
@@ -334,13 +309,4 @@ func (w *writer) table(id string) (*physTable, error) {
 	}
 	w.tables[id] = p
 	return p, nil
-}
-
-func decodeTable(def []byte, version int64) (*storage.Table, error) {
-	t := &storage.Table{}
-	if err := json.Unmarshal(def, t); err != nil {
-		return nil, fmt.Errorf("sqlite: corrupt catalog entry: %w", err)
-	}
-	t.Version = version
-	return t, nil
 }
