@@ -128,15 +128,13 @@ func (r *pageReader) flush(ctx context.Context) error {
 func (b *Backend) readPageParallel(ctx context.Context, p phys, cursor *storage.Key, limit int) ([]keyedItem, error) {
 	r := &pageReader{b: b, p: p, limit: limit}
 	firstBucket := uint64(0)
-	var startH uint64
 	if cursor != nil {
 		rows, err := b.readPartRows(ctx, p, cursor.PK, storage.StoredSK(cursor.SK), limit)
 		if err != nil {
 			return nil, err
 		}
 		r.add(rows)
-		startH = uint64(item.PartitionHash(cursor.PK))
-		firstBucket = startH >> bucketShift
+		firstBucket = uint64(item.PartitionHash(cursor.PK)) >> bucketShift
 	}
 	for bk := firstBucket; bk < 1<<(32-bucketShift) && !r.full(); bk++ {
 		iter := b.listedPartitions(ctx, p, bk, cursor)

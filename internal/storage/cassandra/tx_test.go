@@ -348,7 +348,16 @@ func TestTokenReplayFinishesCommittingTransaction(t *testing.T) {
 func TestAddColumnMigrationRerun(t *testing.T) {
 	b := backend(t)
 	ctx := ctxT(t, time.Minute)
-	for _, stmt := range b.migrations()[4].stmts {
+	var stmts []string
+	for _, m := range b.migrations() {
+		if m.id == 5 {
+			stmts = m.stmts
+		}
+	}
+	if len(stmts) == 0 {
+		t.Fatal("no migration 5")
+	}
+	for _, stmt := range stmts {
 		if err := b.ddl(ctx, stmt); err != nil {
 			t.Fatalf("re-running %q: %v", stmt, err)
 		}

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -177,9 +176,9 @@ func (b *Backend) inEntryTx(ctx context.Context, account, name string, fn func(t
 // storeEntry writes t as its catalog entry with Version+1 (set on t).
 func storeEntry(ctx context.Context, tx pgx.Tx, t *storage.Table) error {
 	t.Version++
-	def, err := json.Marshal(t)
+	def, err := storage.EncodeTable(t)
 	if err != nil {
-		return fmt.Errorf("postgres: encode table: %w", err)
+		return err
 	}
 	_, err = tx.Exec(ctx, "UPDATE catalog SET def = $1, version = $2 WHERE account = $3 AND name = $4", def, t.Version, t.Account, t.Name)
 	return err

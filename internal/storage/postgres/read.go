@@ -128,10 +128,12 @@ func (b *Backend) Scan(ctx context.Context, t *storage.Table, s *storage.ScanReq
 // [0, TotalSegments).
 func (src rowSource) segmentChunks(s *storage.ScanRequest) (func(start *storage.Position, limit int) (string, []any), error) {
 	lo, hi, err := storage.SegmentHashRange(s)
-	build := func(start *storage.Position, limit int) (string, []any) {
-		return src.scanSQL(lo, hi, start, limit)
+	if err != nil {
+		return nil, err
 	}
-	return build, err
+	return func(start *storage.Position, limit int) (string, []any) {
+		return src.scanSQL(lo, hi, start, limit)
+	}, nil
 }
 
 // scanSQL builds one chunk of a Scan of the hashes [lo, hi): at most limit

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -147,9 +146,9 @@ func indexPos(t *storage.Table, id string) int {
 // storeTable writes t's catalog entry with the next version.
 func (w *writer) storeTable(t *storage.Table) error {
 	t.Version++
-	def, err := json.Marshal(t)
+	def, err := storage.EncodeTable(t)
 	if err != nil {
-		return fmt.Errorf("sqlite: encode table: %w", err)
+		return err
 	}
 	_, err = w.exec("UPDATE catalog SET def = ?, version = ? WHERE account = ? AND name = ?", def, t.Version, t.Account, t.Name)
 	return err
