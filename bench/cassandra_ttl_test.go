@@ -55,7 +55,11 @@ func envInt(name string, def int) int {
 //     items are gone (the last of them by expiry time is polled, then a
 //     count confirms); expiry starts during the backfill already, so
 //     ttl-total-s, from UpdateTimeToLive until the expired items are gone,
-//     is reported too.
+//     is reported too;
+//   - load-, backfill- and expiry-bench-cpu-us/item: this process's CPU
+//     time per item of each phase (the in-process extenddb and the SDK
+//     client driving it), and with EXTENDDB_BENCH_STORAGE_PID the node's
+//     (*-node-cpu-us/item).
 //
 // Run with -benchtime=1x -count=N and take medians:
 //
@@ -90,6 +94,7 @@ func BenchmarkCassandraBulk(b *testing.B) {
 		for i := range total {
 			total[i].wall += r[i].wall
 			total[i].cpu += r[i].cpu
+			total[i].self += r[i].self
 		}
 	}
 	per := float64(b.N)
@@ -98,8 +103,12 @@ func BenchmarkCassandraBulk(b *testing.B) {
 	b.ReportMetric(float64(n)*per/backfill.wall.Seconds(), "backfill-items/s")
 	b.ReportMetric(float64((n+1)/2)*per/expiry.wall.Minutes(), "expiry-items/min")
 	b.ReportMetric((backfill.wall+expiry.wall).Seconds()/per, "ttl-total-s")
+	us := func(d time.Duration, items int) float64 { return float64(d.Microseconds()) / (float64(items) * per) }
+	// This process: the in-process extenddb and the SDK client driving it.
+	b.ReportMetric(us(load.self, n), "load-bench-cpu-us/item")
+	b.ReportMetric(us(backfill.self, n), "backfill-bench-cpu-us/item")
+	b.ReportMetric(us(expiry.self, (n+1)/2), "expiry-bench-cpu-us/item")
 	if node != nil {
-		us := func(d time.Duration, items int) float64 { return float64(d.Microseconds()) / (float64(items) * per) }
 		b.ReportMetric(us(load.cpu, n), "load-node-cpu-us/item")
 		b.ReportMetric(us(backfill.cpu, n), "backfill-node-cpu-us/item")
 		b.ReportMetric(us(expiry.cpu, (n+1)/2), "expiry-node-cpu-us/item")
@@ -113,7 +122,7 @@ const (
 	phaseExpiry
 )
 
-type bulkPhases [3]struct{ wall, cpu time.Duration }
+type bulkPhases [3]struct{ wall, cpu, self time.Duration }
 
 // nodeCPU returns a function reading the CPU time (user + system) the
 // process pid has used, or nil for pid 0.
@@ -136,11 +145,18 @@ type phaseTimer struct {
 	node  func() time.Duration
 	at    time.Time
 	cpu   time.Duration
+	self  time.Duration // this process's CPU time at the last mark
 	times bulkPhases
 }
 
+// selfCPU returns the CPU time this process has used.
+func selfCPU() time.Duration {
+	d, _ := loadgen.ProcessCPU(os.Getpid())
+	return d
+}
+
 func newPhaseTimer(node func() time.Duration) *phaseTimer {
-	t := &phaseTimer{node: node, at: time.Now()}
+	t := &phaseTimer{node: node, at: time.Now(), self: selfCPU()}
 	if node != nil {
 		t.cpu = node()
 	}
@@ -151,6 +167,9 @@ func (t *phaseTimer) mark(phase int) {
 	now := time.Now()
 	t.times[phase].wall = now.Sub(t.at)
 	t.at = now
+	self := selfCPU()
+	t.times[phase].self = self - t.self
+	t.self = self
 	if t.node != nil {
 		cpu := t.node()
 		t.times[phase].cpu = cpu - t.cpu

@@ -241,20 +241,23 @@ func (w *TTL) ExpireTable(ctx context.Context, t *storage.Table) (int, error) {
 		if len(rows) < w.cfg.Batch {
 			break
 		}
-		if n == 0 {
-			// A full batch of rows whose items are gone or no longer
-			// expired (rows a write left behind, which a backend that
-			// writes them after the item, like Cassandra, can have): look
-			// past them rather than stop at them for good. The window
-			// starts after (from is exclusive) the batch's last second, or
-			// the second before it when the batch spans several, so that
-			// rows of that second beyond the batch are read again.
-			first, last := rows[0].ExpireAt, rows[len(rows)-1].ExpireAt
-			if first < last {
-				from = last - 1
-			} else {
-				from = last
-			}
+		// The next batch starts past the rows of this one: every row
+		// expiring before the batch's last second was in it, deleted or
+		// left (its item gone or no longer expired: rows a write left
+		// behind, which a backend that writes them after the item, like
+		// Cassandra, can have). Reading from the pass's start again would
+		// read them again, and on Cassandra walk the tombstones of every
+		// row deleted so far (docs/adr/0018f). The window starts after
+		// (from is exclusive) the second before the batch's last one, so
+		// that rows of that second beyond the batch are read again; a
+		// full batch of one second in which nothing was deleted is looked
+		// past rather than stopped at for good.
+		first, last := rows[0].ExpireAt, rows[len(rows)-1].ExpireAt
+		switch {
+		case first < last:
+			from = last - 1
+		case n == 0:
+			from = last
 		}
 	}
 	return total, ctx.Err()

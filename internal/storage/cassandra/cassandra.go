@@ -79,6 +79,16 @@ type Options struct {
 	// recovers this one's unfinished writes (Recover) only after the lease
 	// has lapsed. A lower bound of 2s applies.
 	FrontendLease time.Duration
+
+	// observer, when set (by this package's tests), sees every statement
+	// and batch the backend sends.
+	observer statementObserver
+}
+
+// statementObserver observes statements and batches (gocql's observers).
+type statementObserver interface {
+	gocql.QueryObserver
+	gocql.BatchObserver
 }
 
 var (
@@ -162,6 +172,9 @@ func Open(ctx context.Context, o Options) (*Backend, error) {
 	c.MaxWaitSchemaAgreement = 2 * time.Minute
 	c.NumConns = 2
 	c.ReconnectInterval = time.Second
+	if o.observer != nil {
+		c.QueryObserver, c.BatchObserver = o.observer, o.observer
+	}
 	s, err := c.CreateSession()
 	if err != nil {
 		return nil, fmt.Errorf("cassandra: connect to %v: %w", o.Hosts, err)
