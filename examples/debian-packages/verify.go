@@ -53,21 +53,30 @@ func pick(keys ...string) map[string]string {
 	return m
 }
 
-// checkScanCount: Scan Select=COUNT, following LastEvaluatedKey, totals the
-// number of distinct (Package, Version) pairs.
-func checkScanCount(ctx context.Context, c *dynamodb.Client, cfg Config, data *Dataset, rep *Report) error {
-	in := &dynamodb.ScanInput{TableName: aws.String(cfg.Table), Select: types.SelectCount}
-	total, scanned := 0, 0
+// countScan runs a Select=COUNT Scan to its last page, following
+// LastEvaluatedKey, and totals Count and ScannedCount over its pages.
+func countScan(ctx context.Context, c *dynamodb.Client, in *dynamodb.ScanInput) (count, scanned, pages int, err error) {
 	p := dynamodb.NewScanPaginator(c, in)
 	for p.HasMorePages() {
 		out, err := p.NextPage(ctx)
 		if err != nil {
-			return err
+			return 0, 0, 0, err
 		}
-		total += int(out.Count)
+		count += int(out.Count)
 		scanned += int(out.ScannedCount)
-		rep.ScanPages++
+		pages++
 	}
+	return count, scanned, pages, nil
+}
+
+// checkScanCount: Scan Select=COUNT, following LastEvaluatedKey, totals the
+// number of distinct (Package, Version) pairs.
+func checkScanCount(ctx context.Context, c *dynamodb.Client, cfg Config, data *Dataset, rep *Report) error {
+	total, scanned, pages, err := countScan(ctx, c, &dynamodb.ScanInput{TableName: aws.String(cfg.Table), Select: types.SelectCount})
+	if err != nil {
+		return err
+	}
+	rep.ScanPages += pages
 	rep.ScanCount = total
 	if total != len(data.Records) || scanned != total {
 		return checkf("Scan Select=COUNT: Count %d, ScannedCount %d, want %d distinct (Package, Version)", total, scanned, len(data.Records))
@@ -140,21 +149,15 @@ func checkFilteredScan(ctx context.Context, c *dynamodb.Client, cfg Config, data
 			want++
 		}
 	}
-	p := dynamodb.NewScanPaginator(c, &dynamodb.ScanInput{
+	count, scanned, _, err := countScan(ctx, c, &dynamodb.ScanInput{
 		TableName:                 aws.String(cfg.Table),
 		Select:                    types.SelectCount,
 		FilterExpression:          aws.String("#prio = :req"),
 		ExpressionAttributeNames:  pick("#prio"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":req": sv("required")},
 	})
-	count, scanned := 0, 0
-	for p.HasMorePages() {
-		out, err := p.NextPage(ctx)
-		if err != nil {
-			return err
-		}
-		count += int(out.Count)
-		scanned += int(out.ScannedCount)
+	if err != nil {
+		return err
 	}
 	if count != want || scanned != len(data.Records) {
 		return checkf("Priority=required: Count %d (want %d), ScannedCount %d (want %d)", count, want, scanned, len(data.Records))

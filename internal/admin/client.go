@@ -3,8 +3,6 @@ package admin
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,7 +12,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+
+	"github.com/extenddb/extenddb/internal/requestsign"
 )
 
 // Client calls the admin API of a server, signing its requests with SigV4
@@ -59,9 +58,8 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 	if region == "" {
 		region = "us-east-1"
 	}
-	sum := sha256.Sum256(body)
 	if c.Credentials.AccessKeyID != "" {
-		if err := v4.NewSigner().SignHTTP(ctx, c.Credentials, req, hex.EncodeToString(sum[:]), "dynamodb", region, time.Now()); err != nil {
+		if _, err := requestsign.Sign(ctx, req, body, c.Credentials, region, time.Now()); err != nil {
 			return err
 		}
 	}

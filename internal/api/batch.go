@@ -476,8 +476,8 @@ func checkBatchWrite(in *batchWriteItemInput, tables []string) error {
 				if err := checkItem(wr.PutRequest.Item); err != nil {
 					return err
 				}
-				if item.Size(wr.PutRequest.Item) > maxItemBytes {
-					return ddberr.Validation("Item size has exceeded the maximum allowed size")
+				if err := checkItemSize(wr.PutRequest.Item, msgItemTooLarge); err != nil {
+					return err
 				}
 			} else if err := validateItemValues(wr.DeleteRequest.Key); err != nil {
 				return err

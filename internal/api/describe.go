@@ -50,6 +50,31 @@ type throughputDescription struct {
 	WriteCapacityUnits     int64
 }
 
+// OnDemandThroughput and WarmThroughput, requested and described
+// (throughput_settings.go).
+type onDemandThroughput struct {
+	MaxReadRequestUnits  *int64 `json:"MaxReadRequestUnits,omitempty"`
+	MaxWriteRequestUnits *int64 `json:"MaxWriteRequestUnits,omitempty"`
+}
+
+type warmThroughput struct {
+	ReadUnitsPerSecond  *int64 `json:"ReadUnitsPerSecond,omitempty"`
+	WriteUnitsPerSecond *int64 `json:"WriteUnitsPerSecond,omitempty"`
+}
+
+// warmThroughputDescription is a table's or index's TableWarmThroughput
+// or GlobalSecondaryIndexWarmThroughputDescription.
+type warmThroughputDescription struct {
+	ReadUnitsPerSecond  int64
+	WriteUnitsPerSecond int64
+	Status              string
+}
+
+type onDemandThroughputDescription struct {
+	MaxReadRequestUnits  int64
+	MaxWriteRequestUnits int64
+}
+
 type billingModeSummary struct {
 	BillingMode                       string
 	LastUpdateToPayPerRequestDateTime epochSeconds

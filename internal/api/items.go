@@ -151,8 +151,8 @@ func (e *Engine) checkPutItem(in *putItemInput) error {
 	if err := in.checkAllOldWrite(checkItem, in.Item); err != nil {
 		return err
 	}
-	if item.Size(in.Item) > maxItemBytes {
-		return ddberr.Validation("Item size has exceeded the maximum allowed size")
+	if err := checkItemSize(in.Item, msgItemTooLarge); err != nil {
+		return err
 	}
 	return e.parseCondition(&in.conditionalWrite)
 }
@@ -164,18 +164,26 @@ func (e *Engine) putItem(ctx context.Context, in *putItemInput, t *storage.Table
 	if err != nil {
 		return nil, err
 	}
+	return e.replaceItem(ctx, &in.conditionalWrite, t, ks, key, in.Item, in.Item)
+}
+
+// replaceItem is the write of PutItem and DeleteItem: when w's condition
+// holds of the item at key, next replaces it (nil deletes it). keyItem
+// holds the request's key attributes. The response's Attributes are the
+// old image when ReturnValues is ALL_OLD.
+func (e *Engine) replaceItem(ctx context.Context, w *conditionalWrite, t *storage.Table, ks keySchema, key storage.Key, next, keyItem item.Item) (any, error) {
 	var old item.Item
-	err = e.mutate(ctx, t, key, func(cur item.Item) (item.Item, error) {
+	err := e.mutate(ctx, t, key, func(cur item.Item) (item.Item, error) {
 		old = cur
-		if err := checkCondition(in.cond, cur, in.ReturnValuesOnConditionCheckFailure); err != nil {
+		if err := checkCondition(w.cond, cur, w.ReturnValuesOnConditionCheckFailure); err != nil {
 			return nil, err
 		}
-		return in.Item, nil
+		return next, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	return e.respond(ctx, &in.conditionalWrite, t, ks, old, in.Item, in.Item, allOld(in.ReturnValues, old))
+	return e.respond(ctx, w, t, ks, old, next, keyItem, allOld(w.ReturnValues, old))
 }
 
 // The expression and legacy parameters of PutItem and DeleteItem.
@@ -397,16 +405,5 @@ func (e *Engine) deleteItem(ctx context.Context, in *deleteItemInput, t *storage
 	if err != nil {
 		return nil, err
 	}
-	var old item.Item
-	err = e.mutate(ctx, t, key, func(cur item.Item) (item.Item, error) {
-		old = cur
-		if err := checkCondition(in.cond, cur, in.ReturnValuesOnConditionCheckFailure); err != nil {
-			return nil, err
-		}
-		return nil, nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return e.respond(ctx, &in.conditionalWrite, t, ks, old, nil, in.Key, allOld(in.ReturnValues, old))
+	return e.replaceItem(ctx, &in.conditionalWrite, t, ks, key, nil, in.Key)
 }

@@ -35,13 +35,7 @@ type writeOutput struct {
 
 // AppendJSON implements protocol.Appender.
 func (o *writeOutput) AppendJSON(dst []byte) []byte {
-	dst = append(dst, '{')
-	if o.attributes != nil {
-		dst = item.AppendItemJSON(appendMember(dst, "Attributes"), o.attributes)
-	}
-	if o.capacity != nil {
-		dst = o.capacity.appendJSON(appendMember(dst, "ConsumedCapacity"))
-	}
+	dst = appendItemAndCapacity(append(dst, '{'), "Attributes", o.attributes, o.capacity)
 	if o.metrics != nil {
 		dst = o.metrics.appendJSON(appendMember(dst, "ItemCollectionMetrics"))
 	}
@@ -56,14 +50,20 @@ type getItemOutput struct {
 
 // AppendJSON implements protocol.Appender.
 func (o *getItemOutput) AppendJSON(dst []byte) []byte {
-	dst = append(dst, '{')
-	if o.item != nil {
-		dst = item.AppendItemJSON(appendMember(dst, "Item"), o.item)
+	return append(appendItemAndCapacity(append(dst, '{'), "Item", o.item, o.capacity), '}')
+}
+
+// appendItemAndCapacity appends the members an item operation's response
+// starts with: the item as member name (when there is one), then
+// ConsumedCapacity (when reported).
+func appendItemAndCapacity(dst []byte, name string, it item.Item, capacity *consumed) []byte {
+	if it != nil {
+		dst = item.AppendItemJSON(appendMember(dst, name), it)
 	}
-	if o.capacity != nil {
-		dst = o.capacity.appendJSON(appendMember(dst, "ConsumedCapacity"))
+	if capacity != nil {
+		dst = capacity.appendJSON(appendMember(dst, "ConsumedCapacity"))
 	}
-	return append(dst, '}')
+	return dst
 }
 
 // appendMember starts a member of the JSON object whose text dst ends

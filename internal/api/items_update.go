@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 
-	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/expr"
 	"github.com/extenddb/extenddb/internal/item"
 	"github.com/extenddb/extenddb/internal/storage"
@@ -142,8 +141,8 @@ func (e *Engine) updateItem(ctx context.Context, in *updateItemInput, t *storage
 				return nil, err
 			}
 		}
-		if item.Size(next) > maxItemBytes {
-			return nil, ddberr.Validation("Item size to update has exceeded the maximum allowed size")
+		if err := checkItemSize(next, msgUpdatedItemTooLarge); err != nil {
+			return nil, err
 		}
 		if err := checkIndexKeys(t, next); err != nil {
 			return nil, err

@@ -14,6 +14,23 @@ const (
 	maxItemBytes     = 400 * 1024
 )
 
+// DynamoDB's messages for an item over maxItemBytes: one to write, and
+// one an update would leave.
+const (
+	msgItemTooLarge        = "Item size has exceeded the maximum allowed size"
+	msgUpdatedItemTooLarge = "Item size to update has exceeded the maximum allowed size"
+)
+
+// checkItemSize refuses an item over maxItemBytes with a
+// ValidationException whose message is msg (msgItemTooLarge or
+// msgUpdatedItemTooLarge).
+func checkItemSize(it item.Item, msg string) error {
+	if item.Size(it) > maxItemBytes {
+		return ddberr.Validation("%s", msg)
+	}
+	return nil
+}
+
 // keySchema is a table's or index's key, resolved once per request: the
 // attribute names and their declared types.
 type keySchema struct {

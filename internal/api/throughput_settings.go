@@ -1,6 +1,8 @@
 package api
 
 import (
+	"math"
+
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
@@ -11,29 +13,7 @@ import (
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_OnDemandThroughput.html
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_WarmThroughput.html
 // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/warm-throughput.html
-
-type onDemandThroughput struct {
-	MaxReadRequestUnits  *int64 `json:"MaxReadRequestUnits,omitempty"`
-	MaxWriteRequestUnits *int64 `json:"MaxWriteRequestUnits,omitempty"`
-}
-
-type warmThroughput struct {
-	ReadUnitsPerSecond  *int64 `json:"ReadUnitsPerSecond,omitempty"`
-	WriteUnitsPerSecond *int64 `json:"WriteUnitsPerSecond,omitempty"`
-}
-
-// warmThroughputDescription is a table's or index's TableWarmThroughput
-// or GlobalSecondaryIndexWarmThroughputDescription.
-type warmThroughputDescription struct {
-	ReadUnitsPerSecond  int64
-	WriteUnitsPerSecond int64
-	Status              string
-}
-
-type onDemandThroughputDescription struct {
-	MaxReadRequestUnits  int64
-	MaxWriteRequestUnits int64
-}
+// Their wire shapes are in describe.go.
 
 // The warm throughput every new on-demand table or index starts with.
 // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/warm-throughput.html
@@ -68,20 +48,29 @@ func mergeOnDemand(cur *storage.OnDemandThroughput, od *onDemandThroughput) *sto
 	if od == nil {
 		return cur
 	}
-	out := storage.OnDemandThroughput{}
-	if cur != nil {
-		out = *cur
-	}
-	if v := od.MaxReadRequestUnits; v != nil {
-		out.MaxReadRequestUnits = max(*v, 0)
-	}
-	if v := od.MaxWriteRequestUnits; v != nil {
-		out.MaxWriteRequestUnits = max(*v, 0)
-	}
+	out := valueOrZero(cur)
+	setGiven(&out.MaxReadRequestUnits, od.MaxReadRequestUnits, 0)
+	setGiven(&out.MaxWriteRequestUnits, od.MaxWriteRequestUnits, 0)
 	if out == (storage.OnDemandThroughput{}) {
 		return nil
 	}
 	return &out
+}
+
+// valueOrZero returns *p, or T's zero value when p is nil.
+func valueOrZero[T any](p *T) T {
+	if p == nil {
+		var zero T
+		return zero
+	}
+	return *p
+}
+
+// setGiven sets *dst to v, raised to floor, when v is given.
+func setGiven(dst, v *int64, floor int64) {
+	if v != nil {
+		*dst = max(*v, floor)
+	}
 }
 
 // checkWarm validates a WarmThroughput member against the warm throughput
@@ -107,16 +96,9 @@ func mergeWarm(cur *storage.WarmThroughput, w *warmThroughput) *storage.WarmThro
 	if w == nil {
 		return cur
 	}
-	out := storage.WarmThroughput{}
-	if cur != nil {
-		out = *cur
-	}
-	if v := w.ReadUnitsPerSecond; v != nil {
-		out.ReadUnitsPerSecond = *v
-	}
-	if v := w.WriteUnitsPerSecond; v != nil {
-		out.WriteUnitsPerSecond = *v
-	}
+	out := valueOrZero(cur)
+	setGiven(&out.ReadUnitsPerSecond, w.ReadUnitsPerSecond, math.MinInt64)
+	setGiven(&out.WriteUnitsPerSecond, w.WriteUnitsPerSecond, math.MinInt64)
 	return &out
 }
 

@@ -157,6 +157,48 @@ func errMultipleOperations() error {
 	return ddberr.Validation("Transaction request cannot include multiple operations on one item")
 }
 
+// errNotOneAction is DynamoDB's answer to a TransactWriteItems member
+// with no action or several.
+// https://github.com/getmoto/moto/blob/master/moto/dynamodb/exceptions.py (TransactWriteSingleOpException)
+func errNotOneAction() error {
+	return ddberr.Validation("TransactItems can only contain one of Check, Put, Update or Delete")
+}
+
+// errTransactionTooLarge is DynamoDB's answer to a transaction whose items
+// add up to more than 4 MB.
+// https://github.com/nubo-db/dynoxide/blob/main/src/actions/transact_write_items.rs
+func errTransactionTooLarge() error {
+	return ddberr.Validation("Collection size of items exceeded, which can also be caused by the aggregate size of the items in the transaction exceeding the 4MB limit")
+}
+
+// txTarget is the item one action of a transaction reads or writes.
+type txTarget struct {
+	t   *storage.Table
+	key storage.Key
+}
+
+// claimTargets refuses a transaction with two actions on one item, the
+// target of action i being target(i). check, when not nil, runs on each
+// action right after its own test.
+func claimTargets(n int, target func(i int) *txTarget, check func(i int) error) error {
+	seen := make(map[string]bool, n)
+	for i := range n {
+		tg := target(i)
+		id := itemID(tg.t, tg.key)
+		if seen[id] {
+			return errMultipleOperations()
+		}
+		seen[id] = true
+		if check == nil {
+			continue
+		}
+		if err := check(i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // itemID identifies an item across tables for duplicate detection.
 func itemID(t *storage.Table, k storage.Key) string {
 	return t.ID + "\x00" + string(k.PK) + "\x00" + string(k.SK)

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/extenddb/extenddb/internal/admission"
-	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/expr"
 	"github.com/extenddb/extenddb/internal/item"
 	"github.com/extenddb/extenddb/internal/protocol"
@@ -43,10 +42,9 @@ type txGet struct {
 
 // txRead is one validated Get and, after the read, the item found.
 type txRead struct {
+	txTarget
 	g    *txGet
 	proj *expr.Projection
-	t    *storage.Table
-	key  storage.Key
 	it   item.Item
 	size int // it's size, set by readTransactGets (0 when missing)
 }
@@ -98,16 +96,10 @@ func (e *Engine) transactGetItems(ctx context.Context, r *protocol.Request) (any
 	}); err != nil {
 		return nil, err
 	}
-	seen := make(map[string]bool, len(reads))
-	for _, rd := range reads {
-		id := itemID(rd.t, rd.key)
-		if seen[id] {
-			return nil, errMultipleOperations()
-		}
-		seen[id] = true
-		if err := checkProjectionKeyPaths(rd.t, rd.proj); err != nil {
-			return nil, err
-		}
+	if err := claimTargets(len(reads), func(i int) *txTarget { return &reads[i].txTarget }, func(i int) error {
+		return checkProjectionKeyPaths(reads[i].t, reads[i].proj)
+	}); err != nil {
+		return nil, err
 	}
 
 	tables := make([]*storage.Table, len(reads))
@@ -215,7 +207,7 @@ func readTransactGets(ctx context.Context, store storage.Backend, reads []*txRea
 		}
 	}
 	if total > maxTransactBytes {
-		return ddberr.Validation("Collection size of items exceeded, which can also be caused by the aggregate size of the items in the transaction exceeding the 4MB limit")
+		return errTransactionTooLarge()
 	}
 	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 
-	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/expr"
 	"github.com/extenddb/extenddb/internal/item"
 	"github.com/extenddb/extenddb/internal/protocol"
@@ -76,13 +75,12 @@ func (w *transactWriteItem) action() (a *txAction, kind, n int) {
 
 // txWrite is one validated action and, after the transaction, what it did.
 type txWrite struct {
+	txTarget
 	kind int
 	a    *txAction
 	cond *expr.Condition
 	upd  *expr.Update
-	t    *storage.Table
 	ks   keySchema
-	key  storage.Key
 	old  item.Item // image before the transaction
 	new  item.Item // image after it
 }
@@ -112,13 +110,8 @@ func (e *Engine) transactWriteItems(ctx context.Context, r *protocol.Request) (a
 	if err := actionKeys(len(writes), func(i int) error { return writes[i].resolveKey() }); err != nil {
 		return nil, err
 	}
-	seen := make(map[string]bool, len(writes))
-	for _, w := range writes {
-		id := itemID(w.t, w.key)
-		if seen[id] {
-			return nil, errMultipleOperations()
-		}
-		seen[id] = true
+	if err := claimTargets(len(writes), func(i int) *txTarget { return &writes[i].txTarget }, nil); err != nil {
+		return nil, err
 	}
 	for _, w := range writes {
 		if w.upd != nil {
@@ -131,8 +124,7 @@ func (e *Engine) transactWriteItems(ctx context.Context, r *protocol.Request) (a
 		}
 	}
 	if size > maxTransactBytes {
-		// https://github.com/nubo-db/dynoxide/blob/main/src/actions/transact_write_items.rs
-		return nil, ddberr.Validation("Collection size of items exceeded, which can also be caused by the aggregate size of the items in the transaction exceeding the 4MB limit")
+		return nil, errTransactionTooLarge()
 	}
 
 	if in.ClientRequestToken == nil {
@@ -182,8 +174,7 @@ func (c *constraints) transactWriteItem(p string, w *transactWriteItem) {
 func (e *Engine) parseTxWrite(ti *transactWriteItem) (*txWrite, error) {
 	a, kind, n := ti.action()
 	if n != 1 {
-		// https://github.com/getmoto/moto/blob/master/moto/dynamodb/exceptions.py (TransactWriteSingleOpException)
-		return nil, ddberr.Validation("TransactItems can only contain one of Check, Put, Update or Delete")
+		return nil, errNotOneAction()
 	}
 	w := &txWrite{kind: kind, a: a}
 	present := map[string]bool{"ConditionExpression": a.ConditionExpression != nil, "UpdateExpression": a.UpdateExpression != nil}
@@ -222,8 +213,10 @@ func (e *Engine) parseTxWrite(ti *transactWriteItem) (*txWrite, error) {
 			return nil, err
 		}
 	}
-	if kind == txPut && item.Size(a.Item) > maxItemBytes {
-		return nil, ddberr.Validation("Item size has exceeded the maximum allowed size")
+	if kind == txPut {
+		if err := checkItemSize(a.Item, msgItemTooLarge); err != nil {
+			return nil, err
+		}
 	}
 	return w, nil
 }
@@ -282,8 +275,8 @@ func (w *txWrite) mutation() storage.Mutation {
 		if err != nil {
 			return nil, err
 		}
-		if item.Size(next) > maxItemBytes {
-			return nil, ddberr.Validation("Item size to update has exceeded the maximum allowed size")
+		if err := checkItemSize(next, msgUpdatedItemTooLarge); err != nil {
+			return nil, err
 		}
 		if err := checkIndexKeys(w.t, next); err != nil {
 			return nil, err

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/extenddb/extenddb/internal/ddberr"
+	"github.com/extenddb/extenddb/internal/protocol"
 )
 
 // Signature Version 4 as AWS documents it:
@@ -90,37 +91,9 @@ func ParseAuthorization(h string, hasDate bool) (*Authorization, error) {
 // its stack.
 func (a *Authorization) parse(h string, hasDate bool) error {
 	h = strings.TrimSpace(h)
-	if !strings.HasPrefix(h, "AWS4-") {
-		return ddberr.MissingAuthenticationToken("Request is missing Authentication Token")
-	}
-	var cred, signed, sig string
-	if i := strings.IndexByte(h, ' '); i >= 0 {
-		rest := h[i+1:]
-		for rest != "" {
-			var kv string
-			kv, rest, _ = strings.Cut(rest, ",")
-			k, v, _ := strings.Cut(strings.TrimSpace(kv), "=")
-			switch {
-			case k == "Credential" && cred == "":
-				cred = v
-			case k == "SignedHeaders" && signed == "":
-				signed = v
-			case k == "Signature" && sig == "":
-				sig = v
-			}
-		}
-	}
-	if cred == "" || sig == "" || signed == "" || !hasDate {
-		var msg strings.Builder
-		for _, p := range [...]struct{ name, v string }{{"Credential", cred}, {"Signature", sig}, {"SignedHeaders", signed}} {
-			if p.v == "" {
-				msg.WriteString("Authorization header requires '" + p.name + "' parameter. ")
-			}
-		}
-		if !hasDate {
-			msg.WriteString("Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header. ")
-		}
-		return ddberr.IncompleteSignature(msg.String() + "Authorization=" + h)
+	cred, signed, sig, err := protocol.AuthorizationParams(h, hasDate)
+	if err != nil {
+		return err
 	}
 	*a = Authorization{Raw: h, Signature: sig}
 	if alg, _, _ := strings.Cut(h, " "); alg != algorithm {

@@ -3,18 +3,16 @@ package console
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 
 	"github.com/extenddb/extenddb/internal/ddberr"
 	"github.com/extenddb/extenddb/internal/protocol"
+	"github.com/extenddb/extenddb/internal/requestsign"
 )
 
 // localKeyID is the access key the console signs with in local mode when
@@ -128,12 +126,12 @@ func (c *Console) signed(ctx context.Context, id identity, region, service, op s
 	}
 	r.Header.Set("Content-Type", "application/x-amz-json-1.0")
 	r.Header.Set("X-Amz-Target", target+op)
-	sum := sha256.Sum256(body)
 	creds := aws.Credentials{AccessKeyID: id.keyID, SecretAccessKey: id.secret, SessionToken: id.token}
 	if creds.AccessKeyID == "" {
 		creds.AccessKeyID, creds.SecretAccessKey = localKeyID, localKeyID
 	}
-	if err := v4.NewSigner().SignHTTP(ctx, creds, r, hex.EncodeToString(sum[:]), "dynamodb", region, c.cfg.Now()); err != nil {
+	sum, err := requestsign.Sign(ctx, r, body, creds, region, c.cfg.Now())
+	if err != nil {
 		return nil, nil, fmt.Errorf("signing the console's request: %w", err)
 	}
 	return r, sum[:], nil

@@ -1,5 +1,7 @@
 package item
 
+import "github.com/extenddb/extenddb/internal/jsonstring"
+
 // Reading stored items (MarshalItem's encoding) without decoding them into
 // an Item: straight to DynamoDB JSON, or only the attributes a reader
 // needs. Query and Scan use these for items they return whole or only look
@@ -27,7 +29,7 @@ func appendStoredJSON(dst, b []byte, names []string, all bool) ([]byte, error) {
 		return dst, err
 	}
 	r := storedCursor{src: b, pos: 1}
-	dst, err := r.appendTopJSON(dst, names, all)
+	dst, err := r.appendMapJSON(dst, 0, names, all)
 	if err != nil {
 		return dst, err
 	}
@@ -129,12 +131,10 @@ func (r *storedCursor) skipValue(depth int) error {
 	return err
 }
 
-// appendTopJSON transcodes the item's map, all of it or the attributes in
-// names.
-func (r *storedCursor) appendTopJSON(b []byte, names []string, all bool) ([]byte, error) {
-	if all {
-		return r.appendMapJSON(b, 0)
-	}
+// appendMapJSON transcodes a stored map at depth, all of its members or,
+// unless all, those named in names. Its names are stored in ascending
+// order, the order appendMapJSON writes them in.
+func (r *storedCursor) appendMapJSON(b []byte, depth int, names []string, all bool) ([]byte, error) {
 	n, err := r.count(2)
 	if err != nil {
 		return b, err
@@ -146,8 +146,8 @@ func (r *storedCursor) appendTopJSON(b []byte, names []string, all bool) ([]byte
 		if err != nil {
 			return b, err
 		}
-		if !hasName(names, r.src[i:j]) {
-			if err := r.skipValue(0); err != nil {
+		if !all && !hasName(names, r.src[i:j]) {
+			if err := r.skipValue(depth); err != nil {
 				return b, err
 			}
 			continue
@@ -156,31 +156,7 @@ func (r *storedCursor) appendTopJSON(b []byte, names []string, all bool) ([]byte
 			b = append(b, ',')
 		}
 		first = false
-		b = append(appendJSONString(b, r.src[i:j]), ':')
-		if b, err = r.appendValueJSON(b, 0); err != nil {
-			return b, err
-		}
-	}
-	return append(b, '}'), nil
-}
-
-// appendMapJSON transcodes a stored map: its names are stored in ascending
-// order, the order appendMapJSON writes them in.
-func (r *storedCursor) appendMapJSON(b []byte, depth int) ([]byte, error) {
-	n, err := r.count(2)
-	if err != nil {
-		return b, err
-	}
-	b = append(b, '{')
-	for k := range n {
-		i, j, err := r.span()
-		if err != nil {
-			return b, err
-		}
-		if k > 0 {
-			b = append(b, ',')
-		}
-		b = append(appendJSONString(b, r.src[i:j]), ':')
+		b = append(jsonstring.Append(b, r.src[i:j]), ':')
 		if b, err = r.appendValueJSON(b, depth); err != nil {
 			return b, err
 		}
@@ -203,9 +179,9 @@ func (r *storedCursor) appendValueJSON(b []byte, depth int) ([]byte, error) {
 		}
 		switch tag {
 		case tagS:
-			b = appendJSONString(append(b, `{"S":`...), r.src[i:j])
+			b = jsonstring.Append(append(b, `{"S":`...), r.src[i:j])
 		case tagN:
-			b = appendJSONString(append(b, `{"N":`...), r.src[i:j])
+			b = jsonstring.Append(append(b, `{"N":`...), r.src[i:j])
 		default:
 			b = append(appendBase64(append(b, `{"B":"`...), r.src[i:j]), '"')
 		}
@@ -216,7 +192,7 @@ func (r *storedCursor) appendValueJSON(b []byte, depth int) ([]byte, error) {
 	case tagNULL:
 		return append(b, `{"NULL":true}`...), nil
 	case tagM:
-		if b, err = r.appendMapJSON(append(b, `{"M":`...), depth+1); err != nil {
+		if b, err = r.appendMapJSON(append(b, `{"M":`...), depth+1, nil, true); err != nil {
 			return b, err
 		}
 	case tagL:
@@ -277,7 +253,7 @@ func (r *storedCursor) appendSetJSON(b []byte, tag byte) ([]byte, error) {
 		if tag == tagBS {
 			b = append(appendBase64(append(b, '"'), r.src[i:j]), '"')
 		} else {
-			b = appendJSONString(b, r.src[i:j])
+			b = jsonstring.Append(b, r.src[i:j])
 		}
 	}
 	return b, nil

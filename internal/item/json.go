@@ -144,39 +144,15 @@ func (d *decoder) member(v *AttributeValue, key []byte, level int) (Type, string
 	case "SS":
 		ss, err := d.parseStrings()
 		v.SS = ss
-		switch {
-		case err != nil:
-			return TypeSS, "", err
-		case len(ss) == 0:
-			return TypeSS, msgEmptySS, nil
-		case hasDuplicateStrings(ss):
-			return TypeSS, duplicateSSMessage(ss), nil
-		}
-		return TypeSS, "", nil
+		return setVerdict(TypeSS, len(ss), "", err, msgEmptySS, duplicateSS(ss))
 	case "NS":
 		ns, bad, err := d.parseNumbers()
 		v.SS = ns
-		switch {
-		case err != nil || bad != "":
-			return TypeNS, bad, err
-		case len(ns) == 0:
-			return TypeNS, msgEmptyNS, nil
-		case hasDuplicateStrings(ns):
-			return TypeNS, msgDuplicateNS, nil
-		}
-		return TypeNS, "", nil
+		return setVerdict(TypeNS, len(ns), bad, err, msgEmptyNS, duplicateNS(ns))
 	case "BS":
 		bs, err := d.parseBinaries()
 		v.BS = bs
-		switch {
-		case err != nil:
-			return TypeBS, "", err
-		case len(bs) == 0:
-			return TypeBS, msgEmptyBS, nil
-		case hasDuplicateBytes(bs):
-			return TypeBS, duplicateBSMessage(bs), nil
-		}
-		return TypeBS, "", nil
+		return setVerdict(TypeBS, len(bs), "", err, msgEmptyBS, duplicateBS(bs))
 	}
 	return TypeInvalid, "", d.skipValue(0)
 }
@@ -204,26 +180,12 @@ func (d *decoder) parseMap(level int) (map[string]AttributeValue, string, error)
 		if err := d.expect(':'); err != nil {
 			return nil, "", err
 		}
-		if d.peek() == 'n' {
-			if err := d.literal("null"); err != nil {
-				return nil, "", err
-			}
-		} else if level >= MaxNestingLevel {
-			if bad == "" {
-				bad = msgNestingTooDeep
-			}
-			if err := d.skipValue(0); err != nil {
-				return nil, "", err
-			}
-		} else {
-			key := d.text(name)
-			e, err := d.parseValue(level + 1)
-			if err != nil {
-				return nil, "", err
-			}
-			if e.Type == TypeInvalid && bad == "" {
-				bad = e.S
-			}
+		key := d.text(name)
+		e, ok, err := d.parseMember(level, &bad)
+		if err != nil {
+			return nil, "", err
+		}
+		if ok {
 			d.entries = append(d.entries, entry{key, e})
 		}
 		if done, err := d.next('}'); err != nil {
@@ -253,25 +215,11 @@ func (d *decoder) parseList(level int) ([]AttributeValue, string, error) {
 		return take(), "", nil
 	}
 	for {
-		if d.peek() == 'n' {
-			if err := d.literal("null"); err != nil {
-				return nil, "", err
-			}
-		} else if level >= MaxNestingLevel {
-			if bad == "" {
-				bad = msgNestingTooDeep
-			}
-			if err := d.skipValue(0); err != nil {
-				return nil, "", err
-			}
-		} else {
-			e, err := d.parseValue(level + 1)
-			if err != nil {
-				return nil, "", err
-			}
-			if e.Type == TypeInvalid && bad == "" {
-				bad = e.S
-			}
+		e, ok, err := d.parseMember(level, &bad)
+		if err != nil {
+			return nil, "", err
+		}
+		if ok {
 			d.values = append(d.values, e)
 		}
 		if done, err := d.next(']'); err != nil {
@@ -280,6 +228,30 @@ func (d *decoder) parseList(level int) ([]AttributeValue, string, error) {
 			return take(), bad, nil
 		}
 	}
+}
+
+// parseMember reads the value of one member of an M or L at level. ok is
+// false for a JSON null, which is skipped, and for a value nested deeper
+// than DynamoDB allows, which is skipped with *bad set to DynamoDB's
+// message. The first invalid value's message goes to *bad when it is
+// empty.
+func (d *decoder) parseMember(level int, bad *string) (e AttributeValue, ok bool, err error) {
+	switch {
+	case d.peek() == 'n':
+		return e, false, d.literal("null")
+	case level >= MaxNestingLevel:
+		if *bad == "" {
+			*bad = msgNestingTooDeep
+		}
+		return e, false, d.skipValue(0)
+	}
+	if e, err = d.parseValue(level + 1); err != nil {
+		return e, false, err
+	}
+	if e.Type == TypeInvalid && *bad == "" {
+		*bad = e.S
+	}
+	return e, true, nil
 }
 
 // setElements calls f for each non-null element of a set's array.

@@ -3,7 +3,8 @@ package item
 import (
 	"encoding/base64"
 	"slices"
-	"unicode/utf8"
+
+	"github.com/extenddb/extenddb/internal/jsonstring"
 )
 
 // Encoding DynamoDB JSON: compact, binaries in padded standard base64,
@@ -40,10 +41,10 @@ func appendValueJSON(b []byte, v *AttributeValue) []byte {
 	switch v.Type {
 	case TypeS:
 		b = append(b, `{"S":`...)
-		b = appendJSONString(b, v.S)
+		b = jsonstring.Append(b, v.S)
 	case TypeN:
 		b = append(b, `{"N":`...)
-		b = appendJSONString(b, v.S)
+		b = jsonstring.Append(b, v.S)
 	case TypeB:
 		b = append(b, `{"B":"`...)
 		b = appendBase64(b, v.B)
@@ -77,7 +78,7 @@ func appendValueJSON(b []byte, v *AttributeValue) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSONString(b, s)
+			b = jsonstring.Append(b, s)
 		}
 		b = append(b, ']')
 	case TypeBS:
@@ -115,7 +116,7 @@ func appendMapJSON(b []byte, m map[string]AttributeValue) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, name)
+		b = jsonstring.Append(b, name)
 		b = append(b, ':')
 		v := m[name]
 		b = appendValueJSON(b, &v)
@@ -129,65 +130,4 @@ func appendBase64(b []byte, src []byte) []byte {
 	b = slices.Grow(b, n)
 	base64.StdEncoding.Encode(b[len(b):len(b)+n], src)
 	return b[:len(b)+n]
-}
-
-const hexDigits = "0123456789abcdef"
-
-// jsonSafe marks the ASCII bytes that need no escaping.
-var jsonSafe = func() (t [utf8.RuneSelf]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
-// appendJSONString appends s as a JSON string.
-func appendJSONString[T string | []byte](b []byte, s T) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if jsonSafe[c] {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		// At most utf8.UTFMax bytes: converting them from a []byte needs
-		// no allocation.
-		r, size := utf8.DecodeRuneInString(string(s[i:min(len(s), i+utf8.UTFMax)]))
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }

@@ -25,9 +25,25 @@ const (
 	msgNestingTooDeep = "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit"
 )
 
-// duplicateSSMessage is DynamoDB's message for a String Set with a repeated
-// member: the whole collection is listed.
-func duplicateSSMessage(ss []string) string {
+// setVerdict is the verdict on a decoded set of type t with n members:
+// the decoder's error or message (bad) first, then empty when the set has
+// no members, then dup, the message for a repeated member ("" when none is).
+func setVerdict(t Type, n int, bad string, err error, empty, dup string) (Type, string, error) {
+	switch {
+	case err != nil || bad != "":
+		return t, bad, err
+	case n == 0:
+		return t, empty, nil
+	}
+	return t, dup, nil
+}
+
+// duplicateSS is DynamoDB's message for a String Set with a repeated
+// member, which lists the whole collection; "" when no member repeats.
+func duplicateSS(ss []string) string {
+	if !hasDuplicateStrings(ss) {
+		return ""
+	}
 	n := len("One or more parameter values were invalid: Input collection [] contains duplicates.")
 	for _, s := range ss {
 		n += len(s) + 2
@@ -44,10 +60,22 @@ func duplicateSSMessage(ss []string) string {
 	return string(b)
 }
 
-// duplicateBSMessage is DynamoDB's message for a Binary Set with a repeated
-// member, listing the members in base64. The missing space before "of" is
-// DynamoDB's.
-func duplicateBSMessage(bs [][]byte) string {
+// duplicateNS is DynamoDB's message for a Number Set with a repeated
+// member; "" when no member repeats.
+func duplicateNS(ns []string) string {
+	if !hasDuplicateStrings(ns) {
+		return ""
+	}
+	return msgDuplicateNS
+}
+
+// duplicateBS is DynamoDB's message for a Binary Set with a repeated
+// member, listing the members in base64 (the missing space before "of" is
+// DynamoDB's); "" when no member repeats.
+func duplicateBS(bs [][]byte) string {
+	if !hasDuplicateBytes(bs) {
+		return ""
+	}
 	b := []byte("One or more parameter values were invalid: Input collection [")
 	for i, v := range bs {
 		if i > 0 {

@@ -134,19 +134,27 @@ func (p *parser) unexpected() error {
 
 func isKeyword(t token) bool { return t.kind == tkIdent && keywords[strings.ToUpper(t.text)] }
 
+// statementKeywords are the keywords a statement starts with, each with
+// the rule of what follows it (FROM starts PartiQL's FROM-first UPDATE).
+var statementKeywords = [...]struct {
+	keyword string
+	rest    func(*parser) (*Statement, error)
+}{
+	{"SELECT", (*parser).selectRest},
+	{"INSERT", (*parser).insertRest},
+	{"UPDATE", (*parser).updateRest},
+	{"DELETE", (*parser).deleteRest},
+	{"FROM", (*parser).fromUpdateRest},
+}
+
 // statement parses SELECT, INSERT, UPDATE, DELETE or EXISTS(SELECT ...).
 func (p *parser) statement() (*Statement, error) {
+	for _, s := range statementKeywords {
+		if p.acceptKw(s.keyword) {
+			return s.rest(p)
+		}
+	}
 	switch {
-	case p.acceptKw("SELECT"):
-		return p.selectRest()
-	case p.acceptKw("INSERT"):
-		return p.insertRest()
-	case p.acceptKw("UPDATE"):
-		return p.updateRest()
-	case p.acceptKw("DELETE"):
-		return p.deleteRest()
-	case p.acceptKw("FROM"):
-		return p.fromUpdateRest()
 	case p.kw("EXISTS"):
 		return p.existsStatement()
 	case p.peek().kind == tkBad:

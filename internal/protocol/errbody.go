@@ -2,9 +2,9 @@ package protocol
 
 import (
 	"encoding/json"
-	"unicode/utf8"
 
 	"github.com/extenddb/extenddb/internal/ddberr"
+	"github.com/extenddb/extenddb/internal/jsonstring"
 )
 
 // appendErrorBody appends the JSON body of e to dst:
@@ -28,65 +28,10 @@ func appendErrorBody(dst []byte, e *ddberr.Error) ([]byte, error) {
 		return append(dst, out...), err
 	}
 	dst = append(dst, `{"__type":`...)
-	dst = appendHTMLSafeString(dst, e.Type)
+	dst = jsonstring.AppendHTMLSafe(dst, e.Type)
 	if e.Message != "" {
 		dst = append(dst, `,"message":`...)
-		dst = appendHTMLSafeString(dst, e.Message)
+		dst = jsonstring.AppendHTMLSafe(dst, e.Message)
 	}
 	return append(dst, '}'), nil
-}
-
-const lowerHex = "0123456789abcdef"
-
-// appendHTMLSafeString appends s as a JSON string escaped as
-// encoding/json.Marshal escapes it: '"' and '\\' with a backslash, \b, \f,
-// \n, \r and \t by name, other control characters and <, > and & as \u00XX,
-// invalid UTF-8 as \ufffd, and U+2028 and U+2029 as \u2028 and \u2029.
-func appendHTMLSafeString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', lowerHex[c>>4], lowerHex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', lowerHex[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }

@@ -404,24 +404,46 @@ func writeBody(w http.ResponseWriter, acceptEncoding string, status int, body []
 // says whether the request carries X-Amz-Date or Date. The signature itself
 // is not verified here.
 func parseAuthorization(h string, hasDate bool) (Caller, error) {
-	if !strings.HasPrefix(strings.TrimSpace(h), "AWS4-") {
-		return Caller{}, ddberr.MissingAuthenticationToken("Request is missing Authentication Token")
+	credential, _, _, err := AuthorizationParams(h, hasDate)
+	if err != nil {
+		return Caller{}, err
 	}
-	var credential, signature, signedHeaders string
+	// Credential=AKID/date/region/service/aws4_request
+	key, scope, _ := strings.Cut(credential, "/")
+	c := Caller{AccessKeyID: key}
+	if _, scope, ok := strings.Cut(scope, "/"); ok {
+		c.Region, _, _ = strings.Cut(scope, "/")
+	}
+	return c, nil
+}
+
+// AuthorizationParams returns the Credential, SignedHeaders and Signature
+// parameters of a SigV4 Authorization header h, the first of each when
+// one repeats. Errors, as DynamoDB reports them:
+// MissingAuthenticationTokenException when h is not a SigV4 header, and
+// IncompleteSignatureException naming every missing part (hasDate says
+// whether the request carries X-Amz-Date or Date).
+func AuthorizationParams(h string, hasDate bool) (credential, signedHeaders, signature string, err error) {
+	if !strings.HasPrefix(strings.TrimSpace(h), "AWS4-") {
+		return "", "", "", ddberr.MissingAuthenticationToken("Request is missing Authentication Token")
+	}
 	if i := strings.IndexByte(h, ' '); i >= 0 {
 		for rest := h[i+1:]; rest != ""; {
 			var kv string
 			kv, rest, _ = strings.Cut(rest, ",")
 			k, v, _ := strings.Cut(strings.TrimSpace(kv), "=")
-			switch k {
-			case "Credential":
+			switch {
+			case k == "Credential" && credential == "":
 				credential = v
-			case "Signature":
-				signature = v
-			case "SignedHeaders":
+			case k == "SignedHeaders" && signedHeaders == "":
 				signedHeaders = v
+			case k == "Signature" && signature == "":
+				signature = v
 			}
 		}
+	}
+	if credential != "" && signedHeaders != "" && signature != "" && hasDate {
+		return credential, signedHeaders, signature, nil
 	}
 	var msg strings.Builder
 	for _, p := range [...]struct{ name, value string }{{"Credential", credential}, {"Signature", signature}, {"SignedHeaders", signedHeaders}} {
@@ -432,16 +454,7 @@ func parseAuthorization(h string, hasDate bool) (Caller, error) {
 	if !hasDate {
 		msg.WriteString("Authorization header requires existence of either a 'X-Amz-Date' or a 'Date' header. ")
 	}
-	if msg.Len() > 0 {
-		return Caller{}, ddberr.IncompleteSignature(msg.String() + "Authorization=" + h)
-	}
-	// Credential=AKID/date/region/service/aws4_request
-	key, scope, _ := strings.Cut(credential, "/")
-	c := Caller{AccessKeyID: key}
-	if _, scope, ok := strings.Cut(scope, "/"); ok {
-		c.Region, _, _ = strings.Cut(scope, "/")
-	}
-	return c, nil
+	return "", "", "", ddberr.IncompleteSignature(msg.String() + "Authorization=" + h)
 }
 
 // jsonContentType reports whether ct is one of the JSON content types

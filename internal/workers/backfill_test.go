@@ -92,8 +92,8 @@ func TestIndexBuildRunsOnceAcrossServers(t *testing.T) {
 	var logs [2]lockedLog
 	var wg sync.WaitGroup
 	for i, b := range []*postgres.Backend{b1, b2} {
-		w := NewIndexes(b, IndexConfig{PageSize: 50, PageDelay: 10 * time.Millisecond, Sweep: time.Hour,
-			Log: slog.New(slog.NewTextHandler(&logs[i], nil))})
+		w := NewIndexes(b, IndexConfig{Sweep: time.Hour, PageConfig: PageConfig{PageSize: 50, PageDelay: 10 * time.Millisecond,
+			Log: slog.New(slog.NewTextHandler(&logs[i], nil))}})
 		wg.Go(func() {
 			if err := w.RunOnce(ctx); err != nil {
 				t.Error(err)

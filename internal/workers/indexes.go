@@ -5,34 +5,24 @@ package workers
 
 import (
 	"context"
-	"log/slog"
 	"time"
 
 	"github.com/extenddb/extenddb/internal/jobs"
-	"github.com/extenddb/extenddb/internal/metrics"
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
 // IndexConfig tunes an Indexes worker. The zero value works.
 type IndexConfig struct {
-	// Accounts whose tables the worker looks after; default
-	// storage.DefaultAccount.
-	Accounts []string
-	// PageSize is how many items one backfill transaction copies; default 256.
-	PageSize int
+	// PageConfig's PageSize is how many items one backfill transaction
+	// copies, and its PageDelay a pause between backfill pages (tests use
+	// it to observe an index while it builds). Its Now is the clock of a
+	// deleted index's status delay (Index.ActiveAt): the index is dropped
+	// once it has passed.
+	PageConfig
 	// Sweep is how often the worker looks for work without being kicked;
 	// default 5 s. Work recorded by another process sharing the store is
 	// found at the next sweep.
 	Sweep time.Duration
-	// PageDelay is a pause between backfill pages, zero by default. Tests
-	// use it to observe an index while it builds.
-	PageDelay time.Duration
-	Log       *slog.Logger
-	// Metrics counts backfill pages and built indexes; nil counts nothing.
-	Metrics *metrics.Metrics
-	// Now is the clock of a deleted index's status delay (Index.ActiveAt):
-	// the index is dropped once it has passed; default time.Now.
-	Now func() time.Time
 }
 
 // Indexes builds global secondary indexes created online (CREATING with
@@ -47,8 +37,7 @@ type Indexes struct {
 
 // NewIndexes returns a worker over store.
 func NewIndexes(store storage.Backend, cfg IndexConfig) *Indexes {
-	cfg.Accounts, cfg.Log, cfg.Now = accountsOrDefault(cfg.Accounts), logOrDefault(cfg.Log), clockOrDefault(cfg.Now)
-	cfg.PageSize = orDefault(cfg.PageSize, 256)
+	cfg.setDefaults()
 	cfg.Sweep = orDefault(cfg.Sweep, 5*time.Second)
 	w := &Indexes{backfiller: newBackfiller(store, cfg.Log), cfg: cfg}
 	w.register(KindIndexBackfill, w.runBackfill)

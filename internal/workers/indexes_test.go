@@ -40,7 +40,7 @@ func TestIndexesBuildAndDrop(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	w := NewIndexes(b, IndexConfig{PageSize: 50, Sweep: time.Hour})
+	w := NewIndexes(b, IndexConfig{PageConfig: PageConfig{PageSize: 50}, Sweep: time.Hour})
 	go w.Run(ctx)
 	wait := func(ok func(*storage.Table) bool) *storage.Table {
 		for ctx.Err() == nil {

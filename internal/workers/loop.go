@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/extenddb/extenddb/internal/metrics"
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
@@ -75,6 +76,31 @@ func eachTable(ctx context.Context, store storage.Catalog, accounts []string, vi
 		}
 	}
 	return first
+}
+
+// PageConfig is what the Indexes and TTL workers, which both work through
+// their backfills a page at a time, are tuned by alike. The zero value
+// works.
+type PageConfig struct {
+	// Accounts whose tables the worker looks after; default
+	// storage.DefaultAccount.
+	Accounts []string
+	// PageSize is how many items one page handles; default 256.
+	PageSize int
+	// PageDelay is a pause between pages, zero by default.
+	PageDelay time.Duration
+	// Log is the worker's logger; default slog.Default().
+	Log *slog.Logger
+	// Metrics counts the worker's progress; nil counts nothing.
+	Metrics *metrics.Metrics
+	// Now is the worker's clock; default time.Now.
+	Now func() time.Time
+}
+
+// setDefaults fills in the defaults of the members left zero.
+func (c *PageConfig) setDefaults() {
+	c.Accounts, c.Log, c.Now = accountsOrDefault(c.Accounts), logOrDefault(c.Log), clockOrDefault(c.Now)
+	c.PageSize = orDefault(c.PageSize, 256)
 }
 
 // orDefault is v, or d when v is not positive.

@@ -56,9 +56,9 @@ func New(store storage.Backend, cfg Config) *Pool {
 	}
 	cfg.Now = clockOrDefault(cfg.Now)
 	return &Pool{
-		Indexes: NewIndexes(store, IndexConfig{Accounts: cfg.Accounts, PageDelay: cfg.IndexPageDelay, Log: cfg.Log, Metrics: cfg.Metrics, Now: cfg.Now}),
-		TTL: NewTTL(store, TTLConfig{Accounts: cfg.Accounts, Interval: cfg.TTLInterval,
-			PageSize: cfg.TTLPageSize, PageDelay: cfg.TTLPageDelay, Log: cfg.Log, Metrics: cfg.Metrics, Now: cfg.Now}),
+		Indexes: NewIndexes(store, IndexConfig{PageConfig: PageConfig{Accounts: cfg.Accounts, PageDelay: cfg.IndexPageDelay, Log: cfg.Log, Metrics: cfg.Metrics, Now: cfg.Now}}),
+		TTL: NewTTL(store, TTLConfig{Interval: cfg.TTLInterval,
+			PageConfig: PageConfig{Accounts: cfg.Accounts, PageSize: cfg.TTLPageSize, PageDelay: cfg.TTLPageDelay, Log: cfg.Log, Metrics: cfg.Metrics, Now: cfg.Now}}),
 		jobs: []*Periodic{
 			newStreamTrimmer(store, 0, cfg.Log, cfg.Metrics, cfg.Now),
 			newHistoryPruner(store, cfg.Accounts, 0, cfg.Log, cfg.Now),

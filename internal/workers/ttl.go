@@ -5,29 +5,24 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"log/slog"
 	"time"
 
 	"github.com/extenddb/extenddb/internal/item"
 	"github.com/extenddb/extenddb/internal/jobs"
-	"github.com/extenddb/extenddb/internal/metrics"
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
 // TTLConfig tunes a TTL worker. The zero value works.
 type TTLConfig struct {
-	// Accounts whose tables the worker looks after; default
-	// storage.DefaultAccount.
-	Accounts []string
+	// PageConfig's PageSize is how many items one backfill transaction
+	// registers, and how many expiry rows one drain transaction removes;
+	// its PageDelay is a pause before every backfill and drain page (tests
+	// use it to observe ENABLING and DISABLING). Its Metrics counts expired
+	// items, expiry lag and transition pages.
+	PageConfig
 	// Interval is how often expired items are looked for (and pending
 	// backfills and drains resumed); default 30 s.
 	Interval time.Duration
-	// PageSize is how many items one backfill transaction registers, and
-	// how many expiry rows one drain transaction removes; default 256.
-	PageSize int
-	// PageDelay is a pause before every backfill and drain page, zero by
-	// default. Tests use it to observe ENABLING and DISABLING.
-	PageDelay time.Duration
 	// Batch is how many expired items one delete transaction removes;
 	// default 256.
 	Batch int
@@ -36,12 +31,6 @@ type TTLConfig struct {
 	SettleTime time.Duration
 	// Owner names this process in leases (storage.Leaser); default random.
 	Owner string
-	Log   *slog.Logger
-	// Metrics counts expired items, expiry lag and transition pages; nil
-	// counts nothing.
-	Metrics *metrics.Metrics
-	// Now is the clock; default time.Now.
-	Now func() time.Time
 }
 
 // TTL runs the Time to Live lifecycle through the backend's
@@ -58,9 +47,8 @@ type TTL struct {
 
 // NewTTL returns a worker over store.
 func NewTTL(store storage.Backend, cfg TTLConfig) *TTL {
-	cfg.Accounts, cfg.Log, cfg.Now = accountsOrDefault(cfg.Accounts), logOrDefault(cfg.Log), clockOrDefault(cfg.Now)
+	cfg.setDefaults()
 	cfg.Interval = orDefault(cfg.Interval, 30*time.Second)
-	cfg.PageSize = orDefault(cfg.PageSize, 256)
 	cfg.Batch = orDefault(cfg.Batch, 256)
 	cfg.SettleTime = orDefault(cfg.SettleTime, settleTime)
 	if cfg.Owner == "" {

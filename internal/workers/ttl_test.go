@@ -127,7 +127,7 @@ func TestTTLSettleBudget(t *testing.T) {
 	}
 	// The item budget, not the clock, decides here: a generous time budget
 	// keeps a loaded machine from failing the test.
-	w := NewTTL(b, TTLConfig{Interval: time.Hour, PageSize: 100, SettleTime: time.Minute})
+	w := NewTTL(b, TTLConfig{Interval: time.Hour, PageConfig: PageConfig{PageSize: 100}, SettleTime: time.Minute})
 	mk("small", 1000)
 	if !w.Settle(ctx, set("small", storage.TTLEnabling)) || status("small") != storage.TTLEnabled {
 		t.Fatalf("small table: not settled inline, %s", status("small"))
@@ -142,7 +142,7 @@ func TestTTLSettleBudget(t *testing.T) {
 	if err := w.RunOnce(ctx); err != nil || status("big") != storage.TTLEnabled {
 		t.Fatalf("big table after RunOnce: %s, %v", status("big"), err)
 	}
-	slow := NewTTL(b, TTLConfig{Interval: time.Hour, PageDelay: 2 * settleTime, SettleTime: settleTime})
+	slow := NewTTL(b, TTLConfig{Interval: time.Hour, PageConfig: PageConfig{PageDelay: 2 * settleTime}, SettleTime: settleTime})
 	if slow.Settle(ctx, set("small", storage.TTLEnabling)) || status("small") != storage.TTLEnabling {
 		t.Fatalf("page delay past the budget: %s", status("small"))
 	}

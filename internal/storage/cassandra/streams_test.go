@@ -330,7 +330,7 @@ func TestExpiryPastStaleRows(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	w := workers.NewTTL(b, workers.TTLConfig{Accounts: []string{cur.Account}, Batch: 2, Now: func() time.Time { return time.Unix(1000, 0) }})
+	w := workers.NewTTL(b, workers.TTLConfig{PageConfig: workers.PageConfig{Accounts: []string{cur.Account}, Now: func() time.Time { return time.Unix(1000, 0) }}, Batch: 2})
 	n, err := w.ExpireTable(ctx, cur)
 	if err != nil || n != 1 {
 		t.Fatalf("ExpireTable = %d, %v; want the real item deleted past the stale rows", n, err)
