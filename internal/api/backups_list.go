@@ -47,7 +47,7 @@ func epochTime(s float64) time.Time {
 
 var listBackupsOp = &controlOp[listBackupsInput]{
 	rules: rules[listBackupsInput]{
-		nameRule("tableName", func(in *listBackupsInput) *string { return in.TableName }),
+		optionalTableNameRule(func(in *listBackupsInput) *string { return in.TableName }),
 		rangeRule("limit", func(in *listBackupsInput) *int64 { return in.Limit }, 1, 100),
 		lengthRule("exclusiveStartBackupArn", func(in *listBackupsInput) *string { return in.ExclusiveStartBackupArn }, 37, 1024, false),
 		enumRule("backupType", func(in *listBackupsInput) *string { return in.BackupType }, []string{"USER", "SYSTEM", "AWS_BACKUP", "ALL"}),
@@ -61,11 +61,15 @@ func (e *Engine) listBackups(ctx context.Context, c caller, in *listBackupsInput
 	if err != nil {
 		return nil, err
 	}
+	table := strOrEmpty(in.TableName) // a name, or a table's ARN
+	if name, ok := tableNameOfArn(table); ok {
+		table = name
+	}
 	keep := func(b *backup.Backup) bool {
 		switch {
 		case in.BackupType != nil && *in.BackupType != "USER" && *in.BackupType != "ALL":
 			return false // every backup here is a USER backup
-		case in.TableName != nil && *in.TableName != b.Params.Table.Name:
+		case table != "" && table != b.Params.Table.Name:
 			return false
 		case in.TimeRangeLowerBound != nil && b.Params.CreatedAt.Before(epochTime(*in.TimeRangeLowerBound)):
 			return false // the lower bound is inclusive

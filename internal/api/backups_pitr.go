@@ -117,11 +117,11 @@ func pitrSpecificationRule(in *updateContinuousBackupsInput, c *constraints) {
 	}
 }
 
-func (e *Engine) updateContinuousBackups(ctx context.Context, c caller, in *updateContinuousBackupsInput, _ *storage.Table) (any, error) {
-	account := c.account
+func (e *Engine) updateContinuousBackups(ctx context.Context, c caller, in *updateContinuousBackupsInput, found *storage.Table) (any, error) {
+	account, name := c.account, found.Name // TableName may be the table's ARN
 	spec := in.PointInTimeRecoverySpecification
 	now := e.now()
-	t, err := e.store.UpdateTable(ctx, account, *in.TableName, func(t *storage.Table) error {
+	t, err := e.store.UpdateTable(ctx, account, name, func(t *storage.Table) error {
 		switch {
 		case !*spec.PointInTimeRecoveryEnabled:
 			t.PointInTimeRecovery = nil
@@ -143,6 +143,6 @@ func (e *Engine) updateContinuousBackups(ctx context.Context, c caller, in *upda
 	if err != nil {
 		return nil, err
 	}
-	e.forget(account, *in.TableName)
+	e.forget(account, name)
 	return continuousBackupsOf(t, now), nil
 }

@@ -43,3 +43,19 @@ func TestEarliestRestorableDateTime(t *testing.T) {
 		t.Errorf("a day after lengthening: earliest %v, want %v", got, start)
 	}
 }
+
+// TestUpdateContinuousBackupsByArn: UpdateContinuousBackups, like the other
+// operations with a TableName member, takes the table's ARN as well as its
+// name, and changes the table the ARN names.
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_UpdateContinuousBackups.html#DDB-UpdateContinuousBackups-request-TableName
+func TestUpdateContinuousBackupsByArn(t *testing.T) {
+	e := itemEngine(t)
+	out := mustServe(t, e, "UpdateContinuousBackups", `{"TableName":"`+hashArn+`","PointInTimeRecoverySpecification":{"PointInTimeRecoveryEnabled":true}}`)
+	if st := out.(continuousBackupsOutput).ContinuousBackupsDescription.PointInTimeRecoveryDescription.PointInTimeRecoveryStatus; st != "ENABLED" {
+		t.Fatalf("PointInTimeRecoveryStatus %q after enabling by ARN, want ENABLED", st)
+	}
+	d := mustServe(t, e, "DescribeContinuousBackups", `{"TableName":"hash"}`).(continuousBackupsOutput)
+	if st := d.ContinuousBackupsDescription.PointInTimeRecoveryDescription.PointInTimeRecoveryStatus; st != "ENABLED" {
+		t.Errorf("DescribeContinuousBackups by name: %q, want ENABLED", st)
+	}
+}

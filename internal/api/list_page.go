@@ -3,7 +3,10 @@ package api
 // The paging of ListBackups, ListExports and ListImports: each lists its
 // records in a fixed order, resumes after the record its request names
 // (ExclusiveStartBackupArn, or the ARN its NextToken holds) and names the
-// last record of a page that has more after it.
+// last record of a page that has more after it. ListBackups and ListImports
+// resume with startAfter, so a start that names no record gives an empty
+// page; ListExports, newest first, resumes at the first ARN smaller than
+// its token's, whether or not that export still exists.
 
 // startAfter returns the records of all that follow the one whose key is
 // start: all of them when start is "", none when no record has that key.

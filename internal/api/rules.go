@@ -49,6 +49,16 @@ func tableNameRule[T any](get func(*T) *string) rule[T] {
 	return func(in *T, c *constraints) { c.tableRef(get(in), "tableName") }
 }
 
+// optionalTableNameRule is a TableName member that may be absent: when
+// present, a table's name or ARN (tableNameRule).
+func optionalTableNameRule[T any](get func(*T) *string) rule[T] {
+	return func(in *T, c *constraints) {
+		if s := get(in); s != nil {
+			c.tableRef(s, "tableName")
+		}
+	}
+}
+
 // enumRule is a string member limited to a value set, listed in DynamoDB's
 // order.
 func enumRule[T any](path string, get func(*T) *string, allowed []string) rule[T] {
