@@ -49,8 +49,9 @@ import (
 // every ledger older than twice TxTimeout.
 //
 // The steps live in files named for them: step 1 and the attempt's outline
-// (txRun) here, step 2 in tx_prepare.go, steps 3 to 5 in tx_commit.go,
-// and the ledger with the recovery of stopped attempts in tx_ledger.go.
+// (txRun) here, step 2 in tx_prepare.go, step 3 in tx_commitpoint.go,
+// steps 4 and 5 in tx_commit.go, and the ledger with the recovery of
+// stopped attempts in tx_ledger.go.
 
 // Ledger states (txns.status); null is "no transaction in flight".
 const (
