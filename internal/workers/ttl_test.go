@@ -172,36 +172,9 @@ func (s *disablingStore) ExpiredRows(ctx context.Context, t *storage.Table, from
 // table's entry again, so a pass whose table's TTL is being disabled stops
 // after the batch in hand instead of deleting on.
 func TestExpiryPassFollowsTable(t *testing.T) {
-	b, err := sqlite.Open(context.Background(), sqlite.Options{Path: t.TempDir() + "/db.sqlite", Synchronous: "OFF"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
 	ctx := context.Background()
-	tb := &storage.Table{
-		Account: "000000000000", Name: "exp", ID: uuid.NewString(),
-		KeySchema:            []storage.KeyElement{{AttributeName: "pk", KeyType: "HASH"}},
-		AttributeDefinitions: []storage.AttributeDefinition{{AttributeName: "pk", AttributeType: "S"}},
-		TTL:                  storage.TimeToLive{AttributeName: "exp", Status: storage.TTLEnabled, Generation: 1},
-		Status:               storage.StatusActive,
-	}
-	if err := b.CreateTable(ctx, tb); err != nil {
-		t.Fatal(err)
-	}
 	past := fmt.Sprint(time.Now().Add(-time.Minute).Unix())
-	var ms []storage.Mutation
-	for j := range 30 {
-		it := item.Item{"pk": item.S(fmt.Sprint("k", j)), "exp": item.N(past)}
-		k, _ := storage.ItemKey(tb, it)
-		ms = append(ms, storage.Mutation{Table: tb, Key: k, Fn: func(item.Item) (item.Item, error) { return it, nil }})
-	}
-	if err := b.TransactWrite(ctx, ms); err != nil {
-		t.Fatal(err)
-	}
-	cur, err := b.GetTable(ctx, tb.Account, tb.Name)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, tb, cur := expiringTable(t, 30, func(int) string { return past })
 	w := NewTTL(&disablingStore{Backend: b}, TTLConfig{Interval: time.Hour, Batch: 10})
 	if n, err := w.ExpireTable(ctx, cur); err != nil || n != 10 {
 		t.Fatalf("ExpireTable = %d, %v; want the first batch of 10 only", n, err)
@@ -227,36 +200,10 @@ func (s *windowStore) ExpiredRows(ctx context.Context, t *storage.Table, from, t
 // the pass's start again, so it does not read (on Cassandra: walk the
 // tombstones of) the rows already handled; every expired item still goes.
 func TestExpiryBatchesMovePastDeletedRows(t *testing.T) {
-	b, err := sqlite.Open(context.Background(), sqlite.Options{Path: t.TempDir() + "/db.sqlite", Synchronous: "OFF"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
 	ctx := context.Background()
-	tb := &storage.Table{
-		Account: "000000000000", Name: "exp", ID: uuid.NewString(),
-		KeySchema:            []storage.KeyElement{{AttributeName: "pk", KeyType: "HASH"}},
-		AttributeDefinitions: []storage.AttributeDefinition{{AttributeName: "pk", AttributeType: "S"}},
-		TTL:                  storage.TimeToLive{AttributeName: "exp", Status: storage.TTLEnabled, Generation: 1},
-		Status:               storage.StatusActive,
-	}
-	if err := b.CreateTable(ctx, tb); err != nil {
-		t.Fatal(err)
-	}
 	base := time.Now().Add(-time.Hour).Unix()
-	var ms []storage.Mutation
-	for j := range 25 { // items j expire at base+j/2: two per second, one the last
-		it := item.Item{"pk": item.S(fmt.Sprint("k", j)), "exp": item.N(fmt.Sprint(base + int64(j/2)))}
-		k, _ := storage.ItemKey(tb, it)
-		ms = append(ms, storage.Mutation{Table: tb, Key: k, Fn: func(item.Item) (item.Item, error) { return it, nil }})
-	}
-	if err := b.TransactWrite(ctx, ms); err != nil {
-		t.Fatal(err)
-	}
-	cur, err := b.GetTable(ctx, tb.Account, tb.Name)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// items j expire at base+j/2: two per second, one the last
+	b, tb, cur := expiringTable(t, 25, func(j int) string { return fmt.Sprint(base + int64(j/2)) })
 	s := &windowStore{Backend: b}
 	w := NewTTL(s, TTLConfig{Interval: time.Hour, Batch: 10})
 	if n, err := w.ExpireTable(ctx, cur); err != nil || n != 25 {
@@ -269,4 +216,41 @@ func TestExpiryBatchesMovePastDeletedRows(t *testing.T) {
 	if st, err := b.Stats(ctx, tb); err != nil || st.ItemCount != 0 {
 		t.Fatalf("after the pass: %+v %v; want no item left", st, err)
 	}
+}
+
+// expiringTable makes a SQLite table with TTL enabled on "exp" holding n
+// items k0..k(n-1), item j expiring at exp(j) (epoch seconds), and returns
+// the backend (closed when the test ends), the table and its stored entry.
+func expiringTable(t *testing.T, n int, exp func(j int) string) (*sqlite.Backend, *storage.Table, *storage.Table) {
+	t.Helper()
+	b, err := sqlite.Open(context.Background(), sqlite.Options{Path: t.TempDir() + "/db.sqlite", Synchronous: "OFF"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	ctx := context.Background()
+	tb := &storage.Table{
+		Account: "000000000000", Name: "exp", ID: uuid.NewString(),
+		KeySchema:            []storage.KeyElement{{AttributeName: "pk", KeyType: "HASH"}},
+		AttributeDefinitions: []storage.AttributeDefinition{{AttributeName: "pk", AttributeType: "S"}},
+		TTL:                  storage.TimeToLive{AttributeName: "exp", Status: storage.TTLEnabled, Generation: 1},
+		Status:               storage.StatusActive,
+	}
+	if err := b.CreateTable(ctx, tb); err != nil {
+		t.Fatal(err)
+	}
+	var ms []storage.Mutation
+	for j := range n {
+		it := item.Item{"pk": item.S(fmt.Sprint("k", j)), "exp": item.N(exp(j))}
+		k, _ := storage.ItemKey(tb, it)
+		ms = append(ms, storage.Mutation{Table: tb, Key: k, Fn: func(item.Item) (item.Item, error) { return it, nil }})
+	}
+	if err := b.TransactWrite(ctx, ms); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := b.GetTable(ctx, tb.Account, tb.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, tb, cur
 }
