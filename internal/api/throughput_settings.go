@@ -1,8 +1,6 @@
 package api
 
 import (
-	"math"
-
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
@@ -97,8 +95,12 @@ func mergeWarm(cur *storage.WarmThroughput, w *warmThroughput) *storage.WarmThro
 		return cur
 	}
 	out := valueOrZero(cur)
-	setGiven(&out.ReadUnitsPerSecond, w.ReadUnitsPerSecond, math.MinInt64)
-	setGiven(&out.WriteUnitsPerSecond, w.WriteUnitsPerSecond, math.MinInt64)
+	if v := w.ReadUnitsPerSecond; v != nil {
+		out.ReadUnitsPerSecond = *v
+	}
+	if v := w.WriteUnitsPerSecond; v != nil {
+		out.WriteUnitsPerSecond = *v
+	}
 	return &out
 }
 
