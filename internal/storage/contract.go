@@ -14,8 +14,10 @@ import (
 // interfaces depend on how a backend is deployed and stay optional:
 // Leaser (a backend that several processes share) and Recoverer (a
 // backend whose writes commit the item before its derived rows). The
-// contract suite, internal/storage/storagetest, checks all of it; a new
-// backend runs it from its package tests (see docs/adr/0000). One more
+// contract suite, internal/storage/storagetest, checks the required
+// interfaces (and SnapshotScanner where a backend has it); Leaser and
+// Recoverer are tested in the backends that have them. A new backend runs
+// the suite from its package tests (see docs/adr/0000). One more
 // optional interface is an optimization, not a capability: SnapshotGetter
 // (snapshot.go) reads several items in one snapshot where a backend can do
 // so without locks; without it the engine reads through TransactWrite,
