@@ -172,13 +172,22 @@ type StreamStore interface {
 // no longer current does nothing and reports done.
 type TTLStore interface {
 	// BackfillTTL registers the next page of at most limit items of table
-	// (account, name), in table-key scan order after TTL.BackfillCursor,
-	// when the TTL is ENABLING with generation gen: it writes each item's
-	// row (derived from its committed image, as TTLRowFor would with the
-	// TTL maintained) and stores the last key read as the cursor. When the
-	// page reaches the end of the table the same transaction sets the TTL
-	// ENABLED with a nil cursor, and done is true. Errors:
-	// ErrTableNotFound, ErrClosed, backend failures.
+	// (account, name), in the backend's backfill order after
+	// TTL.BackfillCursor, when the TTL is ENABLING with generation gen: it
+	// writes each item's row (derived from its committed image, as
+	// TTLRowFor would with the TTL maintained) and stores the last key
+	// read as the cursor. When the page reaches the end of the table the
+	// same transaction sets the TTL ENABLED with a nil cursor, and done is
+	// true. Errors: ErrTableNotFound, ErrClosed, backend failures.
+	//
+	// The backfill order is the backend's own choice (docs/adr/0018g): a
+	// total order of the table's keys, stable while the table does not
+	// change, that need not be scan order (SQLite and PostgreSQL use scan
+	// order; Cassandra uses its token order). A backfill resumes after the
+	// cursor in that order: on a quiet table, pages run from any cursor
+	// register every item after it exactly once and no item at or before
+	// it. Nothing else may rely on the order: the expiry pass reads expiry
+	// rows by (ExpireAt, key), and BackfillIndex keeps scan order.
 	BackfillTTL(ctx context.Context, account, name string, gen int64, limit int) (done bool, err error)
 	// DrainTTL removes at most limit expiry rows of table (account, name)
 	// when its TTL is DISABLING with generation gen; when none remain the
