@@ -122,14 +122,14 @@ func (b *Backend) ttlPageTable(ctx context.Context, account, name string, live f
 }
 
 // BackfillTTL registers the next page of items of an ENABLING table (see
-// storage.TTLStore): it reads up to limit item rows in scan order after
-// the cursor with their images and versions at QUORUM (tombstones count
-// towards the page, as in BackfillIndex; partitions are read several at
-// once, readPageParallel), writes each item's expiry row stamped with that
-// version (unlogged batches per shard, writeTTLRows), and then stores the
-// cursor (or the ENABLED state) with an
-// update fenced on the catalog entry it read, so on the live generation:
-// a page racing DeleteTable or a newer UpdateTimeToLive stores nothing.
+// storage.TTLStore): it reads up to limit item rows after the cursor in
+// Cassandra's token order, with their images and versions at QUORUM, in
+// one range read (tombstones count towards the page, as in BackfillIndex;
+// readTokenPage), writes each item's expiry row stamped with that version
+// (unlogged batches per shard, writeTTLRows), and then stores the cursor
+// (or the ENABLED state) with an update fenced on the catalog entry it
+// read, so on the live generation: a page racing DeleteTable or a newer
+// UpdateTimeToLive stores nothing.
 func (b *Backend) BackfillTTL(ctx context.Context, account, name string, gen int64, limit int) (bool, error) {
 	limit = max(limit, 1)
 	live := ttlLive(storage.TTLEnabling, gen)
@@ -141,7 +141,7 @@ func (b *Backend) BackfillTTL(ctx context.Context, account, name string, gen int
 	var rows []keyedItem
 	err = b.withTable(ctx, t, func() error {
 		var err error
-		rows, err = b.readPageParallel(ctx, b.phys(t), start, limit)
+		rows, err = b.readTokenPage(ctx, b.phys(t), start, limit)
 		return err
 	})
 	if err == nil {
