@@ -24,14 +24,8 @@ type TTLConfig struct {
 	// backfills and drains resumed); default 30 s.
 	Interval time.Duration
 	// Batch is how many expired items one delete transaction removes;
-	// default 256. On a storage.ParallelWriter, where a batch is that
-	// many single-item deletes and waits for its slowest, the default is
-	// parallelExpiryBatch.
+	// default 256.
 	Batch int
-	// Deletes is how many single-item deletes of an expiry batch run at
-	// once on a storage.ParallelWriter; default twice its
-	// WriteParallelism (docs/adr/0018h). Unused elsewhere.
-	Deletes int
 	// SettleTime is the time budget of Settle (after its first page,
 	// which always runs); default 100 ms.
 	SettleTime time.Duration
@@ -55,10 +49,6 @@ type TTL struct {
 func NewTTL(store storage.Backend, cfg TTLConfig) *TTL {
 	cfg.setDefaults()
 	cfg.Interval = orDefault(cfg.Interval, 30*time.Second)
-	if n := storage.WriteParallelism(store); n > 1 {
-		cfg.Batch = orDefault(cfg.Batch, parallelExpiryBatch)
-		cfg.Deletes = orDefault(cfg.Deletes, 2*n)
-	}
 	cfg.Batch = orDefault(cfg.Batch, 256)
 	cfg.SettleTime = orDefault(cfg.SettleTime, settleTime)
 	if cfg.Owner == "" {
@@ -103,12 +93,6 @@ func (w *TTL) RunOnce(ctx context.Context) error {
 	}
 	return first
 }
-
-// parallelExpiryBatch is the default expiry batch on a
-// storage.ParallelWriter: a batch starts with a read of the expiry queue
-// and ends with its last deletes running alone, and a larger batch spends
-// a smaller share of the pass in both (docs/adr/0018h).
-const parallelExpiryBatch = 1024
 
 // ttlJobKind is the job kind of each pending TTL transition.
 var ttlJobKind = map[string]string{storage.TTLEnabling: KindTTLBackfill, storage.TTLDisabling: KindTTLDrain}
@@ -283,14 +267,15 @@ func (w *TTL) ExpireTable(ctx context.Context, t *storage.Table) (int, error) {
 // one write transaction, or, on a backend whose single-item writes gain
 // from running at once (storage.ParallelWriter; there a transaction costs
 // several rounds per item on top of the writes), as independent Mutate
-// calls, up to cfg.Deletes at once. Either way each delete is
+// calls, up to its WriteParallelism at once. Either way each delete is
 // decided by its MutateFunc on the item's current image under the write's
 // fence; nothing needs the deletes of one batch to land together.
 func (w *TTL) deleteExpired(ctx context.Context, ms []storage.Mutation) error {
-	if storage.WriteParallelism(w.store) <= 1 {
+	n := storage.WriteParallelism(w.store)
+	if n <= 1 {
 		return w.store.TransactWrite(ctx, ms)
 	}
-	return storage.EachWrite(ctx, len(ms), w.cfg.Deletes, func(i int) error {
+	return storage.EachWrite(ctx, len(ms), n, func(i int) error {
 		return w.store.Mutate(ctx, ms[i].Table, ms[i].Key, ms[i].Fn)
 	})
 }

@@ -10,14 +10,14 @@ import (
 	"github.com/extenddb/extenddb/internal/workers"
 )
 
-// TestExpiryPassLargeBatches: the TTL worker's expiry pass with its
-// defaults on Cassandra (batches of 1,024 expiry rows, 128 deletes at
-// once, docs/adr/0018h) deletes every expired item of a table with a
-// stream, more than one batch of them, leaves the others with their expiry
+// TestExpiryPassDefaults: the TTL worker's expiry pass with its
+// defaults on Cassandra (batches of 256 expiry rows, 64 deletes at once,
+// docs/adr/0018h) deletes every expired item of a table with a stream,
+// several batches of them, leaves the others with their expiry
 // rows, and appends one REMOVE record per deleted item naming the TTL
 // service, as DynamoDB does:
 // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/time-to-live-ttl-streams.html
-func TestExpiryPassLargeBatches(t *testing.T) {
+func TestExpiryPassDefaults(t *testing.T) {
 	b := backend(t)
 	ctx := ctxT(t, 5*time.Minute)
 	tb := streamTestTable(t, b)
