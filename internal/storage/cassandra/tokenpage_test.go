@@ -163,3 +163,82 @@ func TestBackfillEmptyTable(t *testing.T) {
 		t.Fatalf("after the backfill: %+v, %v", cur.TTL, err)
 	}
 }
+
+// staleTTLWriteAfterBackfill: frontend A loads a table's entry while its
+// TTL is DISABLED; frontend B enables the TTL and runs the whole backfill;
+// then A writes a new item with an expiry time on its entry. It returns
+// the expiry rows of that item.
+func staleTTLWriteAfterBackfill(t *testing.T) []storage.TTLRow {
+	t.Helper()
+	a, bk := backend(t), otherFrontend(t)
+	ctx := ctxT(t, 3*time.Minute)
+	tb := bulkTable(t, a)
+	for i := range 5 {
+		writeAll(t, ctx, a, tb, []item.Item{{"pk": item.S(fmt.Sprint("p", i)), "sk": item.S("s"), "exp": item.N("100")}}, put)
+	}
+	tA, err := a.GetTable(ctx, tb.Account, tb.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bk.UpdateTable(ctx, tb.Account, tb.Name, func(t *storage.Table) error {
+		t.TTL = storage.TimeToLive{AttributeName: "exp", Status: storage.TTLEnabling, Generation: 1}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	for done, pages := false, 0; !done; pages++ {
+		if pages > 10 {
+			t.Fatal("backfill does not finish")
+		}
+		if done, err = bk.BackfillTTL(ctx, tb.Account, tb.Name, 1, 2); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("the backfill took %v (grace %v)", time.Since(start), bk.backfillGrace())
+	if tA.TTL.Maintained() {
+		t.Fatal("A's entry has the TTL on: the test exercises nothing")
+	}
+	it := item.Item{"pk": item.S("new"), "sk": item.S("s"), "exp": item.N("200")}
+	writeAll(t, ctx, a, tA, []item.Item{it}, put)
+	cur, err := bk.GetTable(ctx, tb.Account, tb.Name)
+	if err != nil || cur.TTL.Status != storage.TTLEnabled {
+		t.Fatalf("after the backfill: %+v, %v", cur.TTL, err)
+	}
+	rows, err := bk.ExpiredRows(ctx, cur, math.MinInt64, math.MaxInt64, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) < 5 {
+		t.Fatalf("the backfill registered %d of the 5 items", len(rows))
+	}
+	var out []storage.TTLRow
+	for _, r := range rows {
+		if r.ExpireAt == 200 {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// TestTTLStaleEntryWriteAfterBackfill: a TTL backfill reads its first page
+// only backfillGrace after it found the TTL ENABLING, so a write that
+// commits after the backfill, on an entry a frontend loaded before the TTL
+// was enabled, derives its expiry row from a fresh entry (the entry budget
+// is shorter than the grace) and the item will expire.
+func TestTTLStaleEntryWriteAfterBackfill(t *testing.T) {
+	withFreshness(t, time.Second, 2*time.Second)
+	if rows := staleTTLWriteAfterBackfill(t); len(rows) != 1 {
+		t.Fatalf("the late write has %d expiry rows, want 1", len(rows))
+	}
+}
+
+// TestTTLStaleEntryWithoutGrace is the negative control of the grace:
+// with none, the backfill ends while A's entry is still within the budget,
+// so the write keeps no expiry row and its item would never expire.
+func TestTTLStaleEntryWithoutGrace(t *testing.T) {
+	withFreshness(t, 30*time.Second, 0)
+	if rows := staleTTLWriteAfterBackfill(t); len(rows) != 0 {
+		t.Fatalf("without a grace the late write has %d expiry rows, want none", len(rows))
+	}
+}

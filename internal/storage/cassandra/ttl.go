@@ -139,6 +139,32 @@ func tokenCursor(ttl storage.TimeToLive) *storage.Key {
 	return ttl.BackfillCursor
 }
 
+// afterTTLGrace waits backfillGrace, then reads the entry of table
+// (account, name) again at SERIAL: nil and no error when the backfill's
+// generation is no longer live. The first page of a backfill reads its
+// items only then, so that a write that commits after that read derives
+// its expiry rows from an entry with the TTL maintained (freshEntry,
+// index_online.go), as an index build does for its index: a write on an
+// entry loaded before the TTL was ENABLING would otherwise keep no row
+// for an item the page had already passed. A ctx that ends during the
+// wait ends the call with its error, having registered nothing.
+func (b *Backend) afterTTLGrace(ctx context.Context, account, name string, live func(t *storage.Table) bool) (*storage.Table, error) {
+	if err := sleepCtx(ctx, b.backfillGrace()); err != nil {
+		return nil, err
+	}
+	t, err := b.readTable(ctx, account, name, gocql.Serial)
+	if err != nil {
+		return nil, err
+	}
+	if t == nil {
+		return nil, storage.ErrTableNotFound
+	}
+	if !live(t) {
+		return nil, nil
+	}
+	return t, nil
+}
+
 // BackfillTTL registers the next page of items of an ENABLING table (see
 // storage.TTLStore): it reads up to limit item rows after the cursor in
 // Cassandra's token order, with their images and versions at QUORUM, in
@@ -148,11 +174,15 @@ func tokenCursor(ttl storage.TimeToLive) *storage.Key {
 // with its order, TokenOrder (or the ENABLED state), with an update
 // fenced on the catalog entry it read, so on the live generation: a page
 // racing DeleteTable or a newer UpdateTimeToLive stores nothing. A cursor
-// of another order restarts the backfill (tokenCursor).
+// of another order restarts the backfill (tokenCursor). The first page
+// (no cursor) waits backfillGrace first (afterTTLGrace).
 func (b *Backend) BackfillTTL(ctx context.Context, account, name string, gen int64, limit int) (bool, error) {
 	limit = max(limit, 1)
 	live := ttlLive(storage.TTLEnabling, gen)
 	t, err := b.ttlPageTable(ctx, account, name, live)
+	if t != nil && t.TTL.BackfillCursor == nil {
+		t, err = b.afterTTLGrace(ctx, account, name, live)
+	}
 	if t == nil {
 		return err == nil, err
 	}
