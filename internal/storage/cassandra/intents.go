@@ -226,7 +226,10 @@ func (b *Backend) Recover(ctx context.Context) (total int, err error) {
 	if err := b.beginWrite(); err != nil {
 		return 0, err
 	}
-	defer func() { b.endWrite(err != nil) }()
+	// Only finishing transactions writes intents under this frontend's own
+	// owner ID; a failed replay leaves the other frontend listed.
+	txFailed := false
+	defer func() { b.endWrite(txFailed) }()
 	me := b.fe.id.Load()
 	if me == nil {
 		return 0, errors.New("cassandra: recover: no frontend registered")
@@ -252,6 +255,7 @@ func (b *Backend) Recover(ctx context.Context) (total int, err error) {
 	// rolled back, COMMITTING rolled forward.
 	total, err = b.recoverTransactions(ctx)
 	if err != nil {
+		txFailed = writeFailed(err)
 		return total, wrap("recover transactions", err)
 	}
 	r := &recovery{b: b, me: me.owner, ttl: ttl, renewed: time.Now(), tables: map[string]*storage.Table{}}
