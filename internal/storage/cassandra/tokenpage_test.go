@@ -225,7 +225,9 @@ func staleTTLWriteAfterBackfill(t *testing.T) []storage.TTLRow {
 // only backfillGrace after it found the TTL ENABLING, so a write that
 // commits after the backfill, on an entry a frontend loaded before the TTL
 // was enabled, derives its expiry row from a fresh entry (the entry budget
-// is shorter than the grace) and the item will expire.
+// is shorter than the grace) and the item will expire, as every item whose
+// TTL attribute is in the past does once the TTL is on (UpdateTimeToLive,
+// https://docs.aws.amazon.com/goto/WebAPI/dynamodb-2012-08-10/UpdateTimeToLive).
 func TestTTLStaleEntryWriteAfterBackfill(t *testing.T) {
 	withFreshness(t, time.Second, 2*time.Second)
 	if rows := staleTTLWriteAfterBackfill(t); len(rows) != 1 {

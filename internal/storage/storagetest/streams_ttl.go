@@ -490,7 +490,10 @@ func (e *env) backfillPages(ts storage.TTLStore, tb *storage.Table, gen int64, l
 // every item with exactly its expiry row when the backfill is done (the
 // writes keep their own rows while the TTL is ENABLING; a cursor whose
 // item is gone is still a position in the backfill order), within a
-// bounded number of pages.
+// bounded number of pages. DynamoDB compares every item's TTL attribute
+// with the current time once the TTL is enabled, whenever the item was
+// written (UpdateTimeToLive in the API reference,
+// https://docs.aws.amazon.com/goto/WebAPI/dynamodb-2012-08-10/UpdateTimeToLive).
 func testTTLBackfillWhileWriting(t *testing.T, e *env) {
 	var ts storage.TTLStore = e.b
 	tb := e.create(e.table("ttlwrites", "S"))
