@@ -61,7 +61,7 @@ func (e *Engine) listBackups(ctx context.Context, c caller, in *listBackupsInput
 	if err != nil {
 		return nil, err
 	}
-	table := strOrEmpty(in.TableName) // a name, or a table's ARN
+	table := valueOrZero(in.TableName) // a name, or a table's ARN
 	if name, ok := tableNameOfArn(table); ok {
 		table = name
 	}
@@ -78,7 +78,7 @@ func (e *Engine) listBackups(ctx context.Context, c caller, in *listBackupsInput
 		}
 		return true
 	}
-	from := startAfter(all, strOrEmpty(in.ExclusiveStartBackupArn), func(b *backup.Backup) string { return b.Params.BackupArn })
+	from := startAfter(all, valueOrZero(in.ExclusiveStartBackupArn), func(b *backup.Backup) string { return b.Params.BackupArn })
 	page, more := listPage(from, keep, pageSize(in.Limit, 100), summaryOfBackup)
 	out := listBackupsOutput{BackupSummaries: page}
 	if more {
