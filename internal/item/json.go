@@ -144,15 +144,24 @@ func (d *decoder) member(v *AttributeValue, key []byte, level int) (Type, string
 	case "SS":
 		ss, err := d.parseStrings()
 		v.SS = ss
-		return setVerdict(TypeSS, len(ss), "", err, msgEmptySS, duplicateSS(ss))
+		if err != nil {
+			return TypeSS, "", err
+		}
+		return TypeSS, setMessage(ss, msgEmptySS, duplicateSS), nil
 	case "NS":
 		ns, bad, err := d.parseNumbers()
 		v.SS = ns
-		return setVerdict(TypeNS, len(ns), bad, err, msgEmptyNS, duplicateNS(ns))
+		if err != nil || bad != "" {
+			return TypeNS, bad, err
+		}
+		return TypeNS, setMessage(ns, msgEmptyNS, duplicateNS), nil
 	case "BS":
 		bs, err := d.parseBinaries()
 		v.BS = bs
-		return setVerdict(TypeBS, len(bs), "", err, msgEmptyBS, duplicateBS(bs))
+		if err != nil {
+			return TypeBS, "", err
+		}
+		return TypeBS, setMessage(bs, msgEmptyBS, duplicateBS), nil
 	}
 	return TypeInvalid, "", d.skipValue(0)
 }
