@@ -91,12 +91,13 @@ const ClientTokenLifetime = 8 * time.Hour
 func (j *Job) DecodeParams(v any) error { return json.Unmarshal(j.Params, v) }
 
 // Decode unmarshals the job's parameters into params and its cursor into
-// cursor, which it leaves as it is when the job has not checkpointed one.
+// cursor, which it leaves as it is when the job has not checkpointed one
+// (no cursor, an empty one or JSON null).
 func (j *Job) Decode(params, cursor any) error {
 	if err := j.DecodeParams(params); err != nil {
 		return err
 	}
-	if j.Cursor == nil {
+	if len(j.Cursor) == 0 {
 		return nil
 	}
 	return json.Unmarshal(j.Cursor, cursor)
