@@ -261,13 +261,14 @@ func (s *Store) GetOf(ctx context.Context, kind, id, account string) (*Job, erro
 // GetAs returns the job of kind and id of account as decode makes it (a
 // kind's view of its records); notFound is the answer when there is none
 // (the kind's own ErrNotFound).
-func GetAs[T any](ctx context.Context, s *Store, kind, id, account string, decode func(*Job) (*T, error), notFound error) (*T, error) {
+func GetAs[T any](ctx context.Context, s *Store, kind, id, account string, decode func(*Job) (T, error), notFound error) (T, error) {
 	j, err := s.GetOf(ctx, kind, id, account)
 	if errors.Is(err, ErrNotFound) {
-		return nil, notFound
+		err = notFound
 	}
 	if err != nil {
-		return nil, err
+		var zero T
+		return zero, err
 	}
 	return decode(j)
 }
