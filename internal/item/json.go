@@ -144,24 +144,18 @@ func (d *decoder) member(v *AttributeValue, key []byte, level int) (Type, string
 	case "SS":
 		ss, err := d.parseStrings()
 		v.SS = ss
-		if err != nil {
-			return TypeSS, "", err
-		}
-		return TypeSS, setMessage(ss, msgEmptySS, duplicateSS), nil
+		return TypeSS, setMessage(ss, err, msgEmptySS, duplicateSS), err
 	case "NS":
 		ns, bad, err := d.parseNumbers()
 		v.SS = ns
-		if err != nil || bad != "" {
+		if bad != "" {
 			return TypeNS, bad, err
 		}
-		return TypeNS, setMessage(ns, msgEmptyNS, duplicateNS), nil
+		return TypeNS, setMessage(ns, err, msgEmptyNS, duplicateNS), err
 	case "BS":
 		bs, err := d.parseBinaries()
 		v.BS = bs
-		if err != nil {
-			return TypeBS, "", err
-		}
-		return TypeBS, setMessage(bs, msgEmptyBS, duplicateBS), nil
+		return TypeBS, setMessage(bs, err, msgEmptyBS, duplicateBS), err
 	}
 	return TypeInvalid, "", d.skipValue(0)
 }

@@ -25,11 +25,14 @@ const (
 	msgNestingTooDeep = "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit"
 )
 
-// setMessage is the message on a well-formed decoded set: empty when it
-// has no members, else dup's message for a repeated member ("" when none
-// is).
-func setMessage[E any](members []E, empty string, dup func([]E) string) string {
-	if len(members) == 0 {
+// setMessage is the message on a decoded set: none after the decoder's
+// error err, else empty when it has no members, else dup's message for a
+// repeated member ("" when none is).
+func setMessage[E any](members []E, err error, empty string, dup func([]E) string) string {
+	switch {
+	case err != nil:
+		return ""
+	case len(members) == 0:
 		return empty
 	}
 	return dup(members)
