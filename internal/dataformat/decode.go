@@ -6,7 +6,9 @@
 package dataformat
 
 import (
+	"bufio"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
 
@@ -129,5 +131,51 @@ func (d *lineDecoder) Next() (item.Item, error) {
 		if it != nil {
 			return it, nil
 		}
+	}
+}
+
+// lineReader reads lines of at most maxRecord bytes, counting them; a
+// longer line is skipped whole and reported as too long.
+type lineReader struct {
+	r    *bufio.Reader
+	line int64
+	buf  []byte
+}
+
+var errTooLong = errors.New("record longer than 4 MB")
+
+func newLineReader(r io.Reader) *lineReader { return &lineReader{r: bufio.NewReaderSize(r, 256<<10)} }
+
+// next returns the next line without its end of line, io.EOF at the end,
+// or errTooLong for a line too long (then skipped).
+func (l *lineReader) next() ([]byte, error) {
+	l.buf = l.buf[:0]
+	long := false
+	for {
+		chunk, err := l.r.ReadSlice('\n')
+		if !long {
+			l.buf = append(l.buf, chunk...)
+			if len(l.buf) > maxRecord {
+				long, l.buf = true, l.buf[:0]
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err == io.EOF && len(l.buf) == 0 && !long {
+			return nil, io.EOF
+		}
+		if err != nil && err != io.EOF {
+			return nil, err
+		}
+		l.line++
+		if long {
+			return nil, errTooLong
+		}
+		b := l.buf
+		for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+			b = b[:len(b)-1]
+		}
+		return b, nil
 	}
 }

@@ -3,7 +3,6 @@ package dataformat
 import (
 	"bufio"
 	"compress/gzip"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -36,51 +35,5 @@ func ReadGzipLines(path string, visit func(line []byte) error) error {
 		if err := visit(line); err != nil {
 			return err
 		}
-	}
-}
-
-// lineReader reads lines of at most maxRecord bytes, counting them; a
-// longer line is skipped whole and reported as too long.
-type lineReader struct {
-	r    *bufio.Reader
-	line int64
-	buf  []byte
-}
-
-var errTooLong = errors.New("record longer than 4 MB")
-
-func newLineReader(r io.Reader) *lineReader { return &lineReader{r: bufio.NewReaderSize(r, 256<<10)} }
-
-// next returns the next line without its end of line, io.EOF at the end,
-// or errTooLong for a line too long (then skipped).
-func (l *lineReader) next() ([]byte, error) {
-	l.buf = l.buf[:0]
-	long := false
-	for {
-		chunk, err := l.r.ReadSlice('\n')
-		if !long {
-			l.buf = append(l.buf, chunk...)
-			if len(l.buf) > maxRecord {
-				long, l.buf = true, l.buf[:0]
-			}
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if err == io.EOF && len(l.buf) == 0 && !long {
-			return nil, io.EOF
-		}
-		if err != nil && err != io.EOF {
-			return nil, err
-		}
-		l.line++
-		if long {
-			return nil, errTooLong
-		}
-		b := l.buf
-		for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
-			b = b[:len(b)-1]
-		}
-		return b, nil
 	}
 }
