@@ -127,17 +127,16 @@ func (r *pageReader) flush(ctx context.Context) error {
 // order after cursor (nil: from the start).
 func (b *Backend) readPageParallel(ctx context.Context, p phys, cursor *storage.Key, limit int) ([]keyedItem, error) {
 	r := &pageReader{b: b, p: p, limit: limit}
-	firstBucket := uint64(0)
 	if cursor != nil {
 		rows, err := b.readPartRows(ctx, p, cursor.PK, storage.StoredSK(cursor.SK), limit)
 		if err != nil {
 			return nil, err
 		}
 		r.add(rows)
-		firstBucket = uint64(item.PartitionHash(cursor.PK)) >> bucketShift
 	}
-	for bk := firstBucket; bk < 1<<(32-bucketShift) && !r.full(); bk++ {
-		iter := b.listedPartitions(ctx, p, bk, cursor)
+	l := tableListing(cursor)
+	for bk, last := l.buckets(); bk <= last && !r.full(); bk++ {
+		iter := b.listedPartitions(ctx, p, l, bk)
 		var pk []byte
 		for ; !r.full() && iter.Scan(&pk); pk = nil {
 			r.pending = append(r.pending, pk)
