@@ -204,7 +204,9 @@ func TestTTLExpiry(t *testing.T) {
 // TestTTLBackfillResume kills the server (kill -9) while a backfill is
 // pending, plants a cursor in the durable catalog, and restarts: the
 // backfill resumes after the cursor instead of rescanning, so exactly the
-// items after it (in scan order) are registered and expire.
+// items after it (in the backend's backfill order: scan order on SQLite
+// and PostgreSQL, token order on Cassandra, docs/adr/0018g) are
+// registered and expire.
 func TestTTLBackfillResume(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("EXTENDDB_TTL_PAGE_DELAY", "1h") // the first page never starts
@@ -222,11 +224,12 @@ func TestTTLBackfillResume(t *testing.T) {
 	if err != nil || len(scan.Items) != 20 {
 		t.Fatalf("scan: %d %v", len(scan.Items), err)
 	}
-	order := make([]string, len(scan.Items)) // scan order is backfill order
+	order := make([]string, len(scan.Items))
 	for i, it := range scan.Items {
 		order[i] = it["pk"].(*types.AttributeValueMemberS).Value
 	}
 	s1.kill()
+	order = backfillOrder(t, s1, name, order)
 	cursor := order[9]
 	plantTTLCursor(t, s1, name, storage.Key{PK: ditem.EncodeKey(ditem.S(cursor))})
 
@@ -261,6 +264,43 @@ func TestTTLBackfillResume(t *testing.T) {
 	}
 }
 
+// backfillOrder returns the hash keys of table name (a table of string
+// hash keys whose items are scanned, in scan order) in the order the
+// backend's TTL backfill registers them: scan order, but on Cassandra its
+// token order, which the backend reports (cassandra.Backend.BackfillOrder).
+func backfillOrder(t testing.TB, s *server, name string, scanned []string) []string {
+	t.Helper()
+	if s.Backend != backendCassandra {
+		return scanned
+	}
+	ctx := ctxT(t)
+	b, err := cassandra.Open(ctx, cassandra.Options{Hosts: strings.Split(cassandraHosts, ","), KeyspacePrefix: s.Schema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	keys, err := b.BackfillOrder(ctx, "000000000000", name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byKey := map[string]string{}
+	for _, pk := range scanned {
+		byKey[string(ditem.EncodeKey(ditem.S(pk)))] = pk
+	}
+	out := make([]string, 0, len(keys))
+	for _, k := range keys {
+		pk, ok := byKey[string(k.PK)]
+		if !ok {
+			t.Fatalf("backfill order holds a key %x the scan did not return", k.PK)
+		}
+		out = append(out, pk)
+	}
+	if len(out) != len(scanned) {
+		t.Fatalf("backfill order holds %d keys, the scan %d", len(out), len(scanned))
+	}
+	return out
+}
+
 // plantTTLCursor sets the TTL backfill cursor of table name in the stopped
 // server's catalog.
 func plantTTLCursor(t testing.TB, s *server, name string, cursor storage.Key) {
@@ -274,6 +314,9 @@ func plantTTLCursor(t testing.TB, s *server, name string, cursor storage.Key) {
 			t.Fatalf("TTL is %s, want ENABLING", tb.TTL.Status)
 		}
 		tb.TTL.BackfillCursor = &cursor
+		if s.Backend == backendCassandra { // a cursor of its token order (docs/adr/0018g)
+			tb.TTL.BackfillOrder = cassandra.TokenOrder
+		}
 		out, _ := json.Marshal(&tb)
 		return out
 	}

@@ -26,9 +26,6 @@ const writeParallelism = 64
 // WriteParallelism implements storage.ParallelWriter.
 func (b *Backend) WriteParallelism() int { return writeParallelism }
 
-// pageWave bounds the partitions a page reads at once.
-const pageWave = 16
-
 // keyedItem is a row of a page read: the item (nil for a tombstone), its
 // version and its key.
 type keyedItem struct {
@@ -63,98 +60,6 @@ func (b *Backend) readPartRows(ctx context.Context, p phys, pk, after []byte, n 
 		out = append(out, r)
 	}
 	return out, iter.Close()
-}
-
-// pageReader assembles a page of up to limit rows in scan order, reading
-// the partitions the directory lists pageWave at a time.
-type pageReader struct {
-	b       *Backend
-	p       phys
-	limit   int
-	out     []keyedItem
-	pending [][]byte // partitions listed, not read yet, in scan order
-}
-
-func (r *pageReader) full() bool { return len(r.out) >= r.limit }
-
-func (r *pageReader) add(rows []keyedItem) {
-	r.out = append(r.out, rows[:min(len(rows), r.limit-len(r.out))]...)
-}
-
-// flush reads the pending partitions until none is left or the page is
-// full. A wave reads from each partition an equal share of the rows still
-// needed plus one; a partition that gives more than its share may hold
-// more still, so it is read to its end (or the page's) on its own and the
-// partitions after it in the wave are read again in the next wave,
-// keeping scan order and bounding a wave's rows by what the page still
-// needs plus two per partition.
-func (r *pageReader) flush(ctx context.Context) error {
-	for len(r.pending) > 0 && !r.full() {
-		need := r.limit - len(r.out)
-		w := min(len(r.pending), need, pageWave)
-		share := max(1, need/w)
-		res := make([][]keyedItem, w)
-		err := parallel(ctx, w, func(j int) error {
-			var err error
-			res[j], err = r.b.readPartRows(ctx, r.p, r.pending[j], nil, share+1)
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		read := w
-		for j := 0; j < w && !r.full(); j++ {
-			r.add(res[j])
-			if len(res[j]) > share && !r.full() {
-				last := res[j][len(res[j])-1].key
-				rest, err := r.b.readPartRows(ctx, r.p, last.PK, storage.StoredSK(last.SK), r.limit-len(r.out))
-				if err != nil {
-					return err
-				}
-				r.add(rest)
-				read = j + 1
-				break
-			}
-		}
-		r.pending = r.pending[read:]
-	}
-	return nil
-}
-
-// readPageParallel is readItemPage with the partitions of a page read up
-// to pageWave at once: up to limit rows of the items table at QUORUM
-// (tombstones included, with a nil item), with versions and keys, in scan
-// order after cursor (nil: from the start).
-func (b *Backend) readPageParallel(ctx context.Context, p phys, cursor *storage.Key, limit int) ([]keyedItem, error) {
-	r := &pageReader{b: b, p: p, limit: limit}
-	if cursor != nil {
-		rows, err := b.readPartRows(ctx, p, cursor.PK, storage.StoredSK(cursor.SK), limit)
-		if err != nil {
-			return nil, err
-		}
-		r.add(rows)
-	}
-	l := tableListing(cursor)
-	for bk, last := l.buckets(); bk <= last && !r.full(); bk++ {
-		iter := b.listedPartitions(ctx, p, l, bk)
-		var pk []byte
-		for ; !r.full() && iter.Scan(&pk); pk = nil {
-			r.pending = append(r.pending, pk)
-			if len(r.pending) >= pageWave {
-				if err := r.flush(ctx); err != nil {
-					iter.Close()
-					return nil, err
-				}
-			}
-		}
-		if err := iter.Close(); err != nil {
-			return nil, err
-		}
-	}
-	if err := r.flush(ctx); err != nil {
-		return nil, err
-	}
-	return r.out, nil
 }
 
 // ttlBatchRows bounds the statements of one unlogged batch of expiry rows,

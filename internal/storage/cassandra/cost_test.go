@@ -191,6 +191,9 @@ func TestStatementsPerItem(t *testing.T) {
 	if n := countPrefix(page, "read(QUORUM) items"); n != backfillItemReads {
 		t.Errorf("backfill page of 100 items: %d reads of the items table, want %d", n, backfillItemReads)
 	}
+	if n := countPrefix(page, "read(QUORUM) dir"); n != 0 {
+		t.Errorf("backfill page of 100 items: %d reads of the directory, want none", n)
+	}
 
 	// The expiry of one item, as the expiry pass makes it (internal/workers
 	// TTL.ExpireTable) with an entry it has just read.
@@ -228,12 +231,14 @@ func countPrefix(lines []string, prefix string) int {
 // entry, the intent, the Paxos round. The expiry of an item: the read, the
 // intent, the Paxos round fenced on the version read, the delete of its
 // expiry row (a batch of one statement, one mutation). A backfill page of
-// 100 items, one a partition: the catalog entry, the directory's buckets,
-// one read per partition, then the expiry rows in unlogged batches per
-// shard, and the cursor's update (a read and a Paxos round).
+// 100 items, one a partition: the catalog entry (read again after the
+// grace on a backfill's first page), one range read of the items table in
+// token order (docs/adr/0018g; no read of the directory),
+// then the expiry rows in unlogged batches per shard, and the cursor's
+// update (a read and a Paxos round).
 var (
 	wantPutRead       = []string{"read(QUORUM) items", "write dir", "write intents", "lwt items"}
 	wantPutBlind      = []string{"write dir", "write intents", "lwt items"}
 	wantExpiry        = []string{"read(QUORUM) items", "write intents", "lwt items", "batch(1: write ttl_rows)"}
-	backfillItemReads = 100
+	backfillItemReads = 1
 )

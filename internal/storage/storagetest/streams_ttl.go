@@ -30,6 +30,7 @@ var streamTTLTests = []struct {
 	{"StreamPerItemOrder", testStreamOrder},
 	{"TTLRowsAgreeWithItems", testTTLAgreement},
 	{"TTLBackfillResume", testTTLBackfillResume},
+	{"TTLBackfillWhileWriting", testTTLBackfillWhileWriting},
 	{"TTLDrain", testTTLDrain},
 }
 
@@ -343,51 +344,198 @@ func testTTLAgreement(t *testing.T, e *env) {
 	}
 }
 
-// testTTLBackfillResume plants a cursor in an ENABLING table: the
-// backfill registers exactly the items after it, fenced on the
-// generation, then makes the TTL ENABLED.
+// testTTLBackfillResume: a backfill resumes after its cursor in the
+// backend's own backfill order (storage.TTLStore, docs/adr/0018g), which
+// the test learns from the backend: a first backfill from no cursor, page
+// by page, records the rows each page registers (the pages partition the
+// items) and the cursor stored after it; after a drain, the cursor of page
+// k planted under a new generation registers exactly the items of pages
+// k+1 onwards, storing the same cursors as the first run (the order is
+// stable on a quiet table), fenced on the generation, then makes the TTL
+// ENABLED.
 func testTTLBackfillResume(t *testing.T, e *env) {
 	var ts storage.TTLStore = e.b
 	tb := e.create(e.table("ttlresume", "S"))
-	for i := range 120 {
+	const items, limit = 120, 9
+	for i := range items {
 		e.put(tb, item.Item{"pk": s(fmt.Sprint("p", i%12)), "sk": s(fmt.Sprint("s", i)), "exp": n(fmt.Sprint(1000 + i))})
 	}
-	base := e.scan(tb, storage.ScanRequest{}) // scan order is the backfill's order
-	cut := len(base) / 3
-	cursor := base[cut].Pos.Key
-	tb, err := e.b.UpdateTable(e.ctx, tb.Account, tb.Name, func(t *storage.Table) error {
-		t.TTL = storage.TimeToLive{AttributeName: "exp", Status: storage.TTLEnabling, Generation: 7, BackfillCursor: &cursor}
+	tb = e.enableTTLAt(tb, 7, storage.TimeToLive{})
+	pages, cursors := e.backfillPages(ts, tb, 7, limit)
+	seen := map[string]bool{}
+	for i, pg := range pages {
+		if i < len(pages)-1 && len(pg) != limit {
+			t.Fatalf("page %d of %d registered %d items, want %d (no tombstones in this table)", i, len(pages), len(pg), limit)
+		}
+		for _, k := range pg {
+			seen[k] = true
+		}
+	}
+	if len(seen) != items {
+		t.Fatalf("first backfill registered %d items, want %d", len(seen), items)
+	}
+	if _, err := e.b.UpdateTable(e.ctx, tb.Account, tb.Name, func(t *storage.Table) error {
+		t.TTL.Status, t.TTL.Generation = storage.TTLDisabling, 8
 		return nil
-	})
-	if err != nil {
+	}); err != nil {
 		t.Fatal(err)
 	}
+	for done := false; !done; {
+		var err error
+		if done, err = ts.DrainTTL(e.ctx, tb.Account, tb.Name, 8, 50); err != nil {
+			t.Fatal(err)
+		}
+	}
+	k := len(cursors) / 3
+	tb = e.enableTTLAt(tb, 9, cursors[k])
 	// A stale generation does nothing.
-	if done, err := ts.BackfillTTL(e.ctx, tb.Account, tb.Name, 6, 10); err != nil || !done {
+	if done, err := ts.BackfillTTL(e.ctx, tb.Account, tb.Name, 8, limit); err != nil || !done {
 		t.Fatalf("stale generation: %v %v", done, err)
 	}
 	if got := e.ttlRows(ts, tb); len(got) != 0 {
 		t.Fatalf("stale generation registered %d items", len(got))
 	}
-	pages := 0
-	for done := false; !done; pages++ {
-		if done, err = ts.BackfillTTL(e.ctx, tb.Account, tb.Name, 7, 9); err != nil {
-			t.Fatal(err)
-		}
+	_, again := e.backfillPages(ts, tb, 9, limit)
+	if cursorStrings(again) != cursorStrings(cursors[k+1:]) {
+		t.Fatalf("resumed backfill stored cursors %s, want the first run's after page %d %s", cursorStrings(again), k, cursorStrings(cursors[k+1:]))
 	}
-	got := e.ttlRows(ts, tb)
-	if len(got) != len(base)-cut-1 {
-		t.Fatalf("resumed backfill registered %d items, want the %d after the cursor", len(got), len(base)-cut-1)
-	}
-	for _, r := range base[:cut+1] {
-		if _, ok := got[fmt.Sprintf("%x/%x", r.Pos.Key.PK, r.Pos.Key.SK)]; ok {
-			t.Fatalf("item at or before the cursor registered")
+	want := map[string]bool{}
+	for _, pg := range pages[k+1:] {
+		for _, key := range pg {
+			want[key] = true
 		}
 	}
 	cur, err := e.b.GetTable(e.ctx, tb.Account, tb.Name)
 	if err != nil || cur.TTL.Status != storage.TTLEnabled || cur.TTL.BackfillCursor != nil {
 		t.Fatalf("after the backfill: %+v %v", cur.TTL, err)
 	}
+	got := e.ttlRows(ts, cur)
+	if len(got) != len(want) {
+		t.Fatalf("resumed backfill registered %d items, want the %d of pages %d.. of the first run", len(got), len(want), k+1)
+	}
+	for key := range got {
+		if !want[key] {
+			t.Fatalf("resumed backfill registered %s, at or before the cursor", key)
+		}
+	}
+}
+
+// enableTTLAt sets tb's TTL ENABLING on attribute exp with generation gen
+// and the backfill cursor (with its order) of from.
+func (e *env) enableTTLAt(tb *storage.Table, gen int64, from storage.TimeToLive) *storage.Table {
+	e.t.Helper()
+	tb, err := e.b.UpdateTable(e.ctx, tb.Account, tb.Name, func(t *storage.Table) error {
+		t.TTL = storage.TimeToLive{AttributeName: "exp", Status: storage.TTLEnabling, Generation: gen,
+			BackfillCursor: from.BackfillCursor, BackfillOrder: from.BackfillOrder}
+		return nil
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return tb
+}
+
+// cursorStrings formats the backfill cursors of ttls as order:pk/sk in hex.
+func cursorStrings(ttls []storage.TimeToLive) string {
+	out := make([]string, len(ttls))
+	for i, t := range ttls {
+		out[i] = fmt.Sprintf("%s:%x/%x", t.BackfillOrder, t.BackfillCursor.PK, t.BackfillCursor.SK)
+	}
+	return strings.Join(out, " ")
+}
+
+// backfillPages runs tb's backfill of generation gen page by page until
+// done and returns the keys each page newly registered (rows registered
+// earlier must stay) and the TTL (its cursor and the cursor's order)
+// stored after each page but the last.
+func (e *env) backfillPages(ts storage.TTLStore, tb *storage.Table, gen int64, limit int) (pages [][]string, cursors []storage.TimeToLive) {
+	e.t.Helper()
+	seen := e.ttlRows(ts, tb)
+	for done := false; !done; {
+		if len(pages) > 1000 {
+			e.t.Fatalf("backfill not done after %d pages", len(pages))
+		}
+		var err error
+		if done, err = ts.BackfillTTL(e.ctx, tb.Account, tb.Name, gen, limit); err != nil {
+			e.t.Fatal(err)
+		}
+		cur, err := e.b.GetTable(e.ctx, tb.Account, tb.Name)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		rows := e.ttlRows(ts, cur)
+		var page []string
+		for key := range rows {
+			if _, ok := seen[key]; !ok {
+				page = append(page, key)
+			}
+		}
+		if len(rows) != len(seen)+len(page) {
+			e.t.Fatalf("page %d removed registered rows", len(pages))
+		}
+		seen = rows
+		pages = append(pages, page)
+		if !done {
+			if cur.TTL.BackfillCursor == nil {
+				e.t.Fatalf("no cursor stored after page %d", len(pages)-1)
+			}
+			cursors = append(cursors, cur.TTL)
+		}
+	}
+	return pages, cursors
+}
+
+// testTTLBackfillWhileWriting: items written and deleted between the
+// pages of a backfill, the item at the stored cursor among them, leave
+// every item with exactly its expiry row when the backfill is done (the
+// writes keep their own rows while the TTL is ENABLING; a cursor whose
+// item is gone is still a position in the backfill order), within a
+// bounded number of pages. DynamoDB compares every item's TTL attribute
+// with the current time once the TTL is enabled, whenever the item was
+// written (UpdateTimeToLive in the API reference,
+// https://docs.aws.amazon.com/goto/WebAPI/dynamodb-2012-08-10/UpdateTimeToLive).
+func testTTLBackfillWhileWriting(t *testing.T, e *env) {
+	var ts storage.TTLStore = e.b
+	tb := e.create(e.table("ttlwrites", "S"))
+	for i := range 60 {
+		it := item.Item{"pk": s(fmt.Sprint("p", i%6)), "sk": s(fmt.Sprint("s", i))}
+		if i%7 != 0 {
+			it["exp"] = n(fmt.Sprint(1000 + i))
+		}
+		e.put(tb, it)
+	}
+	tb = e.enableTTLAt(tb, 3, storage.TimeToLive{})
+	pages, cursorsDeleted := 0, 0
+	for done := false; !done; pages++ {
+		if pages > 100 {
+			t.Fatalf("backfill not done after %d pages of 4", pages)
+		}
+		var err error
+		if done, err = ts.BackfillTTL(e.ctx, tb.Account, tb.Name, 3, 4); err != nil {
+			t.Fatal(err)
+		}
+		cur, err := e.b.GetTable(e.ctx, tb.Account, tb.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if done {
+			if cur.TTL.Status != storage.TTLEnabled || cur.TTL.BackfillCursor != nil {
+				t.Fatalf("after the backfill: %+v", cur.TTL)
+			}
+			break
+		}
+		if c := cur.TTL.BackfillCursor; c != nil && pages%2 == 0 {
+			e.del(tb, *c)
+			cursorsDeleted++
+		}
+		e.put(tb, item.Item{"pk": s(fmt.Sprint("n", pages)), "sk": s("x"), "exp": n(fmt.Sprint(2000 + pages))})
+		e.put(tb, item.Item{"pk": s(fmt.Sprint("p", pages%6)), "sk": s(fmt.Sprint("s", (pages*5)%60)), "exp": n(fmt.Sprint(3000 + pages))})
+		e.del(tb, e.key(tb, item.Item{"pk": s(fmt.Sprint("p", (pages+3)%6)), "sk": s(fmt.Sprint("s", (pages*11+3)%60))}))
+	}
+	if cursorsDeleted == 0 {
+		t.Fatal("no cursor's item was deleted: the test did not run its case")
+	}
+	e.wantTTLAgreement(ts, tb)
 }
 
 func testTTLDrain(t *testing.T, e *env) {
