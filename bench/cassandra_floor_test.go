@@ -1,16 +1,18 @@
 package bench
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
+
+	"github.com/extenddb/extenddb/internal/storage"
 )
 
 // floorInFlight is how many statements BenchmarkCassandraFloor keeps in
@@ -146,7 +148,7 @@ func (f *floor) table(b *testing.B) string {
 // before the timer starts.
 func (f *floor) populated(b *testing.B) string {
 	tbl := f.table(b)
-	err := f.run(b.N, func(i int) error {
+	err := storage.EachWrite(context.Background(), b.N, floorInFlight, func(i int) error {
 		return f.s.Query(`INSERT INTO `+tbl+` (pk, sk, item, version) VALUES (?, ?, ?, ?)`, floorKey(i), []byte("s"), f.blob, int64(1)).Exec()
 	})
 	if err != nil {
@@ -174,7 +176,7 @@ func (f *floor) measure(b *testing.B, rows int, op func(i int) error) {
 	}
 	b.ResetTimer()
 	start := time.Now()
-	err := f.run(b.N, op)
+	err := storage.EachWrite(context.Background(), b.N, floorInFlight, op)
 	wall := time.Since(start)
 	b.StopTimer()
 	if err != nil {
@@ -189,29 +191,4 @@ func (f *floor) measure(b *testing.B, rows int, op func(i int) error) {
 			b.ReportMetric(float64(b.N*rows)/wall.Seconds(), "rows/s")
 		}
 	}
-}
-
-// run calls op for 0..n-1 with floorInFlight calls at a time and returns
-// the first error.
-func (f *floor) run(n int, op func(i int) error) error {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	var once sync.Once
-	var first error
-	for range floorInFlight {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				if err := op(i); err != nil {
-					once.Do(func() { first = err })
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return first
 }

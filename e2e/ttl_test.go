@@ -314,6 +314,9 @@ func plantTTLCursor(t testing.TB, s *server, name string, cursor storage.Key) {
 			t.Fatalf("TTL is %s, want ENABLING", tb.TTL.Status)
 		}
 		tb.TTL.BackfillCursor = &cursor
+		if s.Backend == backendCassandra { // a cursor of its token order (docs/adr/0018g)
+			tb.TTL.BackfillOrder = cassandra.TokenOrder
+		}
 		out, _ := json.Marshal(&tb)
 		return out
 	}

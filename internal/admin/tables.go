@@ -45,7 +45,7 @@ func freshCopy(src *storage.Table) *storage.Table {
 	case storage.TTLDisabling:
 		t.TTL = storage.TimeToLive{Status: storage.TTLDisabled, Generation: t.TTL.Generation}
 	}
-	t.TTL.BackfillCursor = nil
+	t.TTL.BackfillCursor, t.TTL.BackfillOrder = nil, ""
 	return &t
 }
 

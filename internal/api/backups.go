@@ -106,20 +106,18 @@ func requiredNameRule[T any](path string, get func(*T) *string) rule[T] {
 // backupByArn returns the caller's backup named by arn, or DynamoDB's
 // BackupNotFoundException, whose text
 // https://github.com/turbot/steampipe-plugin-aws/issues/1913 quotes:
-// "Backup not found: <arn>".
-func (e *Engine) backupByArn(ctx context.Context, account, arn string) (*backup.Service, *backup.Backup, error) {
-	if err := configured(e.backups, "Backups"); err != nil {
-		return nil, nil, err
-	}
+// "Backup not found: <arn>". The operation's check (backupsConfigured)
+// has made sure the backup service is set.
+func (e *Engine) backupByArn(ctx context.Context, account, arn string) (*backup.Backup, error) {
 	_, id, ok := strings.Cut(arn, "/backup/")
 	if !ok {
-		return nil, nil, ddberr.BackupNotFound("Backup not found: %s", arn)
+		return nil, ddberr.BackupNotFound("Backup not found: %s", arn)
 	}
 	b, err := e.backups.Get(ctx, account, id)
 	if errors.Is(err, backup.ErrNotFound) || (err == nil && b.Params.BackupArn != arn) {
-		return nil, nil, ddberr.BackupNotFound("Backup not found: %s", arn)
+		return nil, ddberr.BackupNotFound("Backup not found: %s", arn)
 	}
-	return e.backups, b, err
+	return b, err
 }
 
 // backupArnRule is a BackupArn member: required, 37 to 1024 characters.
@@ -133,15 +131,16 @@ type backupArnInput struct {
 
 // backupArnOp is an operation whose one member is BackupArn, on the
 // caller's backup it names (see backupByArn).
-func backupArnOp(execute func(e *Engine, ctx context.Context, c caller, svc *backup.Service, b *backup.Backup) (any, error)) *controlOp[backupArnInput] {
+func backupArnOp(execute func(e *Engine, ctx context.Context, c caller, b *backup.Backup) (any, error)) *controlOp[backupArnInput] {
 	return &controlOp[backupArnInput]{
 		rules: rules[backupArnInput]{backupArnRule(func(in *backupArnInput) *string { return in.BackupArn })},
+		check: backupsConfigured[backupArnInput],
 		execute: func(e *Engine, ctx context.Context, c caller, in *backupArnInput, _ *storage.Table) (any, error) {
-			svc, b, err := e.backupByArn(ctx, c.account, *in.BackupArn)
+			b, err := e.backupByArn(ctx, c.account, *in.BackupArn)
 			if err != nil {
 				return nil, err
 			}
-			return execute(e, ctx, c, svc, b)
+			return execute(e, ctx, c, b)
 		},
 	}
 }
@@ -223,13 +222,13 @@ var (
 	deleteBackupOp   = backupArnOp((*Engine).deleteBackup)
 )
 
-func (e *Engine) describeBackup(_ context.Context, _ caller, _ *backup.Service, b *backup.Backup) (any, error) {
+func (e *Engine) describeBackup(_ context.Context, _ caller, b *backup.Backup) (any, error) {
 	return backupDescriptionOutput{describeBackupOf(b)}, nil
 }
 
-func (e *Engine) deleteBackup(ctx context.Context, c caller, svc *backup.Service, b *backup.Backup) (any, error) {
+func (e *Engine) deleteBackup(ctx context.Context, c caller, b *backup.Backup) (any, error) {
 	arn := b.Params.BackupArn // the requested one (see backupByArn)
-	b, err := svc.Delete(ctx, c.account, b.ID)
+	b, err := e.backups.Delete(ctx, c.account, b.ID)
 	switch {
 	case errors.Is(err, backup.ErrRestoring):
 		// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DeleteBackup.html#API_DeleteBackup_Errors

@@ -39,10 +39,15 @@ type listBackupsOutput struct {
 	LastEvaluatedBackupArn string `json:"LastEvaluatedBackupArn,omitempty"`
 }
 
-// epochTime converts a request's epoch-seconds number to a time.
-func epochTime(s float64) time.Time {
-	sec, frac := math.Modf(s)
-	return time.Unix(int64(sec), int64(frac*1e9))
+// epochTime converts a request's optional epoch-seconds number to a time
+// (nil for nil).
+func epochTime(s *float64) *time.Time {
+	if s == nil {
+		return nil
+	}
+	sec, frac := math.Modf(*s)
+	t := time.Unix(int64(sec), int64(frac*1e9))
+	return &t
 }
 
 var listBackupsOp = &controlOp[listBackupsInput]{
@@ -61,24 +66,25 @@ func (e *Engine) listBackups(ctx context.Context, c caller, in *listBackupsInput
 	if err != nil {
 		return nil, err
 	}
-	table := strOrEmpty(in.TableName) // a name, or a table's ARN
+	table := valueOrZero(in.TableName) // a name, or a table's ARN
 	if name, ok := tableNameOfArn(table); ok {
 		table = name
 	}
+	lower, upper := epochTime(in.TimeRangeLowerBound), epochTime(in.TimeRangeUpperBound)
 	keep := func(b *backup.Backup) bool {
 		switch {
 		case in.BackupType != nil && *in.BackupType != "USER" && *in.BackupType != "ALL":
 			return false // every backup here is a USER backup
 		case table != "" && table != b.Params.Table.Name:
 			return false
-		case in.TimeRangeLowerBound != nil && b.Params.CreatedAt.Before(epochTime(*in.TimeRangeLowerBound)):
+		case lower != nil && b.Params.CreatedAt.Before(*lower):
 			return false // the lower bound is inclusive
-		case in.TimeRangeUpperBound != nil && !b.Params.CreatedAt.Before(epochTime(*in.TimeRangeUpperBound)):
+		case upper != nil && !b.Params.CreatedAt.Before(*upper):
 			return false // the upper bound is exclusive
 		}
 		return true
 	}
-	from := startAfter(all, strOrEmpty(in.ExclusiveStartBackupArn), func(b *backup.Backup) string { return b.Params.BackupArn })
+	from := startAfter(all, valueOrZero(in.ExclusiveStartBackupArn), func(b *backup.Backup) string { return b.Params.BackupArn })
 	page, more := listPage(from, keep, pageSize(in.Limit, 100), summaryOfBackup)
 	out := listBackupsOutput{BackupSummaries: page}
 	if more {

@@ -60,8 +60,8 @@ func (e *Engine) restoreTableToPointInTime(ctx context.Context, c caller, in *re
 	}
 	now := e.now()
 	at := now
-	if in.RestoreDateTime != nil {
-		at = epochTime(*in.RestoreDateTime)
+	if t := epochTime(in.RestoreDateTime); t != nil {
+		at = *t
 	}
 	if at.Before(earliestRestorable(src.PointInTimeRecovery, now)) || at.After(now) {
 		// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_RestoreTableToPointInTime.html#API_RestoreTableToPointInTime_Errors

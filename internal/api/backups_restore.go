@@ -50,11 +50,12 @@ var restoreTableFromBackupOp = &controlOp[restoreTableFromBackupInput]{
 		backupArnRule(func(in *restoreTableFromBackupInput) *string { return in.BackupArn }),
 		func(in *restoreTableFromBackupInput, c *constraints) { in.restoreOverrides.constraints(c) },
 	},
+	check:   backupsConfigured[restoreTableFromBackupInput],
 	execute: (*Engine).restoreTableFromBackup,
 }
 
 func (e *Engine) restoreTableFromBackup(ctx context.Context, c caller, in *restoreTableFromBackupInput, _ *storage.Table) (any, error) {
-	svc, b, err := e.backupByArn(ctx, c.account, *in.BackupArn)
+	b, err := e.backupByArn(ctx, c.account, *in.BackupArn)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +71,7 @@ func (e *Engine) restoreTableFromBackup(ctx context.Context, c caller, in *resto
 	if err := e.checkTableLimit(ctx, c.account); err != nil {
 		return nil, err
 	}
-	err = svc.Restore(ctx, c.account, b, t)
+	err = e.backups.Restore(ctx, c.account, b, t)
 	if errors.Is(err, storage.ErrTableExists) {
 		// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_RestoreTableFromBackup.html#API_RestoreTableFromBackup_Errors
 		return nil, ddberr.TableAlreadyExists("Table already exists: %s", t.Name)

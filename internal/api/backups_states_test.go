@@ -82,3 +82,32 @@ func TestValidationBackupStates(t *testing.T) {
 			"https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_CreateBackup.html#API_CreateBackup_Errors (TableInUseException: the table is being created or deleted)"},
 	})
 }
+
+// A server started without the backup service answers the backup
+// operations that take a BackupArn after their member rules, as DynamoDB
+// answers a malformed member before anything else: a too-short BackupArn
+// is the member's ValidationException, a well-formed one is the service's
+// absence (DynamoDB always has the service; the message is ours). The
+// length constraint is
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DescribeBackup.html#API_DescribeBackup_RequestParameters
+func TestValidationBackupsNotConfigured(t *testing.T) {
+	store, err := sqlite.Open(t.Context(), sqlite.Options{Path: filepath.Join(t.TempDir(), "none.sqlite"), Synchronous: "OFF"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	e := New(store, Config{})
+	const src = "https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_DescribeBackup.html#API_DescribeBackup_RequestParameters"
+	arn := `arn:aws:dynamodb:us-east-1:000000000000:table/t/backup/01234567890123-0123abcd`
+	short := "1 validation error detected: Value 'arn:short' at 'backupArn' failed to satisfy constraint: Member must have length greater than or equal to 37"
+	for _, op := range []string{"DescribeBackup", "DeleteBackup"} {
+		runValidations(t, e, op, []validation{
+			{"short arn", `{"BackupArn":"arn:short"}`, "ValidationException: " + short, src},
+			{"not configured", `{"BackupArn":"` + arn + `"}`, "ValidationException: Backups are not configured on this server", src},
+		})
+	}
+	runValidations(t, e, "RestoreTableFromBackup", []validation{
+		{"short arn", `{"TargetTableName":"restored","BackupArn":"arn:short"}`, "ValidationException: " + short, src},
+		{"not configured", `{"TargetTableName":"restored","BackupArn":"` + arn + `"}`, "ValidationException: Backups are not configured on this server", src},
+	})
+}

@@ -83,15 +83,7 @@ func globalIndex(t *storage.Table, name string) *storage.Index {
 }
 
 func (e *Engine) describeContributorInsights(_ context.Context, _ caller, in *contributorInsightsInput, t *storage.Table) (any, error) {
-	return insightsOut(t, orEmpty(in.IndexName)), nil
-}
-
-// orEmpty returns *s, or "" for nil.
-func orEmpty(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
+	return insightsOut(t, valueOrZero(in.IndexName)), nil
 }
 
 // insightsOut describes the stored setting of t (index "" for the table).
@@ -140,7 +132,7 @@ func insightsRules(t *storage.Table, index string, ci storage.ContributorInsight
 }
 
 func (e *Engine) updateContributorInsights(ctx context.Context, _ caller, in *contributorInsightsInput, cur *storage.Table) (any, error) {
-	index, enable := orEmpty(in.IndexName), *in.ContributorInsightsAction == "ENABLE"
+	index, enable := valueOrZero(in.IndexName), *in.ContributorInsightsAction == "ENABLE"
 	mode := ""
 	if enable {
 		mode = "ACCESSED_AND_THROTTLED_KEYS"

@@ -166,7 +166,7 @@ func (e *Engine) checkListExports(c caller, in *listExportsInput) error {
 }
 
 func (e *Engine) listExports(ctx context.Context, c caller, in *listExportsInput, _ *storage.Table) (any, error) {
-	all, err := e.exports.List(ctx, c.account, strOrEmpty(in.TableArn))
+	all, err := e.exports.List(ctx, c.account, valueOrZero(in.TableArn))
 	if err != nil {
 		return nil, err
 	}

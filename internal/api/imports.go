@@ -210,10 +210,10 @@ func (e *Engine) importParams(c caller, in *importTableInput) (*importer.Params,
 	}
 	creation, _ := json.Marshal(tp)
 	p := &importer.Params{
-		ClientToken: strOrEmpty(in.ClientToken),
+		ClientToken: valueOrZero(in.ClientToken),
 		TableArn:    e.tableArn(c.region, t),
-		Source: importer.Source{S3Bucket: *in.S3BucketSource.S3Bucket, S3KeyPrefix: strOrEmpty(in.S3BucketSource.S3KeyPrefix),
-			S3BucketOwner: strOrEmpty(in.S3BucketSource.S3BucketOwner)},
+		Source: importer.Source{S3Bucket: *in.S3BucketSource.S3Bucket, S3KeyPrefix: valueOrZero(in.S3BucketSource.S3KeyPrefix),
+			S3BucketOwner: valueOrZero(in.S3BucketSource.S3BucketOwner)},
 		InputFormat: *in.InputFormat,
 		Compression: dataformat.CompressionNone,
 		Creation:    creation,
@@ -226,7 +226,7 @@ func (e *Engine) importParams(c caller, in *importTableInput) (*importer.Params,
 	if o := in.InputFormatOptions; o != nil {
 		p.FormatOptions, _ = json.Marshal(o)
 		if o.Csv != nil {
-			p.Csv = &dataformat.CSVOptions{Delimiter: strOrEmpty(o.Csv.Delimiter), HeaderList: o.Csv.HeaderList}
+			p.Csv = &dataformat.CSVOptions{Delimiter: valueOrZero(o.Csv.Delimiter), HeaderList: o.Csv.HeaderList}
 		}
 	}
 	account := storage.NamespaceAccount(c.account)
@@ -269,12 +269,4 @@ func (e *Engine) describeImport(ctx context.Context, c caller, in *describeImpor
 		return nil, err
 	}
 	return describeImportOutput{describeImportOf(im)}, nil
-}
-
-// strOrEmpty is *s, or "" for nil.
-func strOrEmpty(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }

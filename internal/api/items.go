@@ -200,7 +200,7 @@ func (e *Engine) writeCondition(ce *string, expected map[string]expr.ExpectedAtt
 		if expected == nil {
 			return nil, nil
 		}
-		return expr.ConvertExpected(expected, opString(op))
+		return expr.ConvertExpected(expected, valueOrZero(op))
 	}
 	x, err := e.newExprEnv(names, values)
 	if err != nil {

@@ -129,11 +129,3 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 func joinComma(s []string) string { return strings.Join(s, ", ") }
-
-// opString is an optional enum member as the legacy converters take it.
-func opString(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}

@@ -94,7 +94,7 @@ func (e *Engine) parseUpdate(in *updateItemInput) error {
 		}
 	}
 	if in.Expected != nil {
-		if in.cond, err = expr.ConvertExpected(in.Expected, opString(in.ConditionalOperator)); err != nil {
+		if in.cond, err = expr.ConvertExpected(in.Expected, valueOrZero(in.ConditionalOperator)); err != nil {
 			return err
 		}
 	}

@@ -112,7 +112,7 @@ func (e *Engine) parseExpressions(in *readInput, keyCond *string, legacyName str
 		}
 	}
 	if in.FilterExpression == nil && legacy != nil {
-		if in.filter, err = expr.ConvertFilter(legacyName, legacy, opString(in.ConditionalOperator)); err != nil {
+		if in.filter, err = expr.ConvertFilter(legacyName, legacy, valueOrZero(in.ConditionalOperator)); err != nil {
 			return err
 		}
 	}

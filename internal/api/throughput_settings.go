@@ -150,7 +150,7 @@ func tableThroughputSettings(t *storage.Table, in *createTableInput) error {
 	}
 	t.Warm = mergeWarm(nil, in.WarmThroughput)
 	for _, gi := range in.GlobalSecondaryIndexes {
-		ix := globalIndex(t, orEmpty(gi.IndexName))
+		ix := globalIndex(t, valueOrZero(gi.IndexName))
 		if ix == nil {
 			continue
 		}

@@ -177,25 +177,18 @@ type txTarget struct {
 	key storage.Key
 }
 
-// claimTargets refuses a transaction with two actions on one item, the
-// target of action i being target(i). check, when not nil, runs on each
-// action right after its own test.
-func claimTargets(n int, target func(i int) *txTarget, check func(i int) error) error {
-	seen := make(map[string]bool, n)
-	for i := range n {
-		tg := target(i)
-		id := itemID(tg.t, tg.key)
-		if seen[id] {
-			return errMultipleOperations()
-		}
-		seen[id] = true
-		if check == nil {
-			continue
-		}
-		if err := check(i); err != nil {
-			return err
-		}
+// targetClaims refuses a transaction with two actions on one item: each
+// action claims its target, in the order of the request.
+type targetClaims map[string]bool
+
+// claim records tg, or answers DynamoDB's error when an earlier action
+// of the transaction has claimed the same item.
+func (c targetClaims) claim(tg *txTarget) error {
+	id := itemID(tg.t, tg.key)
+	if c[id] {
+		return errMultipleOperations()
 	}
+	c[id] = true
 	return nil
 }
 

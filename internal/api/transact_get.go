@@ -96,10 +96,14 @@ func (e *Engine) transactGetItems(ctx context.Context, r *protocol.Request) (any
 	}); err != nil {
 		return nil, err
 	}
-	if err := claimTargets(len(reads), func(i int) *txTarget { return &reads[i].txTarget }, func(i int) error {
-		return checkProjectionKeyPaths(reads[i].t, reads[i].proj)
-	}); err != nil {
-		return nil, err
+	claims := make(targetClaims, len(reads))
+	for _, rd := range reads {
+		if err := claims.claim(&rd.txTarget); err != nil {
+			return nil, err
+		}
+		if err := checkProjectionKeyPaths(rd.t, rd.proj); err != nil {
+			return nil, err
+		}
 	}
 
 	tables := make([]*storage.Table, len(reads))

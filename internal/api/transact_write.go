@@ -110,8 +110,11 @@ func (e *Engine) transactWriteItems(ctx context.Context, r *protocol.Request) (a
 	if err := actionKeys(len(writes), func(i int) error { return writes[i].resolveKey() }); err != nil {
 		return nil, err
 	}
-	if err := claimTargets(len(writes), func(i int) *txTarget { return &writes[i].txTarget }, nil); err != nil {
-		return nil, err
+	claims := make(targetClaims, len(writes))
+	for _, w := range writes {
+		if err := claims.claim(&w.txTarget); err != nil {
+			return nil, err
+		}
 	}
 	for _, w := range writes {
 		if w.upd != nil {

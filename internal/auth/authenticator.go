@@ -216,8 +216,10 @@ const keyReadTimeout = 10 * time.Second
 // loadKey reads key id from the store into the cache. Requests waiting
 // for the same key share one read; reads of different keys do not wait on
 // each other, so a flood of unknown key ids does not hold up known ones.
+// A request that goes away stops waiting (its context's error) while the
+// shared read goes on for the others and fills the cache.
 func (a *Authenticator) loadKey(ctx context.Context, id string, now time.Time) (cachedKey, error) {
-	v, err, _ := a.inflight.Do(id, func() (any, error) {
+	read := a.inflight.DoChan(id, func() (any, error) {
 		if c, ok := a.cachedKey(id, now); ok {
 			return c, nil
 		}
@@ -233,10 +235,15 @@ func (a *Authenticator) loadKey(ctx context.Context, id string, now time.Time) (
 		a.remember(id, c)
 		return c, nil
 	})
-	if err != nil {
-		return cachedKey{}, err
+	select {
+	case r := <-read:
+		if r.Err != nil {
+			return cachedKey{}, r.Err
+		}
+		return r.Val.(cachedKey), nil
+	case <-ctx.Done():
+		return cachedKey{}, ctx.Err()
 	}
-	return v.(cachedKey), nil
 }
 
 // readKey reads key id and its principal from the store; an unknown key

@@ -464,23 +464,59 @@ func TestFullKeyCacheForgetsUnknownKeysFirst(t *testing.T) {
 
 // TestKeyReadOutlivesACancelledCaller: the store read of a key is shared by
 // every request waiting for it, so it must not end with the context of the
-// request that started it; a client that hangs up would otherwise fail the
-// others with an internal error.
+// request that started it (a client that hangs up would otherwise fail the
+// others with an internal error), and that request, once gone, does not
+// wait for the read: it returns at once while the read goes on and fills
+// the cache.
 func TestKeyReadOutlivesACancelledCaller(t *testing.T) {
 	ctx := context.Background()
-	st, _ := openTestStore(t)
+	_, b := openTestStore(t)
+	blocking := &blockingKeyReads{Backend: b, block: recordKey("key#" + testKey).PK,
+		entered: make(chan struct{}, 1), release: make(chan struct{})}
+	s, err := NewSealer(make([]byte, ServerKeySize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := OpenStore(ctx, b, s)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := st.Bootstrap(ctx, "111122223333", testKey, testSecret); err != nil {
+		t.Fatal(err)
+	}
+	if st, err = OpenStore(ctx, blocking, s); err != nil {
 		t.Fatal(err)
 	}
 	now := time.Now()
 	a := New(Config{Store: st, HomeRegion: "us-east-1", Now: func() time.Time { return now }})
 	gone, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		_, err := a.loadKey(gone, testKey, now)
+		done <- err
+	}()
+	<-blocking.entered
 	cancel()
-	c, err := a.loadKey(gone, testKey, now)
-	if err != nil {
-		t.Fatalf("key read for a cancelled caller: %v", err)
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("key read for a cancelled caller: %v, want context.Canceled", err)
+		}
+	case <-time.After(5 * time.Second):
+		close(blocking.release)
+		t.Fatal("a cancelled caller waited for the shared key read")
 	}
-	if !c.found {
-		t.Fatal("key not found")
+	close(blocking.release)
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		if c, ok := a.cachedKey(testKey, now); ok && c.found {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the shared key read ended with its caller: the key was never cached")
+		}
+	}
+	c, err := a.loadKey(ctx, testKey, now)
+	if err != nil || !c.found {
+		t.Fatalf("key read after the cancelled one: %+v, %v", c, err)
 	}
 }

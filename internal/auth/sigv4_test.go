@@ -253,3 +253,19 @@ func FuzzParseAuthorization(f *testing.F) {
 		}
 	})
 }
+
+// TestParseAuthorizationPadded: spaces around the Authorization header and
+// its parameters do not count (protocol.AuthorizationParams trims them for
+// both the verified and the unverified path).
+func TestParseAuthorizationPadded(t *testing.T) {
+	a, err := ParseAuthorization("  AWS4-HMAC-SHA256   Credential=AK/20240101/eu-west-1/dynamodb/aws4_request ,  SignedHeaders=host;x-amz-date,Signature=00  ", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.AccessKeyID != "AK" || a.Region != "eu-west-1" || a.Signature != "00" || a.Raw != "AWS4-HMAC-SHA256   Credential=AK/20240101/eu-west-1/dynamodb/aws4_request ,  SignedHeaders=host;x-amz-date,Signature=00" {
+		t.Fatalf("got %+v", a)
+	}
+	if err := a.CheckCredential(); err != nil {
+		t.Fatal(err)
+	}
+}

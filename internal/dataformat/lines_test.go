@@ -58,9 +58,9 @@ func TestReadGzipLines(t *testing.T) {
 		t.Fatalf("not gzip: %v, want an error naming %s", err, plain)
 	}
 
-	long := writeGzip(t, strings.Repeat("x", maxLineBytes+1)+"\n")
-	if err := ReadGzipLines(long, func([]byte) error { return nil }); err == nil || !strings.HasPrefix(err.Error(), long+": ") {
-		t.Fatalf("line over %d bytes: %v, want an error naming %s", maxLineBytes, err, long)
+	long := writeGzip(t, strings.Repeat("x", maxRecord+1)+"\n")
+	if err := ReadGzipLines(long, func([]byte) error { return nil }); !errors.Is(err, errTooLong) || !strings.HasPrefix(err.Error(), long+": ") {
+		t.Fatalf("line over %d bytes: %v, want errTooLong naming %s", maxRecord, err, long)
 	}
 
 	if err := ReadGzipLines(filepath.Join(t.TempDir(), "missing.gz"), func([]byte) error { return nil }); !errors.Is(err, os.ErrNotExist) {

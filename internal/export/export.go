@@ -12,7 +12,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -265,14 +264,9 @@ type cursor struct {
 
 func fromJob(j *jobs.Job) (*Export, error) {
 	x := &Export{ID: j.ID, State: j.State, ItemCount: j.Progress.Done, BilledSize: j.Progress.Bytes}
-	if err := j.DecodeParams(&x.Params); err != nil {
-		return nil, err
-	}
 	var c cursor
-	if len(j.Cursor) > 0 && string(j.Cursor) != "null" {
-		if err := json.Unmarshal(j.Cursor, &c); err != nil {
-			return nil, err
-		}
+	if err := j.Decode(&x.Params, &c); err != nil {
+		return nil, err
 	}
 	if !c.EndTime.IsZero() {
 		x.EndTime, x.ItemCount, x.BilledSize = c.EndTime, c.ItemCount, c.BilledSize

@@ -2,6 +2,7 @@ package export
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -177,5 +178,22 @@ func BenchmarkExport(b *testing.B) {
 			}
 			b.ReportMetric(float64(n*i)/took.Seconds(), "items/s")
 		})
+	}
+}
+
+// TestExportWithoutCursor: an export job that has not checkpointed a
+// cursor, whether its record holds none, an empty one or JSON null, reads
+// as an export in progress with no results yet.
+func TestExportWithoutCursor(t *testing.T) {
+	for name, cur := range map[string]json.RawMessage{"none": nil, "empty": {}, "null": json.RawMessage("null")} {
+		j := &jobs.Job{ID: "01", State: jobs.Running, Params: json.RawMessage(`{"TableArn":"arn:t"}`), Cursor: cur,
+			Progress: jobs.Progress{Done: 7, Bytes: 70}}
+		x, err := fromJob(j)
+		if err != nil {
+			t.Fatalf("%s cursor: %v", name, err)
+		}
+		if x.Params.TableArn != "arn:t" || x.Status() != "IN_PROGRESS" || x.ItemCount != 7 || x.BilledSize != 70 || !x.EndTime.IsZero() {
+			t.Errorf("%s cursor: %+v", name, x)
+		}
 	}
 }

@@ -206,16 +206,11 @@ func (s *Service) List(ctx context.Context, account string) ([]*Import, error) {
 
 func importOf(j *jobs.Job) (*Import, error) {
 	im := &Import{ID: j.ID, State: j.State, EndTime: j.EndedAt, FailureMessage: j.Error, CancelAsked: j.CancelRequested}
-	if err := j.DecodeParams(&im.Params); err != nil {
+	var c cursor
+	if err := j.Decode(&im.Params, &c); err != nil {
 		return nil, err
 	}
-	if j.Cursor != nil {
-		var c cursor
-		if err := json.Unmarshal(j.Cursor, &c); err != nil {
-			return nil, err
-		}
-		im.Counts = c.Counts
-	}
+	im.Counts = c.Counts
 	return im, nil
 }
 

@@ -144,15 +144,18 @@ func (d *decoder) member(v *AttributeValue, key []byte, level int) (Type, string
 	case "SS":
 		ss, err := d.parseStrings()
 		v.SS = ss
-		return setVerdict(TypeSS, len(ss), "", err, msgEmptySS, duplicateSS(ss))
+		return TypeSS, setMessage(ss, err, msgEmptySS, duplicateSS), err
 	case "NS":
 		ns, bad, err := d.parseNumbers()
 		v.SS = ns
-		return setVerdict(TypeNS, len(ns), bad, err, msgEmptyNS, duplicateNS(ns))
+		if bad != "" {
+			return TypeNS, bad, err
+		}
+		return TypeNS, setMessage(ns, err, msgEmptyNS, duplicateNS), err
 	case "BS":
 		bs, err := d.parseBinaries()
 		v.BS = bs
-		return setVerdict(TypeBS, len(bs), "", err, msgEmptyBS, duplicateBS(bs))
+		return TypeBS, setMessage(bs, err, msgEmptyBS, duplicateBS), err
 	}
 	return TypeInvalid, "", d.skipValue(0)
 }

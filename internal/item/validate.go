@@ -25,17 +25,17 @@ const (
 	msgNestingTooDeep = "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit"
 )
 
-// setVerdict is the verdict on a decoded set of type t with n members:
-// the decoder's error or message (bad) first, then empty when the set has
-// no members, then dup, the message for a repeated member ("" when none is).
-func setVerdict(t Type, n int, bad string, err error, empty, dup string) (Type, string, error) {
+// setMessage is the message on a decoded set: none after the decoder's
+// error err, else empty when it has no members, else dup's message for a
+// repeated member ("" when none is).
+func setMessage[E any](members []E, err error, empty string, dup func([]E) string) string {
 	switch {
-	case err != nil || bad != "":
-		return t, bad, err
-	case n == 0:
-		return t, empty, nil
+	case err != nil:
+		return ""
+	case len(members) == 0:
+		return empty
 	}
-	return t, dup, nil
+	return dup(members)
 }
 
 // duplicateSS is DynamoDB's message for a String Set with a repeated

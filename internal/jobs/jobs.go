@@ -91,12 +91,13 @@ const ClientTokenLifetime = 8 * time.Hour
 func (j *Job) DecodeParams(v any) error { return json.Unmarshal(j.Params, v) }
 
 // Decode unmarshals the job's parameters into params and its cursor into
-// cursor, which it leaves as it is when the job has not checkpointed one.
+// cursor, which it leaves as it is when the job has not checkpointed one
+// (no cursor, an empty one or JSON null).
 func (j *Job) Decode(params, cursor any) error {
 	if err := j.DecodeParams(params); err != nil {
 		return err
 	}
-	if j.Cursor == nil {
+	if len(j.Cursor) == 0 {
 		return nil
 	}
 	return json.Unmarshal(j.Cursor, cursor)
@@ -260,13 +261,14 @@ func (s *Store) GetOf(ctx context.Context, kind, id, account string) (*Job, erro
 // GetAs returns the job of kind and id of account as decode makes it (a
 // kind's view of its records); notFound is the answer when there is none
 // (the kind's own ErrNotFound).
-func GetAs[T any](ctx context.Context, s *Store, kind, id, account string, decode func(*Job) (*T, error), notFound error) (*T, error) {
+func GetAs[T any](ctx context.Context, s *Store, kind, id, account string, decode func(*Job) (T, error), notFound error) (T, error) {
 	j, err := s.GetOf(ctx, kind, id, account)
 	if errors.Is(err, ErrNotFound) {
-		return nil, notFound
+		err = notFound
 	}
 	if err != nil {
-		return nil, err
+		var zero T
+		return zero, err
 	}
 	return decode(j)
 }

@@ -328,4 +328,10 @@ func TestKindViews(t *testing.T) {
 	if err := j.Decode(&p, &cur); err != nil || p.N != 4 || cur.N != 5 {
 		t.Fatalf("Decode with a cursor: %+v %+v %v", p, cur, err)
 	}
+	for _, empty := range [][]byte{{}, []byte("null")} {
+		j.Cursor = empty
+		if err := j.Decode(&p, &cur); err != nil || cur.N != 5 {
+			t.Fatalf("Decode with the cursor %q: %+v %v, want the cursor left as it is", empty, cur, err)
+		}
+	}
 }

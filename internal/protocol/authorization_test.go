@@ -21,7 +21,16 @@ func TestAuthorizationParams(t *testing.T) {
 	if err != nil || c.AccessKeyID != "AK" || c.Region != "eu-west-1" {
 		t.Fatalf("parseAuthorization: %+v %v", c, err)
 	}
-	_, _, _, err = AuthorizationParams("AWS4-HMAC-SHA256 SignedHeaders=host", true)
+	// Spaces around the header and its parameters do not count, on the
+	// unverified path as on the verified one (internal/auth's parse).
+	padded := "  AWS4-HMAC-SHA256   Credential=AK/20240101/eu-west-1/dynamodb/aws4_request ,  SignedHeaders=host;x-amz-date,Signature=00  "
+	if cred, signed, sig, err = AuthorizationParams(padded, true); err != nil || cred != "AK/20240101/eu-west-1/dynamodb/aws4_request" || signed != "host;x-amz-date" || sig != "00" {
+		t.Fatalf("padded: got %q %q %q %v", cred, signed, sig, err)
+	}
+	if c, err = parseAuthorization(padded, true); err != nil || c.AccessKeyID != "AK" || c.Region != "eu-west-1" {
+		t.Fatalf("parseAuthorization padded: %+v %v", c, err)
+	}
+	_, _, _, err = AuthorizationParams("  AWS4-HMAC-SHA256 SignedHeaders=host ", true)
 	want := "Authorization header requires 'Credential' parameter. Authorization header requires 'Signature' parameter. Authorization=AWS4-HMAC-SHA256 SignedHeaders=host"
 	if e := ddberr.As(err); err == nil || e.Name() != "IncompleteSignatureException" || e.Message != want {
 		t.Errorf("got %v, want IncompleteSignatureException %q", err, want)

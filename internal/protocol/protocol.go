@@ -419,12 +419,14 @@ func parseAuthorization(h string, hasDate bool) (Caller, error) {
 
 // AuthorizationParams returns the Credential, SignedHeaders and Signature
 // parameters of a SigV4 Authorization header h, the first of each when
-// one repeats. Errors, as DynamoDB reports them:
+// one repeats; spaces around h and around each parameter do not count.
+// Errors, as DynamoDB reports them:
 // MissingAuthenticationTokenException when h is not a SigV4 header, and
 // IncompleteSignatureException naming every missing part (hasDate says
 // whether the request carries X-Amz-Date or Date).
 func AuthorizationParams(h string, hasDate bool) (credential, signedHeaders, signature string, err error) {
-	if !strings.HasPrefix(strings.TrimSpace(h), "AWS4-") {
+	h = strings.TrimSpace(h)
+	if !strings.HasPrefix(h, "AWS4-") {
 		return "", "", "", ddberr.MissingAuthenticationToken("Request is missing Authentication Token")
 	}
 	if i := strings.IndexByte(h, ' '); i >= 0 {

@@ -167,9 +167,13 @@ type StreamStore interface {
 //  2. Disable: Catalog.UpdateTable sets TTL DISABLING; DrainTTL is then
 //     called until done.
 //
-// Each page runs in one transaction serialised with the item writes on its
-// items and is fenced on the generation: a page for a generation that is
-// no longer current does nothing and reports done.
+// Each page is fenced on the generation: a page for a generation that is
+// no longer current stores nothing and reports done. On SQLite and
+// PostgreSQL a page is one transaction serialised with the item writes on
+// its items; on Cassandra it writes each row stamped with the version of
+// the image it read, so a concurrent write's own row change (a higher
+// version) wins in either order, and stores its cursor last, fenced on
+// the entry it read.
 type TTLStore interface {
 	// BackfillTTL registers the next page of at most limit items of table
 	// (account, name), in the backend's backfill order after
@@ -181,13 +185,20 @@ type TTLStore interface {
 	// true. Errors: ErrTableNotFound, ErrClosed, backend failures.
 	//
 	// The backfill order is the backend's own choice (docs/adr/0018g): a
-	// total order of the table's keys, stable while the table does not
-	// change, that need not be scan order (SQLite and PostgreSQL use scan
-	// order; Cassandra uses its token order). A backfill resumes after the
-	// cursor in that order: on a quiet table, pages run from any cursor
-	// register every item after it exactly once and no item at or before
-	// it. Nothing else may rely on the order: the expiry pass reads expiry
-	// rows by (ExpireAt, key), and BackfillIndex keeps scan order.
+	// total order of every possible key of the table, fixed by the keys
+	// alone, so that a cursor whose item was deleted since is still a
+	// position. It need not be scan order: SQLite and PostgreSQL use scan
+	// order; Cassandra uses its token order and marks its cursors with
+	// TTL.BackfillOrder, restarting from the beginning after a cursor of
+	// another order. A backfill resumes after the cursor in that order: on
+	// a quiet table, pages run from any cursor register every item after
+	// it, none at or before it, and each page's items are disjoint from
+	// the other pages'. A page redone after a failure writes the same rows
+	// again. Items written while the TTL is ENABLING maintain their own
+	// rows, so when done is true every item of the table has its row
+	// whatever was written during the backfill. Nothing else may rely on
+	// the order: the expiry pass reads expiry rows by (ExpireAt, key), and
+	// BackfillIndex keeps scan order.
 	BackfillTTL(ctx context.Context, account, name string, gen int64, limit int) (done bool, err error)
 	// DrainTTL removes at most limit expiry rows of table (account, name)
 	// when its TTL is DISABLING with generation gen; when none remain the

@@ -109,6 +109,11 @@ type TimeToLive struct {
 	// BackfillCursor is the durable progress of an ENABLING backfill: the
 	// table key of the last item registered, nil before the first page.
 	BackfillCursor *Key `json:",omitempty"`
+	// BackfillOrder names the order BackfillCursor is a position in, for a
+	// backend whose order differs from scan order (TTLStore.BackfillTTL):
+	// empty for scan order, which is also what catalogs written before the
+	// field existed hold. Whoever copies a cursor copies its order with it.
+	BackfillOrder string `json:",omitempty"`
 }
 
 // Tag is one resource tag.

@@ -231,8 +231,9 @@ func countPrefix(lines []string, prefix string) int {
 // entry, the intent, the Paxos round. The expiry of an item: the read, the
 // intent, the Paxos round fenced on the version read, the delete of its
 // expiry row (a batch of one statement, one mutation). A backfill page of
-// 100 items, one a partition: the catalog entry, one range read of the
-// items table in token order (docs/adr/0018g; no read of the directory),
+// 100 items, one a partition: the catalog entry (read again after the
+// grace on a backfill's first page), one range read of the items table in
+// token order (docs/adr/0018g; no read of the directory),
 // then the expiry rows in unlogged batches per shard, and the cursor's
 // update (a read and a Paxos round).
 var (

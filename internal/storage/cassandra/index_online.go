@@ -326,15 +326,14 @@ func (b *Backend) readItemPage(ctx context.Context, p phys, cursor *storage.Key,
 		}
 		return err
 	}
-	firstBucket := uint64(0)
 	if cursor != nil {
 		if err := readPart(cursor.PK, storage.StoredSK(cursor.SK)); err != nil {
 			return nil, nil, err
 		}
-		firstBucket = uint64(item.PartitionHash(cursor.PK)) >> bucketShift
 	}
-	for bk := firstBucket; bk < 1<<(32-bucketShift) && len(out) < limit; bk++ {
-		iter := b.listedPartitions(ctx, p, bk, cursor)
+	l := tableListing(cursor)
+	for bk, last := l.buckets(); bk <= last && len(out) < limit; bk++ {
+		iter := b.listedPartitions(ctx, p, l, bk)
 		if _, err := eachPartition(iter, func(pk []byte) (bool, error) {
 			err := readPart(pk, nil)
 			return len(out) < limit, err
@@ -346,22 +345,6 @@ func (b *Backend) readItemPage(ctx context.Context, p phys, cursor *storage.Key,
 		return nil, nil, nil
 	}
 	return out, &last, nil
-}
-
-// listedPartitions returns an iterator, at QUORUM, over the partition
-// keys of the items table that p's hash directory lists in bucket bk, in
-// (hash, key) order: those after cursor's partition in the bucket cursor
-// falls in, all of them in any other bucket (or with no cursor).
-func (b *Backend) listedPartitions(ctx context.Context, p phys, bk uint64, cursor *storage.Key) *gocql.Iter {
-	stmt := `SELECT pk FROM ` + p.dir + ` WHERE ix = ? AND b = ?`
-	args := []any{"", int(bk)}
-	if cursor != nil {
-		if h := uint64(item.PartitionHash(cursor.PK)); h>>bucketShift == bk {
-			stmt += ` AND (h, pk) > (?, ?)`
-			args = append(args, int64(h), cursor.PK)
-		}
-	}
-	return b.s.Query(stmt, args...).WithContext(ctx).Consistency(gocql.Quorum).PageSize(pageSize).Iter()
 }
 
 // copyIndexRows writes the rows of ix that items imply, each stamped with

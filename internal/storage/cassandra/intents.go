@@ -219,10 +219,17 @@ func (b *Backend) renewFrontend(ctx context.Context, lastOK time.Time) {
 // Options.TxTimeout (tx.go).
 // Frontends whose lease is held are alive and skipped. An error leaves the
 // frontend listed, so the next pass replays it again.
-func (b *Backend) Recover(ctx context.Context) (int, error) {
+func (b *Backend) Recover(ctx context.Context) (total int, err error) {
 	if b.closed.Load() {
 		return 0, storage.ErrClosed
 	}
+	if err := b.beginWrite(); err != nil {
+		return 0, err
+	}
+	// Only finishing transactions writes intents under this frontend's own
+	// owner ID; a failed replay leaves the other frontend listed.
+	txFailed := false
+	defer func() { b.endWrite(txFailed) }()
 	me := b.fe.id.Load()
 	if me == nil {
 		return 0, errors.New("cassandra: recover: no frontend registered")
@@ -246,8 +253,9 @@ func (b *Backend) Recover(ctx context.Context) (int, error) {
 	}
 	// Transactions older than twice TxTimeout first (tx.go): PREPARE
 	// rolled back, COMMITTING rolled forward.
-	total, err := b.recoverTransactions(ctx)
+	total, err = b.recoverTransactions(ctx)
 	if err != nil {
+		txFailed = writeFailed(err)
 		return total, wrap("recover transactions", err)
 	}
 	r := &recovery{b: b, me: me.owner, ttl: ttl, renewed: time.Now(), tables: map[string]*storage.Table{}}

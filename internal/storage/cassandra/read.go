@@ -291,50 +291,35 @@ func (b *Backend) Scan(ctx context.Context, t *storage.Table, sr *storage.ScanRe
 	if err != nil {
 		return err
 	}
-	total := uint64(max(sr.TotalSegments, 1))
-	seg := uint64(sr.Segment)
-	if seg >= total {
-		return fmt.Errorf("cassandra: segment %d of %d", sr.Segment, total)
+	lo, hi, err := storage.SegmentHashRange(sr)
+	if err != nil {
+		return err
 	}
-	lo, hi := seg<<32/total, (seg+1)<<32/total
 	cl := b.readConsistency(sr.Consistent)
 	err = b.withTable(ctx, t, func() error {
-		return b.scan(ctx, s, p, lo, hi, sr.ExclusiveStart, cl, visit)
+		return b.scan(ctx, s, p, uint64(lo), uint64(hi), sr.ExclusiveStart, cl, visit)
 	})
 	return wrap("scan", err)
 }
 
 func (b *Backend) scan(ctx context.Context, s source, p phys, lo, hi uint64, start *storage.Position, cl gocql.Consistency, visit storage.VisitFunc) error {
-	firstBucket := lo >> bucketShift
-	startPK := storage.ScanStartPK(start, s.ix != nil)
-	var startH uint64
+	l := &dirListing{ix: s.ixID, lo: lo, hi: hi, cl: cl}
 	if start != nil {
-		startH = uint64(item.PartitionHash(startPK))
-		if startH < lo || startH >= hi {
+		l.start = storage.ScanStartPK(start, s.ix != nil)
+		l.startH = uint64(item.PartitionHash(l.start))
+		if l.startH < lo || l.startH >= hi {
 			return fmt.Errorf("cassandra: scan start outside its segment")
 		}
 		// The rest of the start's partition, then the partitions after it.
-		more, err := b.readPartition(ctx, s, startPK, s.startBound(start), nil, true, cl, visit)
+		more, err := b.readPartition(ctx, s, l.start, s.startBound(start), nil, true, cl, visit)
 		if err != nil || !more {
 			return err
 		}
-		firstBucket = startH >> bucketShift
 	}
-	for bk := firstBucket; bk <= (hi-1)>>bucketShift; bk++ {
-		stmt := `SELECT h, pk FROM ` + p.dir + ` WHERE ix = ? AND b = ?`
-		args := []any{s.ixID, int(bk)}
-		if start != nil && bk == startH>>bucketShift {
-			stmt += ` AND (h, pk) > (?, ?) AND (h) < (?)`
-			args = append(args, int64(startH), startPK, int64(hi))
-		} else {
-			stmt += ` AND h >= ? AND h < ?`
-			args = append(args, int64(lo), int64(hi))
-		}
-		iter := b.s.Query(stmt, args...).WithContext(ctx).Consistency(cl).PageSize(pageSize).Iter()
-		var h int64
-		more, err := eachPartition(iter, func(pk []byte) (bool, error) {
+	for bk, last := l.buckets(); bk <= last; bk++ {
+		more, err := eachPartition(b.listedPartitions(ctx, p, l, bk), func(pk []byte) (bool, error) {
 			return b.readPartition(ctx, s, pk, nil, nil, true, cl, visit)
-		}, &h)
+		})
 		if err != nil || !more {
 			return err
 		}
@@ -342,14 +327,58 @@ func (b *Backend) scan(ctx context.Context, s source, p phys, lo, hi uint64, sta
 	return nil
 }
 
+// dirListing is a read of a hash directory, one bucket at a time
+// (listedPartitions): the partitions of ix ("" for the items table) whose
+// 32-bit hashes lie in [lo, hi), after the partition start (whose hash is
+// startH) when start is not nil, in (hash, key) order, at consistency cl.
+type dirListing struct {
+	ix     string
+	lo, hi uint64
+	start  []byte
+	startH uint64
+	cl     gocql.Consistency
+}
+
+// tableListing lists, at QUORUM, the items table's partitions after the
+// partition of cursor (nil: all of them).
+func tableListing(cursor *storage.Key) *dirListing {
+	l := &dirListing{hi: 1 << 32, cl: gocql.Quorum}
+	if cursor != nil {
+		l.start, l.startH = cursor.PK, uint64(item.PartitionHash(cursor.PK))
+	}
+	return l
+}
+
+// buckets returns the first and the last bucket l reads.
+func (l *dirListing) buckets() (first, last uint64) {
+	first = l.lo >> bucketShift
+	if l.start != nil {
+		first = l.startH >> bucketShift
+	}
+	return first, (l.hi - 1) >> bucketShift
+}
+
+// listedPartitions returns an iterator over the partition keys l lists in
+// bucket bk of p's hash directory.
+func (b *Backend) listedPartitions(ctx context.Context, p phys, l *dirListing, bk uint64) *gocql.Iter {
+	stmt := `SELECT pk FROM ` + p.dir + ` WHERE ix = ? AND b = ?`
+	args := []any{l.ix, int(bk)}
+	if l.start != nil && bk == l.startH>>bucketShift {
+		stmt += ` AND (h, pk) > (?, ?) AND (h) < (?)`
+		args = append(args, int64(l.startH), l.start, int64(l.hi))
+	} else {
+		stmt += ` AND h >= ? AND h < ?`
+		args = append(args, int64(l.lo), int64(l.hi))
+	}
+	return b.s.Query(stmt, args...).WithContext(ctx).Consistency(l.cl).PageSize(pageSize).Iter()
+}
+
 // eachPartition calls each with the partition key of every row of iter, a
-// read of a hash directory whose last column is pk (cols receive the
-// columns before it), until each returns false or an error, and closes
-// iter. It returns false when each stopped it.
-func eachPartition(iter *gocql.Iter, each func(pk []byte) (bool, error), cols ...any) (bool, error) {
+// read of a hash directory's pk column, until each returns false or an
+// error, and closes iter. It returns false when each stopped it.
+func eachPartition(iter *gocql.Iter, each func(pk []byte) (bool, error)) (bool, error) {
 	var pk []byte
-	dest := append(cols, &pk)
-	for ; iter.Scan(dest...); pk = nil {
+	for ; iter.Scan(&pk); pk = nil {
 		more, err := each(pk)
 		if err != nil || !more {
 			iter.Close()

@@ -121,19 +121,68 @@ func (b *Backend) ttlPageTable(ctx context.Context, account, name string, live f
 	return t, nil
 }
 
+// TokenOrder is the storage.TimeToLive.BackfillOrder of the cursors
+// BackfillTTL stores: positions in token order (tokenpage.go).
+const TokenOrder = "token"
+
+// tokenCursor returns the position in token order a backfill resumes
+// after: ttl's cursor when it is one (TokenOrder), else nil, the start. A
+// cursor without an order was stored by a release whose backfill read in
+// scan order; resuming after it in token order would skip the items
+// before it in token order and after it in scan order, so the backfill
+// starts again from the beginning instead (registering an item twice
+// writes the same expiry row again: docs/adr/0018g).
+func tokenCursor(ttl storage.TimeToLive) *storage.Key {
+	if ttl.BackfillOrder != TokenOrder {
+		return nil
+	}
+	return ttl.BackfillCursor
+}
+
+// afterTTLGrace waits backfillGrace, then reads the entry of table
+// (account, name) again at SERIAL: nil and no error when the backfill's
+// generation is no longer live. The first page of a backfill reads its
+// items only then, so that a write that commits after that read derives
+// its expiry rows from an entry with the TTL maintained (freshEntry,
+// index_online.go), as an index build does for its index: a write on an
+// entry loaded before the TTL was ENABLING would otherwise keep no row
+// for an item the page had already passed. A ctx that ends during the
+// wait ends the call with its error, having registered nothing.
+func (b *Backend) afterTTLGrace(ctx context.Context, account, name string, live func(t *storage.Table) bool) (*storage.Table, error) {
+	if err := sleepCtx(ctx, b.backfillGrace()); err != nil {
+		return nil, err
+	}
+	t, err := b.readTable(ctx, account, name, gocql.Serial)
+	if err != nil {
+		return nil, err
+	}
+	if t == nil {
+		return nil, storage.ErrTableNotFound
+	}
+	if !live(t) {
+		return nil, nil
+	}
+	return t, nil
+}
+
 // BackfillTTL registers the next page of items of an ENABLING table (see
 // storage.TTLStore): it reads up to limit item rows after the cursor in
 // Cassandra's token order, with their images and versions at QUORUM, in
 // one range read (tombstones count towards the page, as in BackfillIndex;
 // readTokenPage), writes each item's expiry row stamped with that version
 // (unlogged batches per shard, writeTTLRows), and then stores the cursor
-// (or the ENABLED state) with an update fenced on the catalog entry it
-// read, so on the live generation: a page racing DeleteTable or a newer
-// UpdateTimeToLive stores nothing.
+// with its order, TokenOrder (or the ENABLED state), with an update
+// fenced on the catalog entry it read, so on the live generation: a page
+// racing DeleteTable or a newer UpdateTimeToLive stores nothing. A cursor
+// of another order restarts the backfill (tokenCursor). The first page
+// (no cursor) waits backfillGrace first (afterTTLGrace).
 func (b *Backend) BackfillTTL(ctx context.Context, account, name string, gen int64, limit int) (bool, error) {
 	limit = max(limit, 1)
 	live := ttlLive(storage.TTLEnabling, gen)
 	t, err := b.ttlPageTable(ctx, account, name, live)
+	if t != nil && t.TTL.BackfillCursor == nil {
+		t, err = b.afterTTLGrace(ctx, account, name, live)
+	}
 	if t == nil {
 		return err == nil, err
 	}
@@ -141,7 +190,7 @@ func (b *Backend) BackfillTTL(ctx context.Context, account, name string, gen int
 	var rows []keyedItem
 	err = b.withTable(ctx, t, func() error {
 		var err error
-		rows, err = b.readTokenPage(ctx, b.phys(t), start, limit)
+		rows, err = b.readTokenPage(ctx, b.phys(t), tokenCursor(t.TTL), limit)
 		return err
 	})
 	if err == nil {
@@ -154,15 +203,15 @@ func (b *Backend) BackfillTTL(ctx context.Context, account, name string, gen int
 	_, err = b.updateEntryIf(ctx, account, name, func(cur *storage.Table) bool {
 		// Fenced on the generation and on the cursor this page started
 		// from: a page another worker stored first is not stored again.
-		if !live(cur) || !sameKeyPtr(cur.TTL.BackfillCursor, start) {
+		if !live(cur) || !sameKeyPtr(cur.TTL.BackfillCursor, start) || cur.TTL.BackfillOrder != t.TTL.BackfillOrder {
 			done = !live(cur)
 			return false
 		}
 		if done {
-			cur.TTL.Status, cur.TTL.BackfillCursor = storage.TTLEnabled, nil
+			cur.TTL.Status, cur.TTL.BackfillCursor, cur.TTL.BackfillOrder = storage.TTLEnabled, nil, ""
 		} else {
 			last := rows[len(rows)-1].key
-			cur.TTL.BackfillCursor = &last
+			cur.TTL.BackfillCursor, cur.TTL.BackfillOrder = &last, TokenOrder
 		}
 		return true
 	})

@@ -30,6 +30,7 @@ var streamTTLTests = []struct {
 	{"StreamPerItemOrder", testStreamOrder},
 	{"TTLRowsAgreeWithItems", testTTLAgreement},
 	{"TTLBackfillResume", testTTLBackfillResume},
+	{"TTLBackfillWhileWriting", testTTLBackfillWhileWriting},
 	{"TTLDrain", testTTLDrain},
 }
 
@@ -359,7 +360,7 @@ func testTTLBackfillResume(t *testing.T, e *env) {
 	for i := range items {
 		e.put(tb, item.Item{"pk": s(fmt.Sprint("p", i%12)), "sk": s(fmt.Sprint("s", i)), "exp": n(fmt.Sprint(1000 + i))})
 	}
-	tb = e.enableTTLAt(tb, 7, nil)
+	tb = e.enableTTLAt(tb, 7, storage.TimeToLive{})
 	pages, cursors := e.backfillPages(ts, tb, 7, limit)
 	seen := map[string]bool{}
 	for i, pg := range pages {
@@ -395,8 +396,8 @@ func testTTLBackfillResume(t *testing.T, e *env) {
 		t.Fatalf("stale generation registered %d items", len(got))
 	}
 	_, again := e.backfillPages(ts, tb, 9, limit)
-	if keyStrings(again) != keyStrings(cursors[k+1:]) {
-		t.Fatalf("resumed backfill stored cursors %s, want the first run's after page %d %s", keyStrings(again), k, keyStrings(cursors[k+1:]))
+	if cursorStrings(again) != cursorStrings(cursors[k+1:]) {
+		t.Fatalf("resumed backfill stored cursors %s, want the first run's after page %d %s", cursorStrings(again), k, cursorStrings(cursors[k+1:]))
 	}
 	want := map[string]bool{}
 	for _, pg := range pages[k+1:] {
@@ -420,11 +421,12 @@ func testTTLBackfillResume(t *testing.T, e *env) {
 }
 
 // enableTTLAt sets tb's TTL ENABLING on attribute exp with generation gen
-// and backfill cursor cursor.
-func (e *env) enableTTLAt(tb *storage.Table, gen int64, cursor *storage.Key) *storage.Table {
+// and the backfill cursor (with its order) of from.
+func (e *env) enableTTLAt(tb *storage.Table, gen int64, from storage.TimeToLive) *storage.Table {
 	e.t.Helper()
 	tb, err := e.b.UpdateTable(e.ctx, tb.Account, tb.Name, func(t *storage.Table) error {
-		t.TTL = storage.TimeToLive{AttributeName: "exp", Status: storage.TTLEnabling, Generation: gen, BackfillCursor: cursor}
+		t.TTL = storage.TimeToLive{AttributeName: "exp", Status: storage.TTLEnabling, Generation: gen,
+			BackfillCursor: from.BackfillCursor, BackfillOrder: from.BackfillOrder}
 		return nil
 	})
 	if err != nil {
@@ -433,19 +435,20 @@ func (e *env) enableTTLAt(tb *storage.Table, gen int64, cursor *storage.Key) *st
 	return tb
 }
 
-// keyStrings formats keys as pk/sk in hex.
-func keyStrings(keys []*storage.Key) string {
-	out := make([]string, len(keys))
-	for i, k := range keys {
-		out[i] = fmt.Sprintf("%x/%x", k.PK, k.SK)
+// cursorStrings formats the backfill cursors of ttls as order:pk/sk in hex.
+func cursorStrings(ttls []storage.TimeToLive) string {
+	out := make([]string, len(ttls))
+	for i, t := range ttls {
+		out[i] = fmt.Sprintf("%s:%x/%x", t.BackfillOrder, t.BackfillCursor.PK, t.BackfillCursor.SK)
 	}
 	return strings.Join(out, " ")
 }
 
 // backfillPages runs tb's backfill of generation gen page by page until
 // done and returns the keys each page newly registered (rows registered
-// earlier must stay) and the cursor stored after each page but the last.
-func (e *env) backfillPages(ts storage.TTLStore, tb *storage.Table, gen int64, limit int) (pages [][]string, cursors []*storage.Key) {
+// earlier must stay) and the TTL (its cursor and the cursor's order)
+// stored after each page but the last.
+func (e *env) backfillPages(ts storage.TTLStore, tb *storage.Table, gen int64, limit int) (pages [][]string, cursors []storage.TimeToLive) {
 	e.t.Helper()
 	seen := e.ttlRows(ts, tb)
 	for done := false; !done; {
@@ -476,10 +479,63 @@ func (e *env) backfillPages(ts storage.TTLStore, tb *storage.Table, gen int64, l
 			if cur.TTL.BackfillCursor == nil {
 				e.t.Fatalf("no cursor stored after page %d", len(pages)-1)
 			}
-			cursors = append(cursors, cur.TTL.BackfillCursor)
+			cursors = append(cursors, cur.TTL)
 		}
 	}
 	return pages, cursors
+}
+
+// testTTLBackfillWhileWriting: items written and deleted between the
+// pages of a backfill, the item at the stored cursor among them, leave
+// every item with exactly its expiry row when the backfill is done (the
+// writes keep their own rows while the TTL is ENABLING; a cursor whose
+// item is gone is still a position in the backfill order), within a
+// bounded number of pages. DynamoDB compares every item's TTL attribute
+// with the current time once the TTL is enabled, whenever the item was
+// written (UpdateTimeToLive in the API reference,
+// https://docs.aws.amazon.com/goto/WebAPI/dynamodb-2012-08-10/UpdateTimeToLive).
+func testTTLBackfillWhileWriting(t *testing.T, e *env) {
+	var ts storage.TTLStore = e.b
+	tb := e.create(e.table("ttlwrites", "S"))
+	for i := range 60 {
+		it := item.Item{"pk": s(fmt.Sprint("p", i%6)), "sk": s(fmt.Sprint("s", i))}
+		if i%7 != 0 {
+			it["exp"] = n(fmt.Sprint(1000 + i))
+		}
+		e.put(tb, it)
+	}
+	tb = e.enableTTLAt(tb, 3, storage.TimeToLive{})
+	pages, cursorsDeleted := 0, 0
+	for done := false; !done; pages++ {
+		if pages > 100 {
+			t.Fatalf("backfill not done after %d pages of 4", pages)
+		}
+		var err error
+		if done, err = ts.BackfillTTL(e.ctx, tb.Account, tb.Name, 3, 4); err != nil {
+			t.Fatal(err)
+		}
+		cur, err := e.b.GetTable(e.ctx, tb.Account, tb.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if done {
+			if cur.TTL.Status != storage.TTLEnabled || cur.TTL.BackfillCursor != nil {
+				t.Fatalf("after the backfill: %+v", cur.TTL)
+			}
+			break
+		}
+		if c := cur.TTL.BackfillCursor; c != nil && pages%2 == 0 {
+			e.del(tb, *c)
+			cursorsDeleted++
+		}
+		e.put(tb, item.Item{"pk": s(fmt.Sprint("n", pages)), "sk": s("x"), "exp": n(fmt.Sprint(2000 + pages))})
+		e.put(tb, item.Item{"pk": s(fmt.Sprint("p", pages%6)), "sk": s(fmt.Sprint("s", (pages*5)%60)), "exp": n(fmt.Sprint(3000 + pages))})
+		e.del(tb, e.key(tb, item.Item{"pk": s(fmt.Sprint("p", (pages+3)%6)), "sk": s(fmt.Sprint("s", (pages*11+3)%60))}))
+	}
+	if cursorsDeleted == 0 {
+		t.Fatal("no cursor's item was deleted: the test did not run its case")
+	}
+	e.wantTTLAgreement(ts, tb)
 }
 
 func testTTLDrain(t *testing.T, e *env) {
