@@ -3,7 +3,6 @@ package cassandra
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -121,58 +120,5 @@ func TestCloseAfterFailedWrite(t *testing.T) {
 	}
 	if d, err := divergences(ctx, b, tb, k, gItem("a", "x1"), gItem("a", "x2")); err != nil || len(d) != 0 {
 		t.Errorf("index after recovery: %v, %v", d, err)
-	}
-}
-
-// TestCloseWaitsForWritesInFlight: Close while writers keep writing lets
-// the writes in flight finish with their derived rows and refuses the
-// next ones with storage.ErrClosed (no write fails half done), then
-// unlists the frontend; every item written agrees with its index.
-func TestCloseWaitsForWritesInFlight(t *testing.T) {
-	b := backend(t)
-	ctx := ctxT(t, 3*time.Minute)
-	tb := intentTable(t, b)
-	b2 := openFrontend(t)
-	owner := b2.fe.id.Load().owner
-	const writers = 8
-	errs := make([]error, writers)
-	last := make([]item.Item, writers)
-	done := make(chan int)
-	for w := range writers {
-		go func() {
-			defer func() { done <- w }()
-			for i := 0; ; i++ {
-				it := gItem(fmt.Sprint("w", w), fmt.Sprint("g", i))
-				if errs[w] = b2.Mutate(ctx, tb, strKey(t, tb, it["pk"].S), put(it)); errs[w] != nil {
-					return
-				}
-				last[w] = it
-			}
-		}()
-	}
-	time.Sleep(time.Second)
-	if err := b2.Close(); err != nil {
-		t.Fatal(err)
-	}
-	for range writers {
-		<-done
-	}
-	for w, err := range errs {
-		if !errors.Is(err, storage.ErrClosed) {
-			t.Errorf("writer %d ended with %v, want ErrClosed", w, err)
-		}
-		if last[w] == nil {
-			t.Fatalf("writer %d wrote nothing before Close: the test exercises nothing", w)
-		}
-		k := strKey(t, tb, last[w]["pk"].S)
-		if got, err := b.GetItem(ctx, tb, k, true); err != nil || got["g"].S != last[w]["g"].S {
-			t.Errorf("writer %d: item %v, %v, want its last write %v", w, got, err, last[w])
-		}
-		if d, err := divergences(ctx, b, tb, k, last[w]); err != nil || len(d) != 0 {
-			t.Errorf("writer %d: index %v, %v", w, d, err)
-		}
-	}
-	if slices.Contains(listedOwners(t, ctx, b), owner) {
-		t.Error("a frontend closed cleanly with writes in flight is still listed")
 	}
 }
