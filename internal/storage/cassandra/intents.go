@@ -226,10 +226,7 @@ func (b *Backend) Recover(ctx context.Context) (total int, err error) {
 	if err := b.beginWrite(); err != nil {
 		return 0, err
 	}
-	// Only finishing transactions writes intents under this frontend's own
-	// owner ID; a failed replay leaves the other frontend listed.
-	txFailed := false
-	defer func() { b.endWrite(txFailed) }()
+	defer func() { b.endWrite(err != nil) }()
 	me := b.fe.id.Load()
 	if me == nil {
 		return 0, errors.New("cassandra: recover: no frontend registered")
@@ -255,7 +252,6 @@ func (b *Backend) Recover(ctx context.Context) (total int, err error) {
 	// rolled back, COMMITTING rolled forward.
 	total, err = b.recoverTransactions(ctx)
 	if err != nil {
-		txFailed = writeFailed(err)
 		return total, wrap("recover transactions", err)
 	}
 	r := &recovery{b: b, me: me.owner, ttl: ttl, renewed: time.Now(), tables: map[string]*storage.Table{}}
