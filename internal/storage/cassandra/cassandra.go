@@ -122,8 +122,7 @@ type Backend struct {
 	txStopAt atomic.Pointer[func(stage string) bool]
 	closed   atomic.Bool
 
-	fe   frontend  // intents.go: this process's write intents and liveness lease
-	gate writeGate // shutdown.go: the writes in flight, for a clean Close
+	fe frontend // intents.go: this process's write intents and liveness lease
 
 	absent absence // blind.go: which tables' writes skip their first read
 	// blindAlways, when set (by tests), makes every write whose function
@@ -204,21 +203,15 @@ func Open(ctx context.Context, o Options) (*Backend, error) {
 	return b, nil
 }
 
-// Close refuses new writes, waits up to Options.FrontendLease for those
-// running, stops renewing this frontend's lease and releases the session.
-// When every write ended with its derived rows, it first unlists the
-// frontend, leaving nothing for another frontend's Recover (shutdown.go);
-// otherwise writes that committed their item without their derived rows
-// are completed by another frontend's Recover once the lease has lapsed.
+// Close stops renewing this frontend's lease and releases the session.
+// Writes still running fail; those that committed their item without
+// their derived rows are completed by another frontend's Recover once the
+// lease has lapsed.
 func (b *Backend) Close() error {
 	if b.closed.Swap(true) {
 		return nil
 	}
-	clean := b.drainWrites(b.opts.FrontendLease)
 	b.stopFrontend()
-	if clean {
-		b.unlistFrontend()
-	}
 	b.s.Close()
 	return nil
 }

@@ -219,14 +219,10 @@ func (b *Backend) renewFrontend(ctx context.Context, lastOK time.Time) {
 // Options.TxTimeout (tx.go).
 // Frontends whose lease is held are alive and skipped. An error leaves the
 // frontend listed, so the next pass replays it again.
-func (b *Backend) Recover(ctx context.Context) (total int, err error) {
+func (b *Backend) Recover(ctx context.Context) (int, error) {
 	if b.closed.Load() {
 		return 0, storage.ErrClosed
 	}
-	if err := b.beginWrite(); err != nil {
-		return 0, err
-	}
-	defer func() { b.endWrite(err != nil) }()
 	me := b.fe.id.Load()
 	if me == nil {
 		return 0, errors.New("cassandra: recover: no frontend registered")
@@ -250,7 +246,7 @@ func (b *Backend) Recover(ctx context.Context) (total int, err error) {
 	}
 	// Transactions older than twice TxTimeout first (tx.go): PREPARE
 	// rolled back, COMMITTING rolled forward.
-	total, err = b.recoverTransactions(ctx)
+	total, err := b.recoverTransactions(ctx)
 	if err != nil {
 		return total, wrap("recover transactions", err)
 	}

@@ -21,7 +21,7 @@ import (
 const testLease = 2 * time.Second
 
 // openFrontend opens a second Backend on the shared backend's keyspaces: a
-// frontend the tests let crash (crash, shutdown_test.go).
+// frontend the tests let "crash" (Close stops its lease renewals).
 func openFrontend(t *testing.T) *Backend {
 	t.Helper()
 	backend(t)
@@ -192,7 +192,7 @@ func TestRecoverIntents(t *testing.T) {
 	if n, err := b.Recover(ctx); err != nil || n != 0 {
 		t.Fatalf("Recover with the frontend alive: %d, %v", n, err)
 	}
-	b2.crash()
+	b2.Close()
 	if n := recoverUntil(t, ctx, b, 10*testLease); n != 3 {
 		t.Fatalf("Recover repaired %d writes, want 3", n)
 	}
@@ -241,7 +241,7 @@ func TestRecoverIgnoresLiveFrontends(t *testing.T) {
 	if got := streamSummary(t, b, tb); len(got) != 0 {
 		t.Fatalf("records of a live frontend's write: %q", got)
 	}
-	b2.crash()
+	b2.Close()
 	if n := recoverUntil(t, ctx, b, 10*testLease); n != 1 {
 		t.Fatalf("Recover after the frontend stopped repaired %d writes, want 1", n)
 	}
@@ -307,7 +307,7 @@ func TestIntentOwnerRotates(t *testing.T) {
 		t.Errorf("records %q", got)
 	}
 	// Stopped, the frontend's new ID is recovered (with nothing to repair).
-	b2.crash()
+	b2.Close()
 	for deadline := time.Now().Add(10 * testLease); slices.Contains(listedOwners(t, ctx, b), nw); time.Sleep(300 * time.Millisecond) {
 		if _, err := b.Recover(ctx); err != nil {
 			t.Fatal(err)
@@ -330,7 +330,7 @@ func TestRecoverMutateCrash(t *testing.T) {
 		t.Fatal(err)
 	}
 	b2 := openFrontend(t)
-	crash := func() { b2.crash() }
+	crash := func() { b2.Close() }
 	b2.beforeIndexes.Store(&crash)
 	if err := b2.Mutate(ctx, tb, k, put(gItem("a", "x2"))); err == nil {
 		t.Fatal("Mutate succeeded on a frontend closed before its index batch")

@@ -156,9 +156,6 @@ func (b *Backend) GetItem(ctx context.Context, t *storage.Table, key storage.Key
 // item, and fn returning old itself, write nothing. After the fenced write,
 // the index rows follow in one logged batch stamped with the new version.
 func (b *Backend) Mutate(ctx context.Context, t *storage.Table, key storage.Key, fn storage.MutateFunc) error {
-	if err := b.beginWrite(); err != nil {
-		return err
-	}
 	p := b.phys(t)
 	var fnErr error
 	err := b.withTable(ctx, t, func() error {
@@ -166,7 +163,6 @@ func (b *Backend) Mutate(ctx context.Context, t *storage.Table, key storage.Key,
 		fnErr, err = b.mutate(ctx, t, p, key, fn)
 		return err
 	})
-	b.endWrite(writeFailed(err))
 	if err != nil {
 		return wrap("mutate", err)
 	}

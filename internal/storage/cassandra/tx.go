@@ -98,14 +98,10 @@ func (b *Backend) TransactWrite(ctx context.Context, ms []storage.Mutation) erro
 	return b.transact(ctx, ms, nil)
 }
 
-func (b *Backend) transact(ctx context.Context, ms []storage.Mutation, tok *storage.TokenCompletion) (err error) {
+func (b *Backend) transact(ctx context.Context, ms []storage.Mutation, tok *storage.TokenCompletion) error {
 	if b.closed.Load() {
 		return storage.ErrClosed
 	}
-	if err := b.beginWrite(); err != nil {
-		return err
-	}
-	defer func() { b.endWrite(writeFailed(err)) }()
 	items := make([]*txItem, len(ms))
 	for i, m := range ms {
 		items[i] = &txItem{m: m, p: b.phys(m.Table), idx: i}
