@@ -4,6 +4,7 @@ import (
 	"context"
 	"hash/maphash"
 	"sync/atomic"
+	"time"
 
 	"github.com/extenddb/extenddb/internal/item"
 	"github.com/extenddb/extenddb/internal/storage"
@@ -103,11 +104,28 @@ func (b *Backend) insertBlind(ctx context.Context, t *storage.Table, p phys, key
 	return true, true, b.committed(ctx, t, p, key, nil, nw, ver)
 }
 
+// effectsTimeout is how long the effects of a committed write may take
+// after its caller went away (committed).
+const effectsTimeout = 10 * time.Second
+
 // committed writes the effects of a write whose LWT applied (old -> nw at
-// version ver), after the test hook between the two.
+// version ver, writeEffects), after the test hook between the two. The
+// item has changed, so its index rows, stream record and expiry rows are
+// written even when the caller has gone away: under ctx's values but not
+// its cancellation, for up to effectsTimeout. When they still fail, the
+// write's intent is their only record, and intents are replayed only for
+// an owner ID that no process renews (Recover): this process gives its
+// owner ID up (abandonOwner), and a recovery pass replays the old one once
+// its lease has lapsed. The error is returned all the same.
 func (b *Backend) committed(ctx context.Context, t *storage.Table, p phys, key storage.Key, old, nw item.Item, ver int64) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.effectsTimeout)
+	defer cancel()
 	if hook := b.beforeIndexes.Load(); hook != nil {
 		(*hook)()
 	}
-	return b.writeEffects(ctx, t, p, key, old, nw, ver)
+	err := b.writeEffects(ctx, t, p, key, old, nw, ver)
+	if err != nil {
+		b.abandonOwner()
+	}
+	return err
 }

@@ -104,6 +104,9 @@ type Backend struct {
 	catalog     string // catalog keyspace
 	maxAttempts int
 	txTimeout   time.Duration
+	// effectsTimeout bounds the effects of a committed write once its
+	// caller is gone (committed); tests shorten it.
+	effectsTimeout time.Duration
 
 	lastVersion atomic.Int64 // highest version this process issued
 
@@ -186,6 +189,8 @@ func Open(ctx context.Context, o Options) (*Backend, error) {
 		maxAttempts: o.MaxAttempts,
 		txTimeout:   o.TxTimeout,
 		keyspaces:   map[string]bool{},
+
+		effectsTimeout: effectsTimeout,
 	}
 	if o.OnRetry != nil {
 		b.onRetry.Store(&o.OnRetry)

@@ -207,7 +207,7 @@ func (b *Backend) mutate(ctx context.Context, t *storage.Table, p phys, key stor
 			b.absent.note(t.ID, cur == nil)
 		}
 		if a, ok := resolveDoubt(&doubtful, cur); ok {
-			return nil, b.writeEffects(ctx, t, p, key, a.old, a.nw, a.ver)
+			return nil, b.committed(ctx, t, p, key, a.old, a.nw, a.ver)
 		}
 		if cur != nil && cur.txn != "" {
 			// A transaction holds the item: wait for it to finish (or

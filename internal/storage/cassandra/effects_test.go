@@ -1,0 +1,100 @@
+package cassandra
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestEffectsOutliveTheirCaller: a write whose caller goes away between
+// its commit and its index rows still writes them, and its stream record:
+// the item has changed, so what follows from it must too (a global
+// secondary index and a stream agree with their table; see
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/GSI.html
+// and https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Streams.html).
+func TestEffectsOutliveTheirCaller(t *testing.T) {
+	b := backend(t)
+	ctx := ctxT(t, time.Minute)
+	tb := intentTable(t, b)
+	k := strKey(t, tb, "a")
+	if err := b.Mutate(ctx, tb, k, put(gItem("a", "x1"))); err != nil {
+		t.Fatal(err)
+	}
+	b2 := openFrontend(t)
+	wctx, leave := context.WithCancel(ctx)
+	hook := func() { leave() }
+	b2.beforeIndexes.Store(&hook)
+	err := b2.Mutate(wctx, tb, k, put(gItem("a", "x2")))
+	b2.beforeIndexes.Store(nil)
+	if err != nil {
+		t.Fatalf("Mutate whose caller left after its commit: %v", err)
+	}
+	if d, err := divergences(ctx, b, tb, k, gItem("a", "x1"), gItem("a", "x2")); err != nil || len(d) != 0 {
+		t.Errorf("index after the caller left: %v, %v", d, err)
+	}
+	if got := streamSummary(t, b, tb); !slices.Equal(got, []string{"INSERT a >x1", "MODIFY a x1>x2"}) {
+		t.Errorf("records %q", got)
+	}
+}
+
+// TestFailedEffectsAreRecovered: when a committed write's index rows and
+// stream record fail (here they outlast effectsTimeout), the process gives
+// its owner ID up and goes on under a new one, and a recovery pass replays
+// the write from its intent once the old owner's lease has lapsed. A live
+// owner's intents are never replayed, so without that the index would
+// disagree with the item for as long as the process runs.
+func TestFailedEffectsAreRecovered(t *testing.T) {
+	b := backend(t)
+	ctx := ctxT(t, 3*time.Minute)
+	tb := intentTable(t, b)
+	k := strKey(t, tb, "a")
+	if err := b.Mutate(ctx, tb, k, put(gItem("a", "x1"))); err != nil {
+		t.Fatal(err)
+	}
+	b2 := openFrontend(t)
+	b2.effectsTimeout = 50 * time.Millisecond
+	owner := b2.fe.id.Load().owner
+	stall := func() { time.Sleep(300 * time.Millisecond) }
+	b2.beforeIndexes.Store(&stall)
+	err := b2.Mutate(ctx, tb, k, put(gItem("a", "x2")))
+	b2.beforeIndexes.Store(nil)
+	if err == nil {
+		t.Fatal("Mutate succeeded though its index rows outlasted their timeout")
+	}
+	if d, err := divergences(ctx, b, tb, k, gItem("a", "x1"), gItem("a", "x2")); err != nil || len(d) == 0 {
+		t.Fatalf("the index agreed with the item (%v, %v): the effects did not fail", d, err)
+	}
+	deadline := time.Now().Add(20 * testLease)
+	for b2.fe.id.Load().owner == owner {
+		if time.Now().After(deadline) {
+			t.Fatal("the process kept its owner ID after a write's effects failed")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for {
+		if _, err := b.Recover(ctx); err != nil {
+			t.Fatal(err)
+		}
+		d, err := divergences(ctx, b, tb, k, gItem("a", "x1"), gItem("a", "x2"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(d) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("index after recovery passes: %v", d)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	if got := streamSummary(t, b, tb); !slices.Equal(got, []string{"INSERT a >x1", "MODIFY a x1>x2"}) {
+		t.Errorf("records %q", got)
+	}
+	if err := b2.Mutate(ctx, tb, k, put(gItem("a", "x3"))); err != nil {
+		t.Fatalf("a write under the new owner ID: %v", err)
+	}
+	if d, err := divergences(ctx, b, tb, k, gItem("a", "x2"), gItem("a", "x3")); err != nil || len(d) != 0 {
+		t.Errorf("index after a write under the new owner ID: %v, %v", d, err)
+	}
+}
