@@ -17,6 +17,10 @@ import (
 //   - a full disk is ServiceUnavailableException (HTTP 503, which the SDKs
 //     retry with backoff): nothing was written and a retry after space is
 //     freed succeeds;
+//   - a storage closed because the server is shutting down (a request
+//     still running when the HTTP server stopped waiting for it) is
+//     ServiceUnavailableException too: the write was refused, and the SDKs
+//     retry it, against another server or this one restarted;
 //   - a damaged data file is InternalServerError, logged with what to do.
 //
 // Any other error is returned as it is.
@@ -31,6 +35,8 @@ func storageFault(log *slog.Logger, op string, err error) error {
 	case errors.Is(err, storage.ErrStorageFull):
 		log.Error("storage is full: writes fail until space is freed", "operation", op, "error", err)
 		return ddberr.ServiceUnavailable("The server's storage is full; retry after space is freed.")
+	case errors.Is(err, storage.ErrClosed):
+		return ddberr.ServiceUnavailable("The server is shutting down; retry.")
 	case errors.Is(err, storage.ErrCorrupt):
 		log.Error("a data file is damaged: stop extenddb and restore the data directory from a backup "+
 			"(or recover the SQLite file with the sqlite3 shell's .recover command)", "operation", op, "error", err)

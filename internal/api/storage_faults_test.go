@@ -14,7 +14,8 @@ import (
 
 // Storage faults reach the client as DynamoDB errors: a vanished table as
 // ResourceNotFoundException (not a retried 500), a full disk as a retryable
-// 503 that is logged, a damaged file as a logged 500 telling the operator
+// 503 that is logged, a storage closed by a shutdown as a retryable 503,
+// a damaged file as a logged 500 telling the operator
 // what to do. https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Programming.Errors.html
 func TestStorageFaultAnswers(t *testing.T) {
 	for _, tc := range []struct {
@@ -28,6 +29,8 @@ func TestStorageFaultAnswers(t *testing.T) {
 			"Requested resource not found", ""},
 		{fmt.Errorf("sqlite: commit: %w: database or disk is full", storage.ErrStorageFull), "com.amazon.coral.service#ServiceUnavailableException", 503,
 			"The server's storage is full; retry after space is freed.", "storage is full"},
+		{fmt.Errorf("cassandra: put: %w", storage.ErrClosed), "com.amazon.coral.service#ServiceUnavailableException", 503,
+			"The server is shutting down; retry.", ""},
 		{fmt.Errorf("%w: database disk image is malformed", storage.ErrCorrupt), "com.amazonaws.dynamodb.v20120810#InternalServerError", 500,
 			"Internal server error", "restore the data directory from a backup"},
 	} {
