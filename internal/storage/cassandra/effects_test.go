@@ -36,6 +36,15 @@ func TestEffectsOutliveTheirCaller(t *testing.T) {
 	if got := streamSummary(t, b, tb); !slices.Equal(got, []string{"INSERT a >x1", "MODIFY a x1>x2"}) {
 		t.Errorf("records %q", got)
 	}
+	settle(t, ctx, b, b2)
+}
+
+// settle stops the frontend b2 and lets b replay its intents, so that the
+// recovery tests that follow find no frontend left by this one.
+func settle(t *testing.T, ctx context.Context, b, b2 *Backend) {
+	t.Helper()
+	b2.Close()
+	recoverUntil(t, ctx, b, 10*testLease)
 }
 
 // TestFailedEffectsAreRecovered: when a committed write's index rows and
@@ -97,4 +106,5 @@ func TestFailedEffectsAreRecovered(t *testing.T) {
 	if d, err := divergences(ctx, b, tb, k, gItem("a", "x2"), gItem("a", "x3")); err != nil || len(d) != 0 {
 		t.Errorf("index after a write under the new owner ID: %v, %v", d, err)
 	}
+	settle(t, ctx, b, b2)
 }

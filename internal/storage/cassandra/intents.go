@@ -198,7 +198,11 @@ func (b *Backend) renewFrontend(ctx context.Context, lastOK time.Time) {
 			return
 		case <-tick.C:
 		case <-b.fe.rotate:
+			// At the next tick: at most one new owner ID a tick, however
+			// many writes fail. Not renewing the old lease from now on is
+			// what lets it lapse.
 			abandon = true
+			continue
 		}
 		fid := b.fe.id.Load()
 		start := time.Now()
