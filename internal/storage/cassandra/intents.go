@@ -65,9 +65,6 @@ type frontend struct {
 	id   atomic.Pointer[frontendID]
 	stop context.CancelFunc
 	done chan struct{}
-	// rotate asks renewFrontend to give the current owner ID up
-	// (abandonOwner).
-	rotate chan struct{}
 }
 
 // frontendID is one owner ID and when it was registered.
@@ -92,6 +89,25 @@ func (b *Backend) writeIntent(ctx context.Context, t *storage.Table, key storage
 	if fid == nil {
 		return errors.New("cassandra: write intent: no frontend registered")
 	}
+	return b.insertIntent(ctx, fid.owner, t, key, old, nw, ver, id)
+}
+
+// repairLater hands the effects of a committed write that could not write
+// them (committed) to the recovery worker: a copy of the write's intent
+// under an owner ID of its own, listed as a frontend that holds no lease,
+// so that the next recovery pass (of any process) replays this write
+// alone and unlists it. A live frontend's intents are never replayed, so
+// without it the effects would wait until this process stops.
+func (b *Backend) repairLater(ctx context.Context, t *storage.Table, key storage.Key, old, nw item.Item, ver int64, id uint64) error {
+	fid := &frontendID{owner: "repair-" + uuid.NewString(), started: time.Now()}
+	if err := b.insertIntent(ctx, fid.owner, t, key, old, nw, ver, id); err != nil {
+		return err
+	}
+	return b.listFrontend(ctx, fid)
+}
+
+// insertIntent writes the intent of writeIntent under owner.
+func (b *Backend) insertIntent(ctx context.Context, owner string, t *storage.Table, key storage.Key, old, nw item.Item, ver int64, id uint64) error {
 	def, err := storage.EncodeTable(t)
 	if err != nil {
 		return err
@@ -111,7 +127,7 @@ func (b *Backend) writeIntent(ctx context.Context, t *storage.Table, key storage
 	err = b.retry(ctx, func() error {
 		return b.s.Query(`INSERT INTO `+b.catalog+`.intents (owner, minute, id, tid, account, tname, def, pk, sk, old, new, version,
 			ident_type, ident_principal) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) USING TTL ?`,
-			fid.owner, minute, int64(id), t.ID, t.Account, t.Name, def, key.PK, storage.StoredSK(key.SK), ob, nb, ver,
+			owner, minute, int64(id), t.ID, t.Account, t.Name, def, key.PK, storage.StoredSK(key.SK), ob, nb, ver,
 			itype, iprincipal, intentTTL).WithContext(ctx).Idempotent(true).Exec()
 	})
 	if err != nil {
@@ -128,23 +144,10 @@ func (b *Backend) startFrontend(ctx context.Context) error {
 		return err
 	}
 	b.fe.id.Store(fid)
-	b.fe.rotate = make(chan struct{}, 1)
 	rctx, stop := context.WithCancel(context.Background())
 	b.fe.stop, b.fe.done = stop, make(chan struct{})
 	go b.renewFrontend(rctx, fid.started)
 	return nil
-}
-
-// abandonOwner makes this process take a fresh owner ID and stop renewing
-// the current one, which stays listed: once its lease has lapsed, a
-// recovery pass (of any process, this one included) replays its recent
-// intents. A write whose effects failed after its commit calls it
-// (committed), since a live owner's intents are never replayed.
-func (b *Backend) abandonOwner() {
-	select {
-	case b.fe.rotate <- struct{}{}:
-	default: // a rotation is already asked for, or no frontend runs
-	}
 }
 
 // stopFrontend stops the renewals; the lease then lapses.
@@ -182,48 +185,38 @@ func (b *Backend) listFrontend(ctx context.Context, fid *frontendID) error {
 
 // renewFrontend renews the lease of the current owner ID every third of
 // the lease until ctx ends. When the lease was lost (a recovery pass took
-// it) or may have lapsed (no renewal succeeded for a whole lease), or when
-// abandonOwner asked for it, this process takes a fresh owner ID and lists
-// the old one again: a recovery pass may have replayed and unlisted it
-// already, without the intents this process wrote since.
+// it) or may have lapsed (no renewal succeeded for a whole lease), this
+// process takes a fresh owner ID and lists the old one again: a recovery
+// pass may have replayed and unlisted it already, without the intents
+// this process wrote since.
 func (b *Backend) renewFrontend(ctx context.Context, lastOK time.Time) {
 	defer close(b.fe.done)
 	ttl := b.opts.FrontendLease
 	tick := time.NewTicker(ttl / 3)
 	defer tick.Stop()
-	abandon := false // asked for and not done yet
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-		case <-b.fe.rotate:
-			// At the next tick: at most one new owner ID a tick, however
-			// many writes fail. Not renewing the old lease from now on is
-			// what lets it lapse.
-			abandon = true
-			continue
 		}
 		fid := b.fe.id.Load()
 		start := time.Now()
 		rctx, cancel := context.WithTimeout(ctx, ttl)
-		if !abandon {
-			ok, err := b.AcquireLease(rctx, frontendLease(fid.owner), fid.owner, ttl)
-			if err == nil && ok && start.Sub(lastOK) < ttl {
-				lastOK = start
-				_ = b.s.Query(`UPDATE `+b.catalog+`.frontends SET renewed = ? WHERE k = 0 AND owner = ?`, start, fid.owner).
-					WithContext(rctx).Idempotent(true).Exec() // a missed update only widens the replay
-				cancel()
-				continue
-			}
-			if err != nil { // try again at the next tick
-				cancel()
-				continue
-			}
+		ok, err := b.AcquireLease(rctx, frontendLease(fid.owner), fid.owner, ttl)
+		if err == nil && ok && start.Sub(lastOK) < ttl {
+			lastOK = start
+			_ = b.s.Query(`UPDATE `+b.catalog+`.frontends SET renewed = ? WHERE k = 0 AND owner = ?`, start, fid.owner).
+				WithContext(rctx).Idempotent(true).Exec() // a missed update only widens the replay
+			cancel()
+			continue
+		}
+		if err != nil { // try again at the next tick
+			cancel()
+			continue
 		}
 		nfid, err := b.claimFrontend(rctx)
 		if err == nil {
-			abandon = false
 			b.fe.id.Store(nfid)
 			lastOK = start
 			err = b.listFrontend(rctx, fid)
