@@ -18,9 +18,9 @@ import (
 //     retry with backoff): nothing was written and a retry after space is
 //     freed succeeds;
 //   - a storage closed because the server is shutting down (a request
-//     still running when the HTTP server stopped waiting for it) is
-//     ServiceUnavailableException too: the write was refused, and the SDKs
-//     retry it, against another server or this one restarted;
+//     still running when the HTTP server stopped waiting for it, refused
+//     as it reached the storage) is ServiceUnavailableException too, which
+//     the SDKs retry, against another server or this one restarted;
 //   - a damaged data file is InternalServerError, logged with what to do.
 //
 // Any other error is returned as it is.

@@ -93,7 +93,7 @@ func (b *Backend) insertBlind(ctx context.Context, t *storage.Table, p phys, key
 	if k, err := storage.ItemKey(t, nw); err != nil || string(k.PK) != string(key.PK) || string(k.SK) != string(key.SK) {
 		return false, false, nil
 	}
-	ver, id, applied, err := b.attemptWrite(ctx, t, p, key, nil, nw, nil, doubtful)
+	ver, applied, err := b.attemptWrite(ctx, t, p, key, nil, nw, nil, doubtful)
 	if err != nil {
 		return true, false, err
 	}
@@ -101,7 +101,7 @@ func (b *Backend) insertBlind(ctx context.Context, t *storage.Table, p phys, key
 	if !applied {
 		return true, false, nil
 	}
-	return true, true, b.committed(ctx, t, p, key, nil, nw, ver, id)
+	return true, true, b.committed(ctx, t, p, key, nil, nw, ver)
 }
 
 // effectsTimeout is how long the effects of a committed write may take
@@ -109,27 +109,15 @@ func (b *Backend) insertBlind(ctx context.Context, t *storage.Table, p phys, key
 const effectsTimeout = 10 * time.Second
 
 // committed writes the effects of a write whose LWT applied (old -> nw at
-// version ver, write ID id: writeEffects), after the test hook between the
-// two. The item has changed, so its index rows, stream record and expiry
-// rows are written even when the caller has gone away: under ctx's values
-// but not its cancellation, for up to effectsTimeout. When they still
-// fail, they are handed to the recovery worker (repairLater) and the write
-// succeeds: the item is committed, and a client retrying it would apply it
-// twice. Only when that fails too is the error returned.
-func (b *Backend) committed(ctx context.Context, t *storage.Table, p phys, key storage.Key, old, nw item.Item, ver int64, id uint64) error {
+// version ver: writeEffects), after the test hook between the two. The
+// item has changed, so its index rows, stream record and expiry rows are
+// written even when the caller has gone away: under ctx's values but not
+// its cancellation, for up to effectsTimeout.
+func (b *Backend) committed(ctx context.Context, t *storage.Table, p phys, key storage.Key, old, nw item.Item, ver int64) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.effectsTimeout)
 	defer cancel()
 	if hook := b.beforeIndexes.Load(); hook != nil {
 		(*hook)()
 	}
-	err := b.writeEffects(ctx, t, p, key, old, nw, ver)
-	if err == nil {
-		return nil
-	}
-	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), b.effectsTimeout)
-	defer rcancel()
-	if rerr := b.repairLater(rctx, t, key, old, nw, ver, id); rerr != nil {
-		return err
-	}
-	return nil
+	return b.writeEffects(ctx, t, p, key, old, nw, ver)
 }

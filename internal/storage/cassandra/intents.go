@@ -89,25 +89,6 @@ func (b *Backend) writeIntent(ctx context.Context, t *storage.Table, key storage
 	if fid == nil {
 		return errors.New("cassandra: write intent: no frontend registered")
 	}
-	return b.insertIntent(ctx, fid.owner, t, key, old, nw, ver, id)
-}
-
-// repairLater hands the effects of a committed write that could not write
-// them (committed) to the recovery worker: a copy of the write's intent
-// under an owner ID of its own, listed as a frontend that holds no lease,
-// so that the next recovery pass (of any process) replays this write
-// alone and unlists it. A live frontend's intents are never replayed, so
-// without it the effects would wait until this process stops.
-func (b *Backend) repairLater(ctx context.Context, t *storage.Table, key storage.Key, old, nw item.Item, ver int64, id uint64) error {
-	fid := &frontendID{owner: "repair-" + uuid.NewString(), started: time.Now()}
-	if err := b.insertIntent(ctx, fid.owner, t, key, old, nw, ver, id); err != nil {
-		return err
-	}
-	return b.listFrontend(ctx, fid)
-}
-
-// insertIntent writes the intent of writeIntent under owner.
-func (b *Backend) insertIntent(ctx context.Context, owner string, t *storage.Table, key storage.Key, old, nw item.Item, ver int64, id uint64) error {
 	def, err := storage.EncodeTable(t)
 	if err != nil {
 		return err
@@ -127,7 +108,7 @@ func (b *Backend) insertIntent(ctx context.Context, owner string, t *storage.Tab
 	err = b.retry(ctx, func() error {
 		return b.s.Query(`INSERT INTO `+b.catalog+`.intents (owner, minute, id, tid, account, tname, def, pk, sk, old, new, version,
 			ident_type, ident_principal) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) USING TTL ?`,
-			owner, minute, int64(id), t.ID, t.Account, t.Name, def, key.PK, storage.StoredSK(key.SK), ob, nb, ver,
+			fid.owner, minute, int64(id), t.ID, t.Account, t.Name, def, key.PK, storage.StoredSK(key.SK), ob, nb, ver,
 			itype, iprincipal, intentTTL).WithContext(ctx).Idempotent(true).Exec()
 	})
 	if err != nil {

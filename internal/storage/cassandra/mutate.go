@@ -207,7 +207,7 @@ func (b *Backend) mutate(ctx context.Context, t *storage.Table, p phys, key stor
 			b.absent.note(t.ID, cur == nil)
 		}
 		if a, ok := resolveDoubt(&doubtful, cur); ok {
-			return nil, b.committed(ctx, t, p, key, a.old, a.nw, a.ver, a.id)
+			return nil, b.committed(ctx, t, p, key, a.old, a.nw, a.ver)
 		}
 		if cur != nil && cur.txn != "" {
 			// A transaction holds the item: wait for it to finish (or
@@ -233,12 +233,12 @@ func (b *Backend) mutate(ctx context.Context, t *storage.Table, p phys, key stor
 		if (old == nil && nw == nil) || storage.SameImage(old, nw) {
 			return nil, nil
 		}
-		ver, id, applied, err := b.attemptWrite(ctx, t, p, key, cur, nw, writes, &doubtful)
+		ver, applied, err := b.attemptWrite(ctx, t, p, key, cur, nw, writes, &doubtful)
 		if err != nil {
 			return nil, err
 		}
 		if applied {
-			return nil, b.committed(ctx, t, p, key, old, nw, ver, id)
+			return nil, b.committed(ctx, t, p, key, old, nw, ver)
 		}
 		if attempt >= b.maxAttempts {
 			return nil, fmt.Errorf("cassandra: lost %d write races in a row on one item", attempt)
@@ -252,11 +252,11 @@ func (b *Backend) mutate(ctx context.Context, t *storage.Table, p phys, key stor
 
 // attemptWrite makes one fenced write of nw over cur (nil: no row), the
 // item's current row as read: the directory entry for a new item, the
-// write intent, then the LWT. It returns the version and write ID written and
-// whether the LWT applied; an attempt whose outcome stays uncertain is added to
+// write intent, then the LWT. It returns the version written and whether
+// the LWT applied; an attempt whose outcome stays uncertain is added to
 // doubtful for the next reads to settle.
 func (b *Backend) attemptWrite(ctx context.Context, t *storage.Table, p phys, key storage.Key, cur *current, nw item.Item,
-	writes []byte, doubtful *[]attemptInDoubt) (ver int64, id uint64, applied bool, err error) {
+	writes []byte, doubtful *[]attemptInDoubt) (ver int64, applied bool, err error) {
 	var old item.Item
 	var prev int64
 	if cur != nil {
@@ -264,16 +264,16 @@ func (b *Backend) attemptWrite(ctx context.Context, t *storage.Table, p phys, ke
 	}
 	blob, err := encodeNewImage(t, key, nw)
 	if err != nil {
-		return 0, 0, false, err
+		return 0, false, err
 	}
 	ver = b.nextVersion(prev)
-	id = rand.Uint64()
+	id := rand.Uint64()
 	writes = appendWrite(writes, id, ver)
 	if old == nil {
 		// The directory entry first: a crash after it leaves only an
 		// entry for an empty partition, which Scan skips.
 		if err := b.writeDir(ctx, p, "", key.PK); err != nil {
-			return 0, 0, false, err
+			return 0, false, err
 		}
 	}
 	q := b.itemWriteQuery(p, key, cur, nw, blob, ver, writes)
@@ -281,7 +281,7 @@ func (b *Backend) attemptWrite(ctx context.Context, t *storage.Table, p phys, ke
 	// The intent first (intents.go): should this process stop after
 	// the LWT applied, another one writes the effects.
 	if err := b.writeIntent(ctx, t, key, old, nw, ver, id); err != nil {
-		return 0, 0, false, err
+		return 0, false, err
 	}
 	applied, err = b.cas(ctx, q, func() (bool, error) {
 		got, err := b.readItem(ctx, p, key, gocql.Serial)
@@ -297,7 +297,7 @@ func (b *Backend) attemptWrite(ctx context.Context, t *storage.Table, p phys, ke
 		}
 		return ok, nil
 	})
-	return ver, id, applied, err
+	return ver, applied, err
 }
 
 // encodeNewImage checks that nw, the image a MutateFunc returned for key

@@ -81,7 +81,7 @@ func (b *Backend) txCommit(ctx context.Context, t *storage.Table, p phys, key st
 			// was in doubt and that landed after all, whose effects are
 			// written here (again, harmlessly, if a recovery did too).
 			if seen != nil && seen.txOp != txCheck && hasWrite(row.writes, wid) && (old != nil || nw != nil) {
-				return b.committed(ctx, t, p, key, old, nw, seen.txVer, wid)
+				return b.committed(ctx, t, p, key, old, nw, seen.txVer)
 			}
 			return nil
 		}
@@ -128,7 +128,7 @@ func (b *Backend) txCommit(ctx context.Context, t *storage.Table, p phys, key st
 			if row.txOp == txCheck || (old == nil && nw == nil) {
 				return nil
 			}
-			return b.committed(ctx, t, p, key, old, nw, row.txVer, wid)
+			return b.committed(ctx, t, p, key, old, nw, row.txVer)
 		}
 		// Not applied, or in doubt: the next read tells. The mark stays
 		// until a commit removes it, so the ledger is never cleared with
