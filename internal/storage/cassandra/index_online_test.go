@@ -251,7 +251,9 @@ func TestCollectionSize(t *testing.T) {
 }
 
 // TestWriteAfterIndexDrop writes with a table entry from before an index
-// was dropped (another frontend's cached entry): the item is written once,
+// was dropped (another frontend's cached entry): the item is written once
+// (its function runs once on the item; a blind first try, which the
+// table's recent writes of absent items can call for, runs it on none),
 // and the indexes that remain get their rows.
 func TestWriteAfterIndexDrop(t *testing.T) {
 	b := backend(t)
@@ -274,9 +276,11 @@ func TestWriteAfterIndexDrop(t *testing.T) {
 	// An entry cached within the freshness budget can predate the drop
 	// (freshEntry keeps it): it still lists gsi1, whose table is gone.
 	stale.LoadedAt = time.Now()
-	calls := 0
+	calls := 0 // on the item: a blind first try (blind.go) sees none and writes nothing
 	err := b.Mutate(ctx, stale, k, func(old item.Item) (item.Item, error) {
-		calls++
+		if old != nil {
+			calls++
+		}
 		nw := raceImage("p", "s", 2)
 		nw["n"] = item.N(fmt.Sprint(calls))
 		return nw, nil
