@@ -107,7 +107,10 @@ const (
 // Settle runs the backfill or drain that an accepted UpdateTimeToLive left
 // pending on t (its catalog entry as that call committed it) inline: pages
 // of PageSize items each (after PageDelay), the first always, the next ones
-// while fewer than settleItems items and SettleTime have gone. It reports
+// while fewer than settleItems items and SettleTime have gone. SettleTime
+// counts from the end of the first page (or from the call when PageDelay
+// comes before it): a backend whose first page waits first (Cassandra's
+// grace, ADR 0018g) still settles a table of a few pages. It reports
 // whether the transition finished: then a small
 // table is ENABLED or DISABLED by the time UpdateTimeToLive returns, as
 // DynamoDB's DescribeTimeToLive reports it at once. A larger table stays
@@ -140,7 +143,9 @@ func (w *TTL) Settle(ctx context.Context, t *storage.Table) bool {
 		if err != nil || done {
 			return done && err == nil
 		}
-		if time.Now().After(deadline) {
+		if n == 0 {
+			deadline = time.Now().Add(w.cfg.SettleTime)
+		} else if time.Now().After(deadline) {
 			return false
 		}
 	}

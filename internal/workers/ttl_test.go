@@ -147,6 +147,30 @@ func TestTTLSettleBudget(t *testing.T) {
 	if slow.Settle(ctx, set("small", storage.TTLEnabling)) || status("small") != storage.TTLEnabling {
 		t.Fatalf("page delay past the budget: %s", status("small"))
 	}
+	// A first page that waits longer than the whole time budget (as
+	// Cassandra's does, ADR 0018g) does not use it up: the budget counts
+	// from its end, so a table of ten pages is still settled inline.
+	mk("graced", 1000)
+	grace := &slowFirstPage{Backend: b, wait: 1500 * time.Millisecond}
+	graced := NewTTL(grace, TTLConfig{Interval: time.Hour, PageConfig: PageConfig{PageSize: 100}, SettleTime: time.Second})
+	if !graced.Settle(ctx, set("graced", storage.TTLEnabling)) || status("graced") != storage.TTLEnabled || grace.pages != 11 {
+		t.Fatalf("after a slow first page: %s after %d pages", status("graced"), grace.pages)
+	}
+}
+
+// slowFirstPage is a real SQLite backend whose first TTL backfill page
+// waits before it reads, as Cassandra's first page waits its grace.
+type slowFirstPage struct {
+	storage.Backend
+	wait  time.Duration
+	pages int
+}
+
+func (s *slowFirstPage) BackfillTTL(ctx context.Context, account, name string, gen int64, limit int) (bool, error) {
+	if s.pages++; s.pages == 1 {
+		time.Sleep(s.wait)
+	}
+	return s.Backend.BackfillTTL(ctx, account, name, gen, limit)
 }
 
 // disablingStore is a real SQLite backend whose first ExpiredRows call is
