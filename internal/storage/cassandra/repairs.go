@@ -78,7 +78,15 @@ func (b *Backend) writeRepair(ctx context.Context, t *storage.Table, key storage
 	if err != nil {
 		return fmt.Errorf("cassandra: store repair (version %d): %w", ver, err)
 	}
+	b.noteRepair("stored")
 	return nil
+}
+
+// noteRepair calls Options.OnRepair.
+func (b *Backend) noteRepair(event string) {
+	if f := b.onRepair.Load(); f != nil {
+		(*f)(event)
+	}
 }
 
 // repairs applies the stored repairs, hour by hour from repairTTL ago,
@@ -113,6 +121,9 @@ func (r *recovery) repair(ctx context.Context, hour int64, in *intent) (bool, er
 		return false, fmt.Errorf("repair of %s version %d: %w", in.tname, in.version, err)
 	}
 	b := r.b
+	if ok {
+		b.noteRepair("applied")
+	}
 	return ok, b.retry(ctx, func() error {
 		return b.s.Query(`DELETE FROM `+b.catalog+`.repairs WHERE hour = ? AND shard = ? AND id = ?`,
 			hour, repairShard(in.id), in.id).WithContext(ctx).Idempotent(true).Exec()

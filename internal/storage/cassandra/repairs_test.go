@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -94,6 +95,16 @@ func TestFailedEffectsAreRepaired(t *testing.T) {
 	}
 	b2 := openFrontend(t)
 	owner := b2.fe.id.Load().owner
+	var mu sync.Mutex
+	var events []string
+	note := func(e string) {
+		mu.Lock()
+		defer mu.Unlock()
+		events = append(events, e)
+	}
+	b.onRepair.Store(&note)
+	b2.onRepair.Store(&note)
+	t.Cleanup(func() { b.onRepair.Store(nil) })
 	failedWrite(t, ctx, b, b2, tb, k, put(gItem("a", "x2")))
 	if d, err := divergences(ctx, b, tb, k, gItem("a", "x1"), gItem("a", "x2")); err != nil || len(d) == 0 {
 		t.Fatalf("the index agreed with the item (%v, %v): the effects did not fail", d, err)
@@ -113,6 +124,11 @@ func TestFailedEffectsAreRepaired(t *testing.T) {
 	if n := recoverOnce(t, ctx, b); n != 0 {
 		t.Errorf("second Recover applied %d writes, want 0", n)
 	}
+	mu.Lock()
+	if !slices.Equal(events, []string{"stored", "applied"}) {
+		t.Errorf("repair events %q, want stored then applied", events)
+	}
+	mu.Unlock()
 	if got := b2.fe.id.Load().owner; got != owner {
 		t.Errorf("the writer changed its owner ID from %s to %s", owner, got)
 	}
