@@ -40,6 +40,10 @@ import (
 // are written again (they are idempotent: same cells, same timestamps);
 // the others wrote nothing. Then it deletes the frontend's row.
 //
+// Effects that fail on a frontend that goes on running are stored as
+// repairs (repairs.go), which each pass applies after the stopped
+// frontends.
+//
 // A frontend that finds its lease gone or lapsed (it was paused or cut off
 // for longer than the lease) takes a fresh owner ID and lists its old one
 // again, so that the writes it started under the old ID are recovered as
