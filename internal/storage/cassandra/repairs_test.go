@@ -28,12 +28,12 @@ func failEffects(b *Backend) (restore func()) {
 }
 
 // storedRepairs returns the versions of the repairs stored for table tb in
-// the last two hours.
+// the hours around now (a test may straddle an hour's end).
 func storedRepairs(t *testing.T, ctx context.Context, b *Backend, tb *storage.Table) []int64 {
 	t.Helper()
 	var out []int64
 	now := time.Now().Unix() / 3600
-	for _, hour := range []int64{now - 1, now} {
+	for hour := now - 2; hour <= now+1; hour++ {
 		iter := b.s.Query(`SELECT tid, version FROM `+b.catalog+`.repairs WHERE hour = ? AND shard IN ?`, hour, repairShardList).
 			WithContext(ctx).Iter()
 		var tid string
