@@ -56,6 +56,7 @@ type Metrics struct {
 	storageBatch   prometheus.Histogram   // SQLite group-commit batch sizes
 	storageFsync   prometheus.Histogram   // SQLite fsync latency, seconds
 	storageRetries *prometheus.CounterVec // reason: Cassandra retries (LWT contention, timeouts)
+	storageRepairs *prometheus.CounterVec // event (stored, applied): Cassandra repairs of failed effects
 }
 
 // New makes a registry holding extenddb's metrics, the Go runtime's and the
@@ -99,10 +100,12 @@ func New() *Metrics {
 			"Time of the COMMIT of one SQLite group commit (the WAL fsync with synchronous=FULL).", seconds),
 		storageRetries: counterVec("extenddb_cassandra_retries_total",
 			"Cassandra requests sent again, by reason: contention (a lightweight transaction lost its race), timeout (uncertain outcome), unavailable.", "reason"),
+		storageRepairs: counterVec("extenddb_cassandra_repairs_total",
+			"Cassandra writes whose index rows, stream record or expiry rows failed after their commit, by event: stored (as a repair), applied (by a recovery pass).", "event"),
 	}
 	m.registry.MustRegister(m.requests, m.latency, m.errors, m.capacity, m.items, m.bytes,
 		m.ttlDeleted, m.ttlLag, m.backfillPages, m.jobs, m.jobUnits, m.jobBytes, m.streamWritten, m.streamTrimmed,
-		m.storageBatch, m.storageFsync, m.storageRetries,
+		m.storageBatch, m.storageFsync, m.storageRetries, m.storageRepairs,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
@@ -330,6 +333,15 @@ func (m *Metrics) CassandraRetry(reason string) {
 		return
 	}
 	m.storageRetries.WithLabelValues(reason).Inc()
+}
+
+// CassandraRepair records one event of a repair of a committed write's
+// failed effects: "stored" or "applied". It fits cassandra.Options.OnRepair.
+func (m *Metrics) CassandraRepair(event string) {
+	if m == nil {
+		return
+	}
+	m.storageRepairs.WithLabelValues(event).Inc()
 }
 
 // PoolStats is a snapshot of a connection pool, as PostgreSQL's pool

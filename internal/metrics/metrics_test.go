@@ -35,6 +35,7 @@ func TestObserve(t *testing.T) {
 	m.StreamRecordsTrimmed(2)
 	m.SQLiteCommit(8, time.Millisecond)
 	m.CassandraRetry("contention")
+	m.CassandraRepair("stored")
 	text := scrape(t, m)
 	for _, want := range []string{
 		`extenddb_requests_total{operation="PutItem",outcome="success"} 1`,
@@ -54,6 +55,7 @@ func TestObserve(t *testing.T) {
 		`extenddb_stream_records_trimmed_total 2`,
 		`extenddb_sqlite_commit_batch_size_count 1`,
 		`extenddb_cassandra_retries_total{reason="contention"} 1`,
+		`extenddb_cassandra_repairs_total{event="stored"} 1`,
 		`go_goroutines `,
 	} {
 		if !strings.Contains(text, want) {

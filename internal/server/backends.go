@@ -121,6 +121,7 @@ func openCassandra(ctx context.Context, cfg Config) (storage.Backend, error) {
 		ReplicationFactor: cfg.Cassandra.ReplicationFactor,
 		Datacenter:        cfg.Cassandra.Datacenter,
 		OnRetry:           cfg.registry.CassandraRetry,
+		OnRepair:          cfg.registry.CassandraRepair,
 	})
 }
 

@@ -68,7 +68,8 @@ func newTokenSweeper(ts storage.TokenStore, every time.Duration, log *slog.Logge
 }
 
 // NewRecoverer completes the writes that stopped frontends left without
-// their derived rows (index rows, stream records, expiry rows), every
+// their derived rows (index rows, stream records, expiry rows), and those
+// whose derived rows failed on a live one (a Cassandra repair), every
 // every (default ten seconds). It returns nil when store does not
 // implement the optional storage.Recoverer (its writes have no crash gap).
 func NewRecoverer(store storage.Backend, every time.Duration, log *slog.Logger) *Periodic {
@@ -80,7 +81,7 @@ func NewRecoverer(store storage.Backend, every time.Duration, log *slog.Logger) 
 	p.pass = func(ctx context.Context) error {
 		n, err := r.Recover(ctx)
 		if n > 0 {
-			p.log.Warn("repaired writes of stopped frontends", "writes", n)
+			p.log.Warn("repaired the derived rows of committed writes", "writes", n)
 		}
 		return err
 	}

@@ -112,12 +112,27 @@ const effectsTimeout = 10 * time.Second
 // version ver: writeEffects), after the test hook between the two. The
 // item has changed, so its index rows, stream record and expiry rows are
 // written even when the caller has gone away: under ctx's values but not
-// its cancellation, for up to effectsTimeout.
+// its cancellation, for up to effectsTimeout. When they fail, it stores a
+// repair (repairs.go), which the next recovery pass applies, and the
+// write succeeds: the item is committed, and its effects are bound to
+// follow, as a global secondary index follows its table in DynamoDB
+// (docs/adr/0018i). Only when the repair cannot be stored either is the
+// error returned (the write's intent still covers it once this process
+// stops).
 func (b *Backend) committed(ctx context.Context, t *storage.Table, p phys, key storage.Key, old, nw item.Item, ver int64) error {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.effectsTimeout)
+	ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.effectsTimeout)
 	defer cancel()
 	if hook := b.beforeIndexes.Load(); hook != nil {
 		(*hook)()
 	}
-	return b.writeEffects(ctx, t, p, key, old, nw, ver)
+	err := b.writeEffects(ectx, t, p, key, old, nw, ver)
+	if err == nil {
+		return nil
+	}
+	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), repairTimeout)
+	defer rcancel()
+	if b.writeRepair(rctx, t, key, old, nw, ver) != nil {
+		return err
+	}
+	return nil
 }

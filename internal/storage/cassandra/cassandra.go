@@ -68,6 +68,10 @@ type Options struct {
 	// "unavailable" when too few replicas (or no connection) answered. It
 	// must not block.
 	OnRetry func(reason string)
+	// OnRepair, when set, is called with "stored" when a committed write's
+	// effects failed and were stored as a repair, and with "applied" when
+	// a recovery pass applied one (repairs.go). It must not block.
+	OnRepair func(event string)
 	// TxTimeout is how old a transaction (TransactWrite) may get before a
 	// writer waiting for one of its items, or Recover, finishes it on its
 	// behalf: a PREPARE is aborted, a COMMITTING one committed (default
@@ -119,6 +123,8 @@ type Backend struct {
 	beforeIndexes atomic.Pointer[func()]
 	// onRetry is Options.OnRetry (tests replace it).
 	onRetry atomic.Pointer[func(reason string)]
+	// onRepair is Options.OnRepair (tests replace it).
+	onRepair atomic.Pointer[func(event string)]
 	// txStopAt, when set (by tests), is asked at each stage of a
 	// transaction ("prepared", "committing") whether to stop there as if
 	// the process had died (tx.go).
@@ -194,6 +200,9 @@ func Open(ctx context.Context, o Options) (*Backend, error) {
 	}
 	if o.OnRetry != nil {
 		b.onRetry.Store(&o.OnRetry)
+	}
+	if o.OnRepair != nil {
+		b.onRepair.Store(&o.OnRepair)
 	}
 	if err := b.migrate(ctx); err != nil {
 		s.Close()

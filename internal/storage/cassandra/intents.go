@@ -1,6 +1,7 @@
 package cassandra
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -38,6 +39,10 @@ import (
 // the item row (read at SERIAL) remembers applied, and its derived rows
 // are written again (they are idempotent: same cells, same timestamps);
 // the others wrote nothing. Then it deletes the frontend's row.
+//
+// Effects that fail on a frontend that goes on running are stored as
+// repairs (repairs.go), which each pass applies after the stopped
+// frontends.
 //
 // A frontend that finds its lease gone or lapsed (it was paused or cut off
 // for longer than the lease) takes a fresh owner ID and lists its old one
@@ -89,9 +94,35 @@ func (b *Backend) writeIntent(ctx context.Context, t *storage.Table, key storage
 	if fid == nil {
 		return errors.New("cassandra: write intent: no frontend registered")
 	}
-	def, err := storage.EncodeTable(t)
+	vals, err := intentValues(ctx, t, key, old, nw, ver)
 	if err != nil {
 		return err
+	}
+	minute := time.Now().Unix() / 60
+	vals = append([]any{fid.owner, minute, int64(id)}, append(vals, intentTTL)...)
+	err = b.retry(ctx, func() error {
+		return b.s.Query(`INSERT INTO `+b.catalog+`.intents (owner, minute, id, `+intentColumns+`)
+			VALUES (?, ?, ?, `+intentMarks+`) USING TTL ?`, vals...).WithContext(ctx).Idempotent(true).Exec()
+	})
+	if err != nil {
+		return fmt.Errorf("cassandra: write intent (version %d): %w", ver, err)
+	}
+	return nil
+}
+
+// intentColumns are the columns an intent and a repair (repairs.go) share,
+// in the order of intentValues and scanIntent; intentMarks their markers.
+const (
+	intentColumns = `tid, account, tname, def, pk, sk, old, new, version, ident_type, ident_principal`
+	intentMarks   = `?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?`
+)
+
+// intentValues are the values of intentColumns for the write of nw over
+// old (either nil) at key of t with version ver, by the identity of ctx.
+func intentValues(ctx context.Context, t *storage.Table, key storage.Key, old, nw item.Item, ver int64) ([]any, error) {
+	def, err := storage.EncodeTable(t)
+	if err != nil {
+		return nil, err
 	}
 	var ob, nb []byte
 	if old != nil {
@@ -104,17 +135,7 @@ func (b *Backend) writeIntent(ctx context.Context, t *storage.Table, key storage
 	if u := storage.UserIdentityFrom(ctx); u != nil {
 		itype, iprincipal = &u.Type, &u.PrincipalID
 	}
-	minute := time.Now().Unix() / 60
-	err = b.retry(ctx, func() error {
-		return b.s.Query(`INSERT INTO `+b.catalog+`.intents (owner, minute, id, tid, account, tname, def, pk, sk, old, new, version,
-			ident_type, ident_principal) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) USING TTL ?`,
-			fid.owner, minute, int64(id), t.ID, t.Account, t.Name, def, key.PK, storage.StoredSK(key.SK), ob, nb, ver,
-			itype, iprincipal, intentTTL).WithContext(ctx).Idempotent(true).Exec()
-	})
-	if err != nil {
-		return fmt.Errorf("cassandra: write intent (version %d): %w", ver, err)
-	}
-	return nil
+	return []any{t.ID, t.Account, t.Name, def, key.PK, storage.StoredSK(key.SK), ob, nb, ver, itype, iprincipal}, nil
 }
 
 // startFrontend registers this process as a frontend (see claimFrontend)
@@ -211,14 +232,16 @@ func (b *Backend) renewFrontend(ctx context.Context, lastOK time.Time) {
 }
 
 // Recover replays the write intents of stopped frontends (see the top of
-// this file) and returns how many of their writes had applied and got
-// their index rows, stream record and expiry rows written again (whether
-// or not the frontend had written them before it stopped). It does
-// nothing, returning 0, while another process holds the recovery lease.
-// It first finishes the transactions whose start is older than twice
+// this file) and the repairs of live ones (repairs.go), and returns how
+// many writes got their index rows, stream record and expiry rows written
+// again (whether or not they had been written before). It does nothing,
+// returning 0, while another process holds the recovery lease. It first
+// finishes the transactions whose start is older than twice
 // Options.TxTimeout (tx.go).
-// Frontends whose lease is held are alive and skipped. An error leaves the
-// frontend listed, so the next pass replays it again.
+// Frontends whose lease is held are alive and skipped. A frontend whose
+// replay fails stays listed, so the next pass replays it again, and a
+// repair that fails stays stored; neither stops the others, and the
+// first error is returned at the end.
 func (b *Backend) Recover(ctx context.Context) (int, error) {
 	if b.closed.Load() {
 		return 0, storage.ErrClosed
@@ -231,13 +254,9 @@ func (b *Backend) Recover(ctx context.Context) (int, error) {
 	if ok, err := b.AcquireLease(ctx, recoverLease, me.owner, ttl); err != nil || !ok {
 		return 0, wrap("recover", err)
 	}
-	type listed struct {
-		owner            string
-		started, renewed time.Time
-	}
-	var fes []listed
+	var fes []listedFrontend
 	iter := b.s.Query(`SELECT owner, started, renewed FROM ` + b.catalog + `.frontends WHERE k = 0`).WithContext(ctx).PageSize(1000).Iter()
-	var f listed
+	var f listedFrontend
 	for iter.Scan(&f.owner, &f.started, &f.renewed) {
 		fes = append(fes, f)
 	}
@@ -251,42 +270,71 @@ func (b *Backend) Recover(ctx context.Context) (int, error) {
 		return total, wrap("recover transactions", err)
 	}
 	r := &recovery{b: b, me: me.owner, ttl: ttl, renewed: time.Now(), tables: map[string]*storage.Table{}}
+	n, ferr := r.frontends(ctx, fes)
+	total += n
+	if errors.Is(ferr, errLeaseLost) {
+		return total, nil
+	}
+	n, rerr := r.repairs(ctx)
+	total += n
+	if errors.Is(rerr, errLeaseLost) {
+		return total, nil
+	}
+	return total, wrap("recover", cmp.Or(ferr, rerr))
+}
+
+// listedFrontend is a row of the frontends table.
+type listedFrontend struct {
+	owner            string
+	started, renewed time.Time
+}
+
+// frontends replays the frontends of fes that stopped, except this
+// process, one after the other. It goes past one whose replay fails and
+// returns the first error, unless the recovery lease was lost.
+func (r *recovery) frontends(ctx context.Context, fes []listedFrontend) (int, error) {
+	var (
+		total int
+		first error
+	)
 	for _, f := range fes {
-		if f.owner == me.owner {
+		if f.owner == r.me {
 			continue
 		}
-		// A free lease shows that the frontend stopped; holding it keeps
-		// the frontend, should it only have paused, from taking it back.
-		ok, err := b.AcquireLease(ctx, frontendLease(f.owner), me.owner, ttl)
-		if err != nil {
-			return total, wrap("recover", err)
-		}
-		if !ok {
-			continue
-		}
-		r.owner = f.owner
-		scanStart := time.Now()
-		last := maxTime(f.started, f.renewed) // its last sign of life
-		from := maxTime(last.Add(-intentWindow), f.started, scanStart.Add(-intentTTL*time.Second))
-		n, err := r.replay(ctx, from.Unix()/60-1, scanStart.Unix()/60+1)
+		n, err := r.frontend(ctx, f)
 		total += n
 		if errors.Is(err, errLeaseLost) {
-			return total, nil
+			return total, err
 		}
-		if err != nil {
-			return total, wrap("recover", err)
-		}
-		// Unlist it, unless it listed itself again after scanStart (it had
-		// only paused, see renewFrontend).
-		err = b.retry(ctx, func() error {
-			return b.s.Query(`DELETE FROM `+b.catalog+`.frontends USING TIMESTAMP ? WHERE k = 0 AND owner = ?`,
-				scanStart.UnixMicro(), f.owner).WithContext(ctx).Idempotent(true).Exec()
-		})
-		if err != nil {
-			return total, wrap("recover", err)
-		}
+		first = cmp.Or(first, err)
 	}
-	return total, nil
+	return total, first
+}
+
+// frontend replays the intents of f if it stopped, then unlists it.
+func (r *recovery) frontend(ctx context.Context, f listedFrontend) (int, error) {
+	b := r.b
+	// A free lease shows that the frontend stopped; holding it keeps the
+	// frontend, should it only have paused, from taking it back.
+	ok, err := b.AcquireLease(ctx, frontendLease(f.owner), r.me, r.ttl)
+	if err != nil || !ok {
+		return 0, err
+	}
+	r.owner = f.owner
+	defer func() { r.owner = "" }()
+	scanStart := time.Now()
+	last := maxTime(f.started, f.renewed) // its last sign of life
+	from := maxTime(last.Add(-intentWindow), f.started, scanStart.Add(-intentTTL*time.Second))
+	n, err := r.replay(ctx, from.Unix()/60-1, scanStart.Unix()/60+1)
+	if err != nil {
+		return n, err
+	}
+	// Unlist it, unless it listed itself again after scanStart (it had
+	// only paused, see renewFrontend).
+	return n, b.retry(ctx, func() error {
+		return b.s.Query(`DELETE FROM `+b.catalog+`.frontends USING TIMESTAMP ? WHERE k = 0 AND owner = ?`,
+			scanStart.UnixMicro(), f.owner).WithContext(ctx).Idempotent(true).Exec()
+	})
 }
 
 func maxTime(t time.Time, ts ...time.Time) time.Time {
@@ -301,25 +349,30 @@ func maxTime(t time.Time, ts ...time.Time) time.Time {
 // errLeaseLost stops a recovery pass whose lease another process took.
 var errLeaseLost = errors.New("cassandra: recovery lease lost")
 
-// recovery is one Recover pass over one frontend at a time.
+// recovery is one Recover pass: over one frontend at a time, then over
+// the repairs.
 type recovery struct {
 	b       *Backend
 	me      string // this process's owner ID
 	ttl     time.Duration
-	owner   string    // the stopped frontend being replayed
+	owner   string    // the stopped frontend being replayed ("": none)
 	renewed time.Time // when the leases were last renewed (at the latest)
 	mu      sync.Mutex
 	tables  map[string]*storage.Table // catalog entries by account and name (nil: gone)
 }
 
 // keepLeases renews the recovery lease and the stopped frontend's lease
-// when a third of their time has passed.
+// (if one is being replayed) when a third of their time has passed.
 func (r *recovery) keepLeases(ctx context.Context) error {
 	if time.Since(r.renewed) < r.ttl/3 {
 		return nil
 	}
 	r.renewed = time.Now()
-	for _, name := range []string{recoverLease, frontendLease(r.owner)} {
+	names := []string{recoverLease}
+	if r.owner != "" {
+		names = append(names, frontendLease(r.owner))
+	}
+	for _, name := range names {
 		ok, err := r.b.AcquireLease(ctx, name, r.me, r.ttl)
 		if err != nil {
 			return err
@@ -331,7 +384,7 @@ func (r *recovery) keepLeases(ctx context.Context) error {
 	return nil
 }
 
-// intent is one stored write intent.
+// intent is one stored write intent, or repair (repairs.go).
 type intent struct {
 	id               int64
 	tid, account     string
@@ -344,8 +397,29 @@ type intent struct {
 }
 
 // replay replays the intents of r.owner of the minutes from..to, up to
-// replayParallel of them at a time.
+// replayParallel of them at a time, and stops at the first that fails.
 func (r *recovery) replay(ctx context.Context, from, to int64) (int, error) {
+	total := 0
+	for m := from; m <= to; m++ {
+		if err := r.keepLeases(ctx); err != nil {
+			return total, err
+		}
+		iter := r.b.s.Query(`SELECT id, `+intentColumns+` FROM `+r.b.catalog+`.intents WHERE owner = ? AND minute = ?`,
+			r.owner, m).WithContext(ctx).PageSize(100).Iter()
+		n, err := applyAll(iter, true, func(in *intent) (bool, error) { return r.apply(ctx, in, true) })
+		total += n
+		if err != nil {
+			return total, fmt.Errorf("intents of %s: %w", r.owner, err)
+		}
+	}
+	return total, nil
+}
+
+// applyAll calls apply, up to replayParallel at a time, on each intent
+// iter yields (columns id and intentColumns), and returns how many calls
+// reported true and the first error (of a call, or of iter). With stop set
+// it reads no further once a call has failed.
+func applyAll(iter *gocql.Iter, stop bool, apply func(*intent) (bool, error)) (int, error) {
 	var (
 		mu    sync.Mutex
 		n     int
@@ -353,67 +427,65 @@ func (r *recovery) replay(ctx context.Context, from, to int64) (int, error) {
 		wg    sync.WaitGroup
 	)
 	sem := make(chan struct{}, replayParallel)
-	failed := func() error {
+	failed := func() bool {
 		mu.Lock()
 		defer mu.Unlock()
-		return first
+		return stop && first != nil
 	}
-	for m := from; m <= to && failed() == nil; m++ {
-		if err := r.keepLeases(ctx); err != nil {
-			wg.Wait()
-			return n, err
+	for !failed() {
+		in := &intent{}
+		if !iter.Scan(&in.id, &in.tid, &in.account, &in.tname, &in.def, &in.pk, &in.sk, &in.old, &in.new, &in.version,
+			&in.itype, &in.principal) {
+			break
 		}
-		iter := r.b.s.Query(`SELECT id, tid, account, tname, def, pk, sk, old, new, version, ident_type, ident_principal
-			FROM `+r.b.catalog+`.intents WHERE owner = ? AND minute = ?`, r.owner, m).WithContext(ctx).PageSize(100).Iter()
-		for failed() == nil {
-			in := &intent{}
-			if !iter.Scan(&in.id, &in.tid, &in.account, &in.tname, &in.def, &in.pk, &in.sk, &in.old, &in.new, &in.version,
-				&in.itype, &in.principal) {
-				break
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			ok, err := apply(in)
+			mu.Lock()
+			defer mu.Unlock()
+			first = cmp.Or(first, err)
+			if ok {
+				n++
 			}
-			sem <- struct{}{}
-			wg.Go(func() {
-				defer func() { <-sem }()
-				ok, err := r.apply(ctx, in)
-				mu.Lock()
-				defer mu.Unlock()
-				if err != nil && first == nil {
-					first = err
-				}
-				if ok {
-					n++
-				}
-			})
-		}
-		if err := iter.Close(); err != nil {
-			wg.Wait()
-			return n, fmt.Errorf("read intents of %s: %w", r.owner, err)
-		}
+		})
 	}
 	wg.Wait()
-	return n, first
+	return n, cmp.Or(first, iter.Close())
 }
 
-// apply writes the derived rows of intent in if its write applied, and
-// reports whether it did. A table deleted since (or replaced by one of the
-// same name) is skipped.
-func (r *recovery) apply(ctx context.Context, in *intent) (bool, error) {
-	b := r.b
+// currentTable returns the catalog entry of the table in was written to,
+// or nil when that table was deleted since (or replaced by one of the
+// same name).
+func (r *recovery) currentTable(ctx context.Context, in *intent) (*storage.Table, error) {
 	ck := in.account + "\x00" + in.tname
 	r.mu.Lock()
 	cur, seen := r.tables[ck]
 	r.mu.Unlock()
 	if !seen {
 		var err error
-		if cur, err = b.readTable(ctx, in.account, in.tname, gocql.Quorum); err != nil {
-			return false, err
+		if cur, err = r.b.readTable(ctx, in.account, in.tname, gocql.Quorum); err != nil {
+			return nil, err
 		}
 		r.mu.Lock()
 		r.tables[ck] = cur
 		r.mu.Unlock()
 	}
 	if cur == nil || cur.ID != in.tid {
-		return false, nil
+		return nil, nil
+	}
+	return cur, nil
+}
+
+// apply writes the derived rows of the write of in, and reports whether it
+// did. With checkWrite (an intent) it does so only if the item row's write
+// history shows that the write applied; without (a repair) the writer knew
+// it did. A table deleted since (or replaced by one of the same name) is
+// skipped.
+func (r *recovery) apply(ctx context.Context, in *intent, checkWrite bool) (bool, error) {
+	b := r.b
+	if cur, err := r.currentTable(ctx, in); cur == nil || err != nil {
+		return false, err
 	}
 	// The table as the writer saw it: its stream label, TTL generation and
 	// indexes are the ones the write's derived rows belong to.
@@ -423,22 +495,23 @@ func (r *recovery) apply(ctx context.Context, in *intent) (bool, error) {
 	}
 	key := storage.Key{PK: in.pk, SK: storage.LoadedSK(in.sk)}
 	p := b.phys(t)
-	var row *current
-	err = b.retry(ctx, func() (err error) {
-		row, err = b.readItem(ctx, p, key, gocql.Serial)
-		return err
-	})
-	if isUnconfigured(err) { // the table was dropped
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	// The row's write history tells whether the attempt applied (a delete
-	// keeps the row as a tombstone with its history).
-	applied := row != nil && hasWrite(row.writes, uint64(in.id))
-	if !applied {
-		return false, nil
+	if checkWrite {
+		var row *current
+		err = b.retry(ctx, func() (err error) {
+			row, err = b.readItem(ctx, p, key, gocql.Serial)
+			return err
+		})
+		if isUnconfigured(err) { // the table was dropped
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		// The row's write history tells whether the attempt applied (a
+		// delete keeps the row as a tombstone with its history).
+		if row == nil || !hasWrite(row.writes, uint64(in.id)) {
+			return false, nil
+		}
 	}
 	var old, nw item.Item
 	if len(in.old) > 0 {
@@ -456,8 +529,9 @@ func (r *recovery) apply(ctx context.Context, in *intent) (bool, error) {
 	}
 	// writeEffects derives them from a fresh entry (the intent's has no
 	// load time), so an index added since the write is maintained too.
-	if err := b.writeEffects(ctx, t, p, key, old, nw, in.version); err != nil {
-		return false, err
+	err = b.writeEffects(ctx, t, p, key, old, nw, in.version)
+	if isUnconfigured(err) { // the table was dropped
+		return false, nil
 	}
-	return true, nil
+	return err == nil, err
 }

@@ -1,0 +1,294 @@
+package cassandra
+
+import (
+	"context"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/extenddb/extenddb/internal/item"
+	"github.com/extenddb/extenddb/internal/storage"
+)
+
+// failEffects makes the effects of b's committed writes fail (they outlast
+// effectsTimeout) until the returned function is called.
+func failEffects(b *Backend) (restore func()) {
+	b.effectsTimeout = 50 * time.Millisecond
+	stall := func() { time.Sleep(300 * time.Millisecond) }
+	b.beforeIndexes.Store(&stall)
+	return func() {
+		b.beforeIndexes.Store(nil)
+		b.effectsTimeout = effectsTimeout
+	}
+}
+
+// storedRepairs returns the versions of the repairs stored for table tb in
+// the hours around now (a test may straddle an hour's end).
+func storedRepairs(t *testing.T, ctx context.Context, b *Backend, tb *storage.Table) []int64 {
+	t.Helper()
+	var out []int64
+	now := time.Now().Unix() / 3600
+	for hour := now - 2; hour <= now+1; hour++ {
+		iter := b.s.Query(`SELECT tid, version FROM `+b.catalog+`.repairs WHERE hour = ? AND shard IN ?`, hour, repairShardList).
+			WithContext(ctx).Iter()
+		var tid string
+		var ver int64
+		for iter.Scan(&tid, &ver) {
+			if tid == tb.ID {
+				out = append(out, ver)
+			}
+		}
+		if err := iter.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// failedWrite writes fn on key through b2 with its effects failing, and
+// checks that the write succeeds and leaves a repair.
+func failedWrite(t *testing.T, ctx context.Context, b, b2 *Backend, tb *storage.Table, k storage.Key, fn storage.MutateFunc) {
+	t.Helper()
+	before := len(storedRepairs(t, ctx, b, tb))
+	restore := failEffects(b2)
+	err := b2.Mutate(ctx, tb, k, fn)
+	restore()
+	if err != nil {
+		t.Fatalf("Mutate whose effects failed after its commit: %v", err)
+	}
+	if got := len(storedRepairs(t, ctx, b, tb)); got != before+1 {
+		t.Fatalf("%d repairs stored, want %d", got, before+1)
+	}
+}
+
+// recoverOnce runs one recovery pass that must succeed.
+func recoverOnce(t *testing.T, ctx context.Context, b *Backend) int {
+	t.Helper()
+	n, err := b.Recover(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestFailedEffectsAreRepaired: a write whose index rows and stream record
+// fail after its commit, on a server that goes on running, succeeds and
+// stores a repair; the next recovery pass (of another process: the
+// writer's own intents are not replayed while it lives) writes them, so a
+// query of the global secondary index finds the item, and deletes the
+// repair. In DynamoDB a global secondary index follows its table
+// asynchronously and an item's stream record appears once
+// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/GSI.html#GSI.Writes,
+// https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Streams.html).
+func TestFailedEffectsAreRepaired(t *testing.T) {
+	b := backend(t)
+	ctx := ctxT(t, 3*time.Minute)
+	tb := intentTable(t, b)
+	k := strKey(t, tb, "a")
+	if err := b.Mutate(ctx, tb, k, put(gItem("a", "x1"))); err != nil {
+		t.Fatal(err)
+	}
+	b2 := openFrontend(t)
+	owner := b2.fe.id.Load().owner
+	var mu sync.Mutex
+	var events []string
+	note := func(e string) {
+		mu.Lock()
+		defer mu.Unlock()
+		events = append(events, e)
+	}
+	b.onRepair.Store(&note)
+	b2.onRepair.Store(&note)
+	t.Cleanup(func() { b.onRepair.Store(nil) })
+	failedWrite(t, ctx, b, b2, tb, k, put(gItem("a", "x2")))
+	if d, err := divergences(ctx, b, tb, k, gItem("a", "x1"), gItem("a", "x2")); err != nil || len(d) == 0 {
+		t.Fatalf("the index agreed with the item (%v, %v): the effects did not fail", d, err)
+	}
+	if n := recoverOnce(t, ctx, b); n != 1 {
+		t.Errorf("Recover applied %d writes, want 1", n)
+	}
+	if d, err := divergences(ctx, b, tb, k, gItem("a", "x1"), gItem("a", "x2")); err != nil || len(d) != 0 {
+		t.Errorf("index after the repair: %v, %v", d, err)
+	}
+	if got := streamSummary(t, b, tb); !slices.Equal(got, []string{"INSERT a >x1", "MODIFY a x1>x2"}) {
+		t.Errorf("records %q", got)
+	}
+	if got := storedRepairs(t, ctx, b, tb); len(got) != 0 {
+		t.Errorf("repairs left after they were applied: %v", got)
+	}
+	if n := recoverOnce(t, ctx, b); n != 0 {
+		t.Errorf("second Recover applied %d writes, want 0", n)
+	}
+	mu.Lock()
+	if !slices.Equal(events, []string{"stored", "applied"}) {
+		t.Errorf("repair events %q, want stored then applied", events)
+	}
+	mu.Unlock()
+	if got := b2.fe.id.Load().owner; got != owner {
+		t.Errorf("the writer changed its owner ID from %s to %s", owner, got)
+	}
+	settle(t, ctx, b, b2)
+}
+
+// TestRepairAfterNewerWrites: a repair applied after its item was written
+// again, and one applied after its item was deleted, leave only the
+// current item's index row (none after the delete): the repair's rows are
+// stamped with its older version and lose to the newer write's. Stream
+// records are keyed by version and key, so a record written again (here
+// by the writer's intents replayed at the end as well) is the same record:
+// each write has exactly one.
+func TestRepairAfterNewerWrites(t *testing.T) {
+	b := backend(t)
+	ctx := ctxT(t, 3*time.Minute)
+	tb := intentTable(t, b)
+	k := strKey(t, tb, "a")
+	if err := b.Mutate(ctx, tb, k, put(gItem("a", "x1"))); err != nil {
+		t.Fatal(err)
+	}
+	b2 := openFrontend(t)
+	images := []item.Item{gItem("a", "x1"), gItem("a", "x2"), gItem("a", "x3"), gItem("a", "x4")}
+	check := func(when string) {
+		t.Helper()
+		if d, err := divergences(ctx, b, tb, k, images...); err != nil || len(d) != 0 {
+			t.Errorf("index %s: %v, %v", when, d, err)
+		}
+	}
+	failedWrite(t, ctx, b, b2, tb, k, put(gItem("a", "x2")))
+	if err := b.Mutate(ctx, tb, k, put(gItem("a", "x3"))); err != nil {
+		t.Fatal(err)
+	}
+	if n := recoverOnce(t, ctx, b); n != 1 {
+		t.Errorf("Recover applied %d writes, want 1", n)
+	}
+	check("after a repair older than the item")
+	failedWrite(t, ctx, b, b2, tb, k, put(gItem("a", "x4")))
+	if err := b.Mutate(ctx, tb, k, del); err != nil {
+		t.Fatal(err)
+	}
+	if n := recoverOnce(t, ctx, b); n != 1 {
+		t.Errorf("Recover applied %d writes, want 1", n)
+	}
+	check("after a repair older than the delete")
+	settle(t, ctx, b, b2)
+	check("after the writer's intents were replayed too")
+	want := []string{"INSERT a >x1", "MODIFY a x1>x2", "MODIFY a x2>x3", "MODIFY a x3>x4", "REMOVE a x4>"}
+	if got := streamSummary(t, b, tb); !slices.Equal(got, want) {
+		t.Errorf("records %q, want %q", got, want)
+	}
+}
+
+// TestFailingRepairDoesNotBlockOthers: a repair that fails at every pass
+// (its image is corrupt), stored in the hour before and on every shard so
+// that a pass meets it first, is left for the next pass and reported,
+// while the repair of another write is applied and deleted.
+func TestFailingRepairDoesNotBlockOthers(t *testing.T) {
+	b := backend(t)
+	ctx := ctxT(t, 3*time.Minute)
+	tb := intentTable(t, b)
+	k := strKey(t, tb, "a")
+	vals, err := intentValues(ctx, tb, k, nil, gItem("a", "bad"), b.nextVersion(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals[7] = []byte{0xff, 0xfe, 0xfd} // the new image
+	hour := time.Now().Unix()/3600 - 1
+	for shard := range int64(repairShards) {
+		id := math.MinInt64 + shard
+		t.Cleanup(func() {
+			_ = b.s.Query(`DELETE FROM `+b.catalog+`.repairs WHERE hour = ? AND shard = ? AND id = ?`, hour, repairShard(id), id).Exec()
+		})
+		err := b.s.Query(`INSERT INTO `+b.catalog+`.repairs (hour, shard, id, `+intentColumns+`) VALUES (?, ?, ?, `+intentMarks+`)`,
+			append([]any{hour, repairShard(id), id}, vals...)...).WithContext(ctx).Exec()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	b2 := openFrontend(t)
+	failedWrite(t, ctx, b, b2, tb, strKey(t, tb, "b"), put(gItem("b", "y")))
+	n, err := b.Recover(ctx)
+	if err == nil || !strings.Contains(err.Error(), "corrupt") {
+		t.Errorf("Recover's error %v, want the corrupt repair's", err)
+	}
+	if n != 1 {
+		t.Errorf("Recover applied %d writes, want 1", n)
+	}
+	if d, err := divergences(ctx, b, tb, strKey(t, tb, "b"), gItem("b", "y")); err != nil || len(d) != 0 {
+		t.Errorf("index after the repair: %v, %v", d, err)
+	}
+	if got := storedRepairs(t, ctx, b, tb); len(got) != repairShards {
+		t.Errorf("%d repairs left, want the %d corrupt ones", len(got), repairShards)
+	}
+	settle2(t, ctx, b, b2)
+}
+
+// settle2 is settle for a test that leaves failing repairs until its
+// cleanup: it stops b2 and runs recovery passes until b2 is unlisted.
+func settle2(t *testing.T, ctx context.Context, b, b2 *Backend) {
+	t.Helper()
+	owner := b2.fe.id.Load().owner
+	b2.Close()
+	for deadline := time.Now().Add(10 * testLease); slices.Contains(listedOwners(t, ctx, b), owner); time.Sleep(300 * time.Millisecond) {
+		_, _ = b.Recover(ctx)
+		if time.Now().After(deadline) {
+			t.Fatal("the stopped frontend is still listed")
+		}
+	}
+}
+
+// TestRecoverGoesPastFailingFrontend: a stopped frontend whose replay
+// fails (its intent's table definition is corrupt), listed first, stays
+// listed and is reported, and does not keep the next stopped frontend's
+// writes from being recovered.
+func TestRecoverGoesPastFailingFrontend(t *testing.T) {
+	b := backend(t)
+	ctx := ctxT(t, 3*time.Minute)
+	tb := intentTable(t, b)
+	bad := "00000000-" + uuid.NewString()[9:]
+	t.Cleanup(func() {
+		_ = b.s.Query(`DELETE FROM `+b.catalog+`.frontends WHERE k = 0 AND owner = ?`, bad).Exec()
+	})
+	started := time.Now().Add(-time.Minute)
+	if err := b.listFrontend(ctx, &frontendID{owner: bad, started: started}); err != nil {
+		t.Fatal(err)
+	}
+	vals, err := intentValues(ctx, tb, strKey(t, tb, "z"), nil, gItem("z", "z"), b.nextVersion(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals[3] = []byte("not a table definition")
+	err = b.s.Query(`INSERT INTO `+b.catalog+`.intents (owner, minute, id, `+intentColumns+`) VALUES (?, ?, ?, `+intentMarks+`)`,
+		append([]any{bad, time.Now().Unix() / 60, int64(1)}, vals...)...).WithContext(ctx).Exec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b2 := openFrontend(t)
+	owner2 := b2.fe.id.Load().owner
+	commitWithoutEffects(t, ctx, b2, tb, strKey(t, tb, "a"), gItem("a", "x"))
+	b2.Close()
+	total := 0
+	for deadline := time.Now().Add(10 * testLease); total == 0; time.Sleep(300 * time.Millisecond) {
+		n, err := b.Recover(ctx)
+		if err == nil {
+			t.Fatal("Recover reported no error with a frontend whose replay fails")
+		}
+		total += n
+		if time.Now().After(deadline) {
+			t.Fatalf("the stopped frontend behind a failing one was not recovered: %v", err)
+		}
+	}
+	if total != 1 {
+		t.Errorf("Recover repaired %d writes, want 1", total)
+	}
+	if d, err := divergences(ctx, b, tb, strKey(t, tb, "a"), gItem("a", "x")); err != nil || len(d) != 0 {
+		t.Errorf("index after recovery: %v, %v", d, err)
+	}
+	owners := listedOwners(t, ctx, b)
+	if !slices.Contains(owners, bad) || slices.Contains(owners, owner2) {
+		t.Errorf("listed owners %v: want %s (failing) and not %s (recovered)", owners, bad, owner2)
+	}
+}
