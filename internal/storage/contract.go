@@ -182,7 +182,8 @@ type TTLStore interface {
 	// TTLRowFor would with the TTL maintained) and stores the last key
 	// read as the cursor. When the page reaches the end of the table the
 	// same transaction sets the TTL ENABLED with a nil cursor, and done is
-	// true. Errors: ErrTableNotFound, ErrClosed, backend failures.
+	// true. Errors (done is then false): ErrTableNotFound, ErrClosed,
+	// backend failures.
 	//
 	// The backfill order is the backend's own choice (docs/adr/0018g): a
 	// total order of every possible key of the table, fixed by the keys

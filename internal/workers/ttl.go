@@ -184,19 +184,22 @@ var ttlJob = map[string]string{storage.TTLEnabling: "ttl_enable", storage.TTLDis
 // the table is another one or its TTL changed. Each delete is
 // conditioned on the item still being expired (its current image, read
 // under the write's lock) and carries the TTL service identity. Without
-// the table's lease (storage.Leaser) it does nothing.
+// the table's lease (storage.Leaser) it does nothing; the lease is renewed
+// between batches, and the pass ends (without an error) once another
+// process took it.
 func (w *TTL) ExpireTable(ctx context.Context, t *storage.Table) (int, error) {
-	if l, ok := w.store.(storage.Leaser); ok {
-		own, err := l.AcquireLease(ctx, "ttl/"+t.ID, w.cfg.Owner, 3*w.cfg.Interval)
-		if err != nil || !own {
-			return 0, err
-		}
-	}
+	lease := w.expiryLease(t)
 	ctx = storage.WithUserIdentity(ctx, storage.TTLService)
 	now := w.cfg.Now()
 	from := now.Unix() - int64(storage.TTLMaxAge/time.Second)
 	total := 0
 	for batch := 0; ctx.Err() == nil; batch++ {
+		if own, err := lease.hold(ctx); err != nil || !own {
+			if err == nil && batch > 0 {
+				w.cfg.Log.Info("ttl lease lost; expiry pass ends", "table", t.Name, "expired", total)
+			}
+			return total, err
+		}
 		if batch > 0 {
 			// Each batch works from a fresh catalog entry: a long pass
 			// follows the table's changes (and, on Cassandra, writes derive
@@ -266,6 +269,40 @@ func (w *TTL) ExpireTable(ctx context.Context, t *storage.Table) (int, error) {
 		}
 	}
 	return total, ctx.Err()
+}
+
+// leaseHold is the lease of one background pass on a storage.Leaser (a
+// nil Leaser: a backend one process owns, where the pass always holds it).
+type leaseHold struct {
+	l           storage.Leaser
+	name, owner string
+	ttl         time.Duration
+	renewed     time.Time // when the last successful claim was sent; zero before the first
+}
+
+// expiryLease is the lease "ttl/<table id>" of t's expiry passes, taken
+// for three intervals, so that a process that stops leaves it to another
+// within three passes' time.
+func (w *TTL) expiryLease(t *storage.Table) *leaseHold {
+	l, _ := w.store.(storage.Leaser)
+	return &leaseHold{l: l, name: "ttl/" + t.ID, owner: w.cfg.Owner, ttl: 3 * w.cfg.Interval}
+}
+
+// hold takes the lease on its first call and renews it on a later one
+// once a third of its time has passed since the last claim (a pass longer
+// than the lease would otherwise run in two processes at once); it reports
+// false while, or once, another owner holds it.
+func (h *leaseHold) hold(ctx context.Context) (bool, error) {
+	if h.l == nil || (!h.renewed.IsZero() && time.Since(h.renewed) < h.ttl/3) {
+		return true, nil
+	}
+	sent := time.Now()
+	own, err := h.l.AcquireLease(ctx, h.name, h.owner, h.ttl)
+	if err != nil || !own {
+		return false, err
+	}
+	h.renewed = sent
+	return true, nil
 }
 
 // deleteExpired applies the conditional deletes ms of one expiry batch: in

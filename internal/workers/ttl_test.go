@@ -253,6 +253,14 @@ func expiringTable(t *testing.T, n int, exp func(j int) string) (*sqlite.Backend
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.Close() })
+	tb, cur := expiringTableOn(t, b, n, exp)
+	return b, tb, cur
+}
+
+// expiringTableOn makes the table of expiringTable on b and returns it and
+// its stored entry.
+func expiringTableOn(t *testing.T, b storage.Backend, n int, exp func(j int) string) (*storage.Table, *storage.Table) {
+	t.Helper()
 	ctx := context.Background()
 	tb := &storage.Table{
 		Account: "000000000000", Name: "exp", ID: uuid.NewString(),
@@ -277,7 +285,7 @@ func expiringTable(t *testing.T, n int, exp func(j int) string) (*sqlite.Backend
 	if err != nil {
 		t.Fatal(err)
 	}
-	return b, tb, cur
+	return tb, cur
 }
 
 // parallelStore is a real SQLite backend that declares itself a

@@ -36,7 +36,7 @@ type keyedItem struct {
 // readPartRows reads up to n rows of partition pk of the items table at
 // QUORUM, after sort key after (nil: from the start), with their versions.
 func (b *Backend) readPartRows(ctx context.Context, p phys, pk, after []byte, n int) ([]keyedItem, error) {
-	stmt := `SELECT sk, item, version FROM ` + p.items + ` WHERE pk = ?`
+	stmt := `SELECT pk, sk, item, version FROM ` + p.items + ` WHERE pk = ?`
 	args := []any{pk}
 	if after != nil {
 		stmt += ` AND sk > ?`
@@ -45,10 +45,16 @@ func (b *Backend) readPartRows(ctx context.Context, p phys, pk, after []byte, n 
 	stmt += ` LIMIT ?`
 	args = append(args, n)
 	iter := b.s.Query(stmt, args...).WithContext(ctx).Consistency(gocql.Quorum).PageSize(min(n, pageSize)).Iter()
-	var out []keyedItem
-	var sk, blob []byte
+	return scanKeyedItems(iter, p, nil)
+}
+
+// scanKeyedItems appends the rows of iter, a read of the columns pk, sk,
+// item and version of p's items table, to out, and closes iter. Errors: a
+// corrupt item, the read's.
+func scanKeyedItems(iter *gocql.Iter, p phys, out []keyedItem) ([]keyedItem, error) {
+	var pk, sk, blob []byte
 	var ver int64
-	for ; iter.Scan(&sk, &blob, &ver); sk, blob = nil, nil {
+	for ; iter.Scan(&pk, &sk, &blob, &ver); pk, sk, blob = nil, nil, nil {
 		r := keyedItem{pageItem: pageItem{version: ver}, key: storage.Key{PK: pk, SK: storage.LoadedSK(sk)}}
 		if blob != nil {
 			var err error

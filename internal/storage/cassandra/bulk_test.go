@@ -150,17 +150,11 @@ func TestTTLBackfillBatchesOnePartition(t *testing.T) {
 	}
 	writeAll(t, ctx, b, tb, its, put)
 	writeAll(t, ctx, b, tb, gone, func(item.Item) storage.MutateFunc { return del })
-	cur, err := b.UpdateTable(ctx, tb.Account, tb.Name, func(t *storage.Table) error {
-		t.TTL = storage.TimeToLive{AttributeName: "exp", Status: storage.TTLEnabling, Generation: 1}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cur := setTTL(t, ctx, b, tb, storage.TimeToLive{AttributeName: "exp", Status: storage.TTLEnabling, Generation: 1})
 	if done, err := b.BackfillTTL(ctx, cur.Account, cur.Name, 1, 1000); err != nil || !done {
 		t.Fatalf("BackfillTTL = %v, %v; want done in one page", done, err)
 	}
-	cur, err = b.GetTable(ctx, cur.Account, cur.Name)
+	cur, err := b.GetTable(ctx, cur.Account, cur.Name)
 	if err != nil || cur.TTL.Status != storage.TTLEnabled {
 		t.Fatalf("after the backfill: %+v %v", cur.TTL, err)
 	}

@@ -21,15 +21,9 @@ func TestExpiryPassDefaults(t *testing.T) {
 	b := backend(t)
 	ctx := ctxT(t, 5*time.Minute)
 	tb := streamTestTable(t, b)
-	cur, err := b.UpdateTable(ctx, tb.Account, tb.Name, func(t *storage.Table) error {
-		t.TTL = storage.TimeToLive{AttributeName: "exp", Status: storage.TTLEnabled, Generation: 1}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cur := setTTL(t, ctx, b, tb, storage.TimeToLive{AttributeName: "exp", Status: storage.TTLEnabled, Generation: 1})
 	const expired, live = 1100, 30
-	err = storage.EachWrite(ctx, expired+live, b.WriteParallelism(), func(i int) error {
+	err := storage.EachWrite(ctx, expired+live, b.WriteParallelism(), func(i int) error {
 		exp := "500" // expired at the pass's time, 1000
 		if i >= expired {
 			exp = "5000"

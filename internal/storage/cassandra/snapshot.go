@@ -119,10 +119,10 @@ func (b *Backend) releaseCapture(ctx context.Context, t *storage.Table, id strin
 // snapshotScan visits the items of the table of p as of version h.after,
 // in the order of Scan.
 func (b *Backend) snapshotScan(ctx context.Context, p phys, h *historySince, visit storage.VisitFunc) error {
-	for bk := 0; bk < 1<<(32-bucketShift); bk++ {
-		iter := b.s.Query(`SELECT pk FROM `+p.dir+` WHERE ix = ? AND b = ?`, "", bk).
-			WithContext(ctx).Consistency(gocql.Quorum).PageSize(pageSize).Iter()
-		more, err := eachPartition(iter, func(pk []byte) (bool, error) {
+	l := tableListing(nil)
+	first, last := l.buckets()
+	for bk := first; bk <= last; bk++ {
+		more, err := eachPartition(b.listedPartitions(ctx, p, l, bk), func(pk []byte) (bool, error) {
 			return b.snapshotPartition(ctx, p, pk, h, visit)
 		})
 		if err != nil || !more {

@@ -3,11 +3,9 @@ package cassandra
 import (
 	"bytes"
 	"context"
-	"fmt"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
 
-	"github.com/extenddb/extenddb/internal/item"
 	"github.com/extenddb/extenddb/internal/storage"
 )
 
@@ -51,20 +49,7 @@ func (b *Backend) readTokenPage(ctx context.Context, p phys, cursor *storage.Key
 	stmt += ` LIMIT ?`
 	args = append(args, n)
 	iter := b.s.Query(stmt, args...).WithContext(ctx).Consistency(gocql.Quorum).PageSize(min(n, 1000)).Iter()
-	var pk, sk, blob []byte
-	var ver int64
-	for ; iter.Scan(&pk, &sk, &blob, &ver); pk, sk, blob = nil, nil, nil {
-		r := keyedItem{pageItem: pageItem{version: ver}, key: storage.Key{PK: pk, SK: storage.LoadedSK(sk)}}
-		if blob != nil {
-			var err error
-			if r.it, err = item.UnmarshalItem(blob); err != nil {
-				iter.Close()
-				return nil, fmt.Errorf("cassandra: corrupt item in %s: %w", p.items, err)
-			}
-		}
-		out = append(out, r)
-	}
-	return out, iter.Close()
+	return scanKeyedItems(iter, p, out)
 }
 
 // readSameToken appends to out, up to limit rows in all, the rows of the

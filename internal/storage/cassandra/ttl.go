@@ -3,7 +3,6 @@ package cassandra
 import (
 	"bytes"
 	"context"
-	"errors"
 	"slices"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
@@ -215,10 +214,7 @@ func (b *Backend) BackfillTTL(ctx context.Context, account, name string, gen int
 		}
 		return true
 	})
-	if errors.Is(err, storage.ErrTableNotFound) {
-		return true, err
-	}
-	return done, err
+	return done && err == nil, err
 }
 
 // backfillRows writes the expiry rows of the items of a page (those that
@@ -294,7 +290,7 @@ func (b *Backend) DrainTTL(ctx context.Context, account, name string, gen int64,
 		cur.TTL.Status, cur.TTL.AttributeName, cur.TTL.BackfillCursor = storage.TTLDisabled, "", nil
 		return true
 	})
-	return true, err
+	return err == nil, err
 }
 
 // updateEntryIf changes the catalog entry of (account, name) with fn

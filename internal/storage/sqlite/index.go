@@ -284,7 +284,8 @@ func ensureIndexStats(ctx context.Context, conn *sql.Conn) error {
 // entryPage runs one page of a background job on table (account, name)
 // (an index backfill, a TTL backfill or drain) as one writer transaction:
 // page gets the table's current entry and clears done while the job has
-// more pages. Errors: storage.ErrTableNotFound, page's.
+// more pages. Errors (with done false, as on the other backends):
+// storage.ErrTableNotFound, page's.
 func (b *Backend) entryPage(ctx context.Context, account, name string, page func(w *writer, cur *storage.Table, done *bool) error) (bool, error) {
 	done := true
 	err := b.submit(ctx, true, func(w *writer) error {
@@ -295,5 +296,5 @@ func (b *Backend) entryPage(ctx context.Context, account, name string, page func
 		}
 		return page(w, cur, &done)
 	})
-	return done, err
+	return done && err == nil, err
 }

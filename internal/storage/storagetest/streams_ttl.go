@@ -32,6 +32,7 @@ var streamTTLTests = []struct {
 	{"TTLBackfillResume", testTTLBackfillResume},
 	{"TTLBackfillWhileWriting", testTTLBackfillWhileWriting},
 	{"TTLDrain", testTTLDrain},
+	{"TTLPagesOfDeletedTable", testTTLPagesOfDeletedTable},
 }
 
 // RunSharedStreams runs the stream tests at the same time on the one
@@ -562,5 +563,24 @@ func testTTLDrain(t *testing.T, e *env) {
 	cur, err := e.b.GetTable(e.ctx, tb.Account, tb.Name)
 	if err != nil || cur.TTL.Status != storage.TTLDisabled || cur.TTL.AttributeName != "" {
 		t.Fatalf("after the drain: %+v %v", cur.TTL, err)
+	}
+}
+
+// testTTLPagesOfDeletedTable: a backfill or drain page of a table that is
+// gone reports storage.ErrTableNotFound, and not done (the job ends on the
+// error, as for an index build whose table is gone), alike on every
+// backend.
+func testTTLPagesOfDeletedTable(t *testing.T, e *env) {
+	for _, status := range []string{storage.TTLEnabling, storage.TTLDisabling} {
+		tb, ts := e.ttlTable("ttlgone"+strings.ToLower(status), status)
+		e.put(tb, item.Item{"pk": s("p"), "sk": s("1"), "exp": n("5")})
+		if err := e.b.DeleteTable(e.ctx, tb.Account, tb.Name); err != nil {
+			t.Fatal(err)
+		}
+		page := map[string]func(ctx context.Context, account, name string, gen int64, limit int) (bool, error){
+			storage.TTLEnabling: ts.BackfillTTL, storage.TTLDisabling: ts.DrainTTL}[status]
+		if done, err := page(e.ctx, tb.Account, tb.Name, 1, 10); done || !errors.Is(err, storage.ErrTableNotFound) {
+			t.Fatalf("%s page of a deleted table = %v, %v; want false, ErrTableNotFound", status, done, err)
+		}
 	}
 }
