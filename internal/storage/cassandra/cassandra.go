@@ -125,6 +125,10 @@ type Backend struct {
 	onRetry atomic.Pointer[func(reason string)]
 	// onRepair is Options.OnRepair (tests replace it).
 	onRepair atomic.Pointer[func(event string)]
+	// repairsDrained holds the ended hours whose repairs a recovery pass
+	// of this process found all applied (repairs.go), under repairsMu.
+	repairsMu      sync.Mutex
+	repairsDrained map[int64]struct{}
 	// txStopAt, when set (by tests), is asked at each stage of a
 	// transaction ("prepared", "committing") whether to stop there as if
 	// the process had died (tx.go).

@@ -265,9 +265,10 @@ func (b *Backend) Recover(ctx context.Context) (int, error) {
 	}
 	// Transactions older than twice TxTimeout first (tx.go): PREPARE
 	// rolled back, COMMITTING rolled forward.
-	total, err := b.recoverTransactions(ctx)
-	if err != nil {
-		return total, wrap("recover transactions", err)
+	// A failure here does not stop the pass either.
+	total, terr := b.recoverTransactions(ctx)
+	if terr != nil {
+		terr = fmt.Errorf("transactions: %w", terr)
 	}
 	r := &recovery{b: b, me: me.owner, ttl: ttl, renewed: time.Now(), tables: map[string]*storage.Table{}}
 	n, ferr := r.frontends(ctx, fes)
@@ -280,7 +281,7 @@ func (b *Backend) Recover(ctx context.Context) (int, error) {
 	if errors.Is(rerr, errLeaseLost) {
 		return total, nil
 	}
-	return total, wrap("recover", cmp.Or(ferr, rerr))
+	return total, wrap("recover", cmp.Or(terr, ferr, rerr))
 }
 
 // listedFrontend is a row of the frontends table.
@@ -387,6 +388,7 @@ func (r *recovery) keepLeases(ctx context.Context) error {
 // intent is one stored write intent, or repair (repairs.go).
 type intent struct {
 	id               int64
+	written          int64 // when it was stored: WRITETIME, µs
 	tid, account     string
 	tname            string
 	def              []byte
@@ -397,29 +399,36 @@ type intent struct {
 }
 
 // replay replays the intents of r.owner of the minutes from..to, up to
-// replayParallel of them at a time, and stops at the first that fails.
+// replayParallel of them at a time. One that fails does not stop the
+// others (the frontend stays listed, so the next pass replays them all
+// again); the first error is returned, and a lost lease stops the replay.
 func (r *recovery) replay(ctx context.Context, from, to int64) (int, error) {
-	total := 0
-	for m := from; m <= to; m++ {
-		if err := r.keepLeases(ctx); err != nil {
+	var (
+		total int
+		first error
+	)
+	for m := from; m <= to && ctx.Err() == nil; m++ {
+		iter := r.b.s.Query(`SELECT id, `+intentColumns+`, WRITETIME(version) FROM `+r.b.catalog+`.intents WHERE owner = ? AND minute = ?`,
+			r.owner, m).WithContext(ctx).PageSize(100).Iter()
+		n, err := r.applyAll(ctx, iter, func(in *intent) (bool, error) { return r.apply(ctx, in, true) })
+		total += n
+		if errors.Is(err, errLeaseLost) {
 			return total, err
 		}
-		iter := r.b.s.Query(`SELECT id, `+intentColumns+` FROM `+r.b.catalog+`.intents WHERE owner = ? AND minute = ?`,
-			r.owner, m).WithContext(ctx).PageSize(100).Iter()
-		n, err := applyAll(iter, true, func(in *intent) (bool, error) { return r.apply(ctx, in, true) })
-		total += n
-		if err != nil {
-			return total, fmt.Errorf("intents of %s: %w", r.owner, err)
+		if err != nil && first == nil {
+			first = fmt.Errorf("intents of %s, minute %d: %w", r.owner, m, err)
 		}
 	}
-	return total, nil
+	return total, cmp.Or(first, ctx.Err())
 }
 
 // applyAll calls apply, up to replayParallel at a time, on each intent
-// iter yields (columns id and intentColumns), and returns how many calls
-// reported true and the first error (of a call, or of iter). With stop set
-// it reads no further once a call has failed.
-func applyAll(iter *gocql.Iter, stop bool, apply func(*intent) (bool, error)) (int, error) {
+// iter yields (columns id, intentColumns and the WRITETIME of version),
+// renewing the pass's leases as it goes, and returns how many calls
+// reported true and the first error (of a call, or of iter). A call that
+// fails does not stop the others; a lost lease stops the reading
+// (errLeaseLost).
+func (r *recovery) applyAll(ctx context.Context, iter *gocql.Iter, apply func(*intent) (bool, error)) (int, error) {
 	var (
 		mu    sync.Mutex
 		n     int
@@ -427,15 +436,15 @@ func applyAll(iter *gocql.Iter, stop bool, apply func(*intent) (bool, error)) (i
 		wg    sync.WaitGroup
 	)
 	sem := make(chan struct{}, replayParallel)
-	failed := func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return stop && first != nil
-	}
-	for !failed() {
+	for {
+		if err := r.keepLeases(ctx); err != nil {
+			wg.Wait()
+			_ = iter.Close()
+			return n, err
+		}
 		in := &intent{}
 		if !iter.Scan(&in.id, &in.tid, &in.account, &in.tname, &in.def, &in.pk, &in.sk, &in.old, &in.new, &in.version,
-			&in.itype, &in.principal) {
+			&in.itype, &in.principal, &in.written) {
 			break
 		}
 		sem <- struct{}{}
@@ -481,7 +490,12 @@ func (r *recovery) currentTable(ctx context.Context, in *intent) (*storage.Table
 // did. With checkWrite (an intent) it does so only if the item row's write
 // history shows that the write applied; without (a repair) the writer knew
 // it did. A table deleted since (or replaced by one of the same name) is
-// skipped.
+// skipped. When the item has been written again since (its row holds a
+// newer version), the write's index rows are only removed, never written:
+// the newer write's own effects (or repair, or intent) write the current
+// ones, and an index added since the write, which the newer write did not
+// know of, was built from the item as it is now, so a row written for
+// this older image would be one nothing ever deletes (ADR 0018i).
 func (r *recovery) apply(ctx context.Context, in *intent, checkWrite bool) (bool, error) {
 	b := r.b
 	if cur, err := r.currentTable(ctx, in); cur == nil || err != nil {
@@ -495,23 +509,18 @@ func (r *recovery) apply(ctx context.Context, in *intent, checkWrite bool) (bool
 	}
 	key := storage.Key{PK: in.pk, SK: storage.LoadedSK(in.sk)}
 	p := b.phys(t)
-	if checkWrite {
-		var row *current
-		err = b.retry(ctx, func() (err error) {
-			row, err = b.readItem(ctx, p, key, gocql.Serial)
-			return err
-		})
-		if isUnconfigured(err) { // the table was dropped
-			return false, nil
-		}
-		if err != nil {
-			return false, err
-		}
-		// The row's write history tells whether the attempt applied (a
-		// delete keeps the row as a tombstone with its history).
-		if row == nil || !hasWrite(row.writes, uint64(in.id)) {
-			return false, nil
-		}
+	var row *current
+	err = b.retry(ctx, func() (err error) {
+		row, err = b.readItem(ctx, p, key, gocql.Serial)
+		return err
+	})
+	if err != nil {
+		return false, r.unlessDropped(ctx, in, err)
+	}
+	// The row's write history tells whether the attempt applied (a
+	// delete keeps the row as a tombstone with its history).
+	if checkWrite && (row == nil || !hasWrite(row.writes, uint64(in.id))) {
+		return false, nil
 	}
 	var old, nw item.Item
 	if len(in.old) > 0 {
@@ -527,11 +536,34 @@ func (r *recovery) apply(ctx context.Context, in *intent, checkWrite bool) (bool
 	if in.itype != nil && in.principal != nil {
 		ctx = storage.WithUserIdentity(ctx, &storage.UserIdentity{Type: *in.itype, PrincipalID: *in.principal})
 	}
-	// writeEffects derives them from a fresh entry (the intent's has no
-	// load time), so an index added since the write is maintained too.
-	err = b.writeEffects(ctx, t, p, key, old, nw, in.version)
-	if isUnconfigured(err) { // the table was dropped
-		return false, nil
+	indexed := nw
+	if row == nil || row.version > in.version {
+		indexed = nil
 	}
-	return err == nil, err
+	// effects derives them from a fresh entry (the intent's has no load
+	// time), so an index added since the write is maintained too.
+	if err := b.effects(ctx, t, p, key, old, nw, indexed, in.version); err != nil {
+		return false, r.unlessDropped(ctx, in, err)
+	}
+	return true, nil
+}
+
+// unlessDropped returns err, a failure to replay in, unless it is
+// Cassandra's answer for a table it does not know and the table of in is
+// gone from the catalog (or replaced by one of the same name): then
+// there is nothing to replay, and it returns nil. The catalog is read
+// again, not taken from the pass's cache, since a node that has not yet
+// learned of a new physical table gives the same answer.
+func (r *recovery) unlessDropped(ctx context.Context, in *intent, err error) error {
+	if !isUnconfigured(err) {
+		return err
+	}
+	cur, rerr := r.b.readTable(ctx, in.account, in.tname, gocql.Quorum)
+	if rerr != nil {
+		return rerr
+	}
+	if cur == nil || cur.ID != in.tid {
+		return nil
+	}
+	return err
 }

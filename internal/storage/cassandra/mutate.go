@@ -344,6 +344,13 @@ func (b *Backend) itemWriteQuery(p phys, key storage.Key, cur *current, nw item.
 // so that a write committed after a new index's backfill started
 // maintains that index.
 func (b *Backend) writeEffects(ctx context.Context, t *storage.Table, p phys, key storage.Key, old, nw item.Item, ver int64) error {
+	return b.effects(ctx, t, p, key, old, nw, nw, ver)
+}
+
+// effects is writeEffects with the index rows changed from old to indexed
+// (nw, or nil to remove old's rows only: a replay of a write the item has
+// moved on from, recovery's apply).
+func (b *Backend) effects(ctx context.Context, t *storage.Table, p phys, key storage.Key, old, nw, indexed item.Item, ver int64) error {
 	ft, err := b.freshEntry(ctx, t)
 	if err != nil {
 		return err
@@ -351,7 +358,7 @@ func (b *Backend) writeEffects(ctx context.Context, t *storage.Table, p phys, ke
 	if ft != t {
 		t, p = ft, b.phys(ft)
 	}
-	if err := b.writeIndexes(ctx, t, p, old, nw, ver); err != nil {
+	if err := b.writeIndexes(ctx, t, p, old, indexed, ver); err != nil {
 		return err
 	}
 	return b.writeDerived(ctx, t, key, old, nw, ver)

@@ -1,7 +1,9 @@
 package cassandra
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -91,31 +93,73 @@ func (b *Backend) noteRepair(event string) {
 }
 
 // repairs applies the stored repairs, hour by hour from repairTTL ago to
-// the next hour, up to replayParallel at a time. It returns how many it applied and the
-// first error; a repair that fails does not stop the others.
+// the next hour, up to replayParallel at a time. It returns how many it
+// applied and the first error; a repair that fails does not stop the
+// others. An hour that has ended (more than an hour ago, so no writer
+// stores repairs in it any more) and that a pass of this process found
+// with every repair applied is not read again by this process: its
+// applied repairs leave tombstones, which each read would pass over until
+// they are purged.
 func (r *recovery) repairs(ctx context.Context) (int, error) {
 	now := time.Now().Unix()
 	var (
 		total int
 		first error
 	)
-	for hour := (now - repairTTL) / 3600; hour <= now/3600+1; hour++ {
-		if err := r.keepLeases(ctx); err != nil {
+	b := r.b
+	for hour := (now - repairTTL) / 3600; hour <= now/3600+1 && ctx.Err() == nil; hour++ {
+		closed := hour < now/3600-1
+		if closed && b.repairHourDrained(hour) {
+			continue
+		}
+		iter := b.s.Query(`SELECT id, `+intentColumns+`, WRITETIME(version) FROM `+b.catalog+`.repairs WHERE hour = ? AND shard IN ?`,
+			hour, repairShardList).WithContext(ctx).PageSize(100).Iter()
+		n, err := r.applyAll(ctx, iter, func(in *intent) (bool, error) { return r.repair(ctx, hour, in) })
+		total += n
+		if errors.Is(err, errLeaseLost) {
 			return total, err
 		}
-		iter := r.b.s.Query(`SELECT id, `+intentColumns+` FROM `+r.b.catalog+`.repairs WHERE hour = ? AND shard IN ?`,
-			hour, repairShardList).WithContext(ctx).PageSize(100).Iter()
-		n, err := applyAll(iter, false, func(in *intent) (bool, error) { return r.repair(ctx, hour, in) })
-		total += n
 		if err != nil && first == nil {
 			first = fmt.Errorf("repairs of hour %d: %w", hour, err)
 		}
+		if err == nil && closed {
+			b.drainRepairHour(hour, (now-repairTTL)/3600)
+		}
 	}
-	return total, first
+	return total, cmp.Or(first, ctx.Err())
+}
+
+// repairHourDrained reports whether this process found every repair of
+// the ended hour applied (drainRepairHour).
+func (b *Backend) repairHourDrained(hour int64) bool {
+	b.repairsMu.Lock()
+	defer b.repairsMu.Unlock()
+	_, ok := b.repairsDrained[hour]
+	return ok
+}
+
+// drainRepairHour records that every repair of the ended hour was applied,
+// and forgets the hours before oldest, which no pass reads any more.
+func (b *Backend) drainRepairHour(hour, oldest int64) {
+	b.repairsMu.Lock()
+	defer b.repairsMu.Unlock()
+	if b.repairsDrained == nil {
+		b.repairsDrained = map[int64]struct{}{}
+	}
+	b.repairsDrained[hour] = struct{}{}
+	for h := range b.repairsDrained {
+		if h < oldest {
+			delete(b.repairsDrained, h)
+		}
+	}
 }
 
 // repair applies the repair in, stored in hour, and deletes it. A repair
-// of a table deleted since is deleted without being applied.
+// of a table deleted since is deleted without being applied. The delete
+// is stamped after the repair's own write time, which a writer whose clock
+// runs ahead of this process's set in the future: a delete at this
+// process's time would lose to it, and the repair be applied again every
+// pass.
 func (r *recovery) repair(ctx context.Context, hour int64, in *intent) (bool, error) {
 	ok, err := r.apply(ctx, in, false)
 	if err != nil {
@@ -125,8 +169,9 @@ func (r *recovery) repair(ctx context.Context, hour int64, in *intent) (bool, er
 	if ok {
 		b.noteRepair("applied")
 	}
+	at := max(time.Now().UnixMicro(), in.written+1)
 	return ok, b.retry(ctx, func() error {
-		return b.s.Query(`DELETE FROM `+b.catalog+`.repairs WHERE hour = ? AND shard = ? AND id = ?`,
-			hour, repairShard(in.id), in.id).WithContext(ctx).Idempotent(true).Exec()
+		return b.s.Query(`DELETE FROM `+b.catalog+`.repairs USING TIMESTAMP ? WHERE hour = ? AND shard = ? AND id = ?`,
+			at, hour, repairShard(in.id), in.id).WithContext(ctx).Idempotent(true).Exec()
 	})
 }

@@ -3,6 +3,7 @@ package cassandra
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
@@ -183,9 +184,11 @@ func TestRepairAfterNewerWrites(t *testing.T) {
 }
 
 // TestFailingRepairDoesNotBlockOthers: a repair that fails at every pass
-// (its image is corrupt), stored in the hour before and on every shard so
-// that a pass meets it first, is left for the next pass and reported,
-// while the repair of another write is applied and deleted.
+// (its image is corrupt), stored on every shard of the hour of another
+// write's repair (and of the next, should the hour end meanwhile) with
+// the lowest IDs so that a pass meets it first, is left for the next pass
+// and reported, while the repair of the other write is applied and
+// deleted.
 func TestFailingRepairDoesNotBlockOthers(t *testing.T) {
 	b := backend(t)
 	ctx := ctxT(t, 3*time.Minute)
@@ -196,9 +199,13 @@ func TestFailingRepairDoesNotBlockOthers(t *testing.T) {
 		t.Fatal(err)
 	}
 	vals[7] = []byte{0xff, 0xfe, 0xfd} // the new image
-	hour := time.Now().Unix()/3600 - 1
-	for shard := range int64(repairShards) {
-		id := math.MinInt64 + shard
+	now := time.Now().Unix() / 3600
+	// More in each shard than a pass applies at once, so that a pass that
+	// stopped at the first failure would never reach the good repair.
+	const perShard = replayParallel + 2
+	for i := range 2 * int64(repairShards*perShard) {
+		hour := now + i/(repairShards*perShard)
+		id := math.MinInt64 + i%(repairShards*perShard) // shard i%repairShards
 		t.Cleanup(func() {
 			_ = b.s.Query(`DELETE FROM `+b.catalog+`.repairs WHERE hour = ? AND shard = ? AND id = ?`, hour, repairShard(id), id).Exec()
 		})
@@ -220,8 +227,8 @@ func TestFailingRepairDoesNotBlockOthers(t *testing.T) {
 	if d, err := divergences(ctx, b, tb, strKey(t, tb, "b"), gItem("b", "y")); err != nil || len(d) != 0 {
 		t.Errorf("index after the repair: %v, %v", d, err)
 	}
-	if got := storedRepairs(t, ctx, b, tb); len(got) != repairShards {
-		t.Errorf("%d repairs left, want the %d corrupt ones", len(got), repairShards)
+	if got := storedRepairs(t, ctx, b, tb); len(got) != 2*repairShards*perShard {
+		t.Errorf("%d repairs left, want the %d corrupt ones", len(got), 2*repairShards*perShard)
 	}
 	settle2(t, ctx, b, b2)
 }
@@ -290,5 +297,247 @@ func TestRecoverGoesPastFailingFrontend(t *testing.T) {
 	owners := listedOwners(t, ctx, b)
 	if !slices.Contains(owners, bad) || slices.Contains(owners, owner2) {
 		t.Errorf("listed owners %v: want %s (failing) and not %s (recovered)", owners, bad, owner2)
+	}
+}
+
+// TestRepairOfSupersededWriteSkipsNewIndex: a repair applied after its
+// item was deleted, or updated out of an index, and after that index was
+// added and built, writes no row into the new index. The later write did
+// not know the index, and its build read the item as it is now, so a row
+// for the repaired write's older image would be one that nothing ever
+// deletes: a query of the index would return an item the table no longer
+// holds, where DynamoDB's global secondary index follows the table
+// (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/GSI.html#GSI.Writes).
+func TestRepairOfSupersededWriteSkipsNewIndex(t *testing.T) {
+	b := backend(t)
+	ctx := ctxT(t, 3*time.Minute)
+	tb := intentTable(t, b)
+	b2 := openFrontend(t)
+	indexed := func(pk string) item.Item {
+		it := gItem(pk, "x")
+		it["g1"], it["g1s"] = item.S("p"), item.S(pk)
+		return it
+	}
+	deleted, moved := strKey(t, tb, "deleted"), strKey(t, tb, "moved")
+	failedWrite(t, ctx, b, b2, tb, deleted, put(indexed("deleted")))
+	failedWrite(t, ctx, b, b2, tb, moved, put(indexed("moved")))
+	if err := b.Mutate(ctx, tb, deleted, del); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Mutate(ctx, tb, moved, put(gItem("moved", "y"))); err != nil {
+		t.Fatal(err)
+	}
+	ix := storage.Index{IndexName: "added", Global: true, ID: uuid.NewString(), Status: storage.StatusCreating, Backfilling: true,
+		KeySchema:  []storage.KeyElement{{AttributeName: "g1", KeyType: "HASH"}, {AttributeName: "g1s", KeyType: "RANGE"}},
+		Projection: storage.Projection{ProjectionType: storage.ProjectAll}}
+	if _, err := b.UpdateTable(ctx, tb.Account, tb.Name, func(t *storage.Table) error {
+		t.AttributeDefinitions = append(t.AttributeDefinitions, storage.AttributeDefinition{AttributeName: "g1", AttributeType: "S"},
+			storage.AttributeDefinition{AttributeName: "g1s", AttributeType: "S"})
+		t.Indexes = append(t.Indexes, ix)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for done := false; !done; {
+		var err error
+		if done, err = b.BackfillIndex(ctx, tb.Account, tb.Name, ix.ID, 100); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := recoverOnce(t, ctx, b); n != 2 {
+		t.Errorf("Recover applied %d writes, want 2", n)
+	}
+	cur, err := b.GetTable(ctx, tb.Account, tb.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cur.Index("added") == nil || storage.IndexRowFor(cur, cur.Index("added"), indexed("moved")) == nil {
+		t.Fatalf("the added index would hold no row for the repaired image: %+v", cur.Indexes)
+	}
+	for _, k := range []storage.Key{deleted, moved} {
+		pk := string(k.PK)
+		if d, err := divergences(ctx, b, cur, k, indexed("deleted"), indexed("moved"), gItem("moved", "y")); err != nil || len(d) != 0 {
+			t.Errorf("%q: index after the repair: %v, %v", pk, d, err)
+		}
+	}
+	settle(t, ctx, b, b2)
+}
+
+// storedRepairIDs returns the (hour, id) of the repairs stored for tb in
+// the hours around now.
+func storedRepairIDs(t *testing.T, ctx context.Context, b *Backend, tb *storage.Table) [][2]int64 {
+	t.Helper()
+	var out [][2]int64
+	now := time.Now().Unix() / 3600
+	for hour := now - 2; hour <= now+1; hour++ {
+		iter := b.s.Query(`SELECT tid, id FROM `+b.catalog+`.repairs WHERE hour = ? AND shard IN ?`, hour, repairShardList).
+			WithContext(ctx).Iter()
+		var tid string
+		var id int64
+		for iter.Scan(&tid, &id) {
+			if tid == tb.ID {
+				out = append(out, [2]int64{hour, id})
+			}
+		}
+		if err := iter.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// TestRepairFromAClockAheadIsDeleted: a repair stored by a writer whose
+// clock runs a minute ahead (its cells carry that write time) is deleted
+// once applied, not applied again at every pass: the delete is stamped
+// after the repair's own write time.
+func TestRepairFromAClockAheadIsDeleted(t *testing.T) {
+	b := backend(t)
+	ctx := ctxT(t, 3*time.Minute)
+	tb := intentTable(t, b)
+	b2 := openFrontend(t)
+	k := strKey(t, tb, "a")
+	failedWrite(t, ctx, b, b2, tb, k, put(gItem("a", "x")))
+	ids := storedRepairIDs(t, ctx, b, tb)
+	if len(ids) != 1 {
+		t.Fatalf("repairs %v, want one", ids)
+	}
+	hour, id := ids[0][0], ids[0][1]
+	ahead := time.Now().Add(time.Minute).UnixMicro()
+	var ver int64
+	if err := b.s.Query(`SELECT version FROM `+b.catalog+`.repairs WHERE hour = ? AND shard = ? AND id = ?`, hour, repairShard(id), id).
+		WithContext(ctx).Scan(&ver); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.s.Query(`UPDATE `+b.catalog+`.repairs USING TIMESTAMP ? SET version = ? WHERE hour = ? AND shard = ? AND id = ?`,
+		ahead, ver, hour, repairShard(id), id).WithContext(ctx).Exec(); err != nil {
+		t.Fatal(err)
+	}
+	if n := recoverOnce(t, ctx, b); n != 1 {
+		t.Errorf("Recover applied %d writes, want 1", n)
+	}
+	if got := storedRepairIDs(t, ctx, b, tb); len(got) != 0 {
+		t.Errorf("repairs left after they were applied: %v", got)
+	}
+	if n := recoverOnce(t, ctx, b); n != 0 {
+		t.Errorf("second Recover applied %d writes, want 0", n)
+	}
+	settle(t, ctx, b, b2)
+}
+
+// TestDrainedRepairHourNotReadAgain: an hour that ended and whose repairs
+// a pass applied all is not read again by the same process, so the
+// tombstones of its applied repairs are not passed over at every pass. A
+// repair that appears there afterwards (only a writer whose clock is
+// hours behind could store one) is left alone. The passes run on a
+// backend of their own, which has drained no hour yet.
+func TestDrainedRepairHourNotReadAgain(t *testing.T) {
+	b := backend(t)
+	ctx := ctxT(t, 3*time.Minute)
+	tb := intentTable(t, b)
+	hour := time.Now().Unix()/3600 - 3
+	store := func(pk string) {
+		t.Helper()
+		vals, err := intentValues(ctx, tb, strKey(t, tb, pk), nil, gItem(pk, "x"), b.nextVersion(0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := rand.Int64()
+		t.Cleanup(func() {
+			_ = b.s.Query(`DELETE FROM `+b.catalog+`.repairs WHERE hour = ? AND shard = ? AND id = ?`, hour, repairShard(id), id).Exec()
+		})
+		err = b.s.Query(`INSERT INTO `+b.catalog+`.repairs (hour, shard, id, `+intentColumns+`) VALUES (?, ?, ?, `+intentMarks+`)`,
+			append([]any{hour, repairShard(id), id}, vals...)...).WithContext(ctx).Exec()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	left := func() []string {
+		t.Helper()
+		var out []string
+		iter := b.s.Query(`SELECT tid, pk FROM `+b.catalog+`.repairs WHERE hour = ? AND shard IN ?`, hour, repairShardList).WithContext(ctx).Iter()
+		var tid string
+		var pk []byte
+		for iter.Scan(&tid, &pk) {
+			if tid == tb.ID {
+				out = append(out, string(pk))
+			}
+		}
+		if err := iter.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	b3 := openFrontend(t)
+	pass := func() {
+		t.Helper()
+		r := &recovery{b: b3, me: b3.fe.id.Load().owner, ttl: time.Hour, renewed: time.Now(), tables: map[string]*storage.Table{}}
+		if _, err := r.repairs(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	store("a")
+	pass()
+	if got := left(); len(got) != 0 {
+		t.Fatalf("repairs left in the ended hour after a pass: %q", got)
+	}
+	store("b")
+	pass()
+	if got := left(); len(got) != 1 {
+		t.Errorf("repairs left in the drained hour after another pass: %q, want the one stored after it was drained", got)
+	}
+}
+
+// TestReplayGoesPastFailingIntent: within one stopped frontend, an intent
+// that fails at every replay (its table definition is corrupt), met
+// first, does not keep the frontend's other writes from being recovered;
+// the frontend stays listed and the error is reported.
+func TestReplayGoesPastFailingIntent(t *testing.T) {
+	b := backend(t)
+	ctx := ctxT(t, 3*time.Minute)
+	tb := intentTable(t, b)
+	b2 := openFrontend(t)
+	owner := b2.fe.id.Load().owner
+	t.Cleanup(func() {
+		_ = b.s.Query(`DELETE FROM `+b.catalog+`.frontends WHERE k = 0 AND owner = ?`, owner).Exec()
+	})
+	vals, err := intentValues(ctx, tb, strKey(t, tb, "z"), nil, gItem("z", "z"), b.nextVersion(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals[3] = []byte("not a table definition")
+	minute := time.Now().Unix() / 60
+	// More than a replay applies at once, all before the good intent.
+	for i := range int64(replayParallel + 2) {
+		err = b.s.Query(`INSERT INTO `+b.catalog+`.intents (owner, minute, id, `+intentColumns+`) VALUES (?, ?, ?, `+intentMarks+`)`,
+			append([]any{owner, minute, math.MinInt64 + i}, vals...)...).WithContext(ctx).Exec()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	commitWithoutEffects(t, ctx, b2, tb, strKey(t, tb, "a"), gItem("a", "x"))
+	if now := time.Now().Unix() / 60; now != minute {
+		t.Skipf("the minute ended between the two intents (%d, %d)", minute, now)
+	}
+	b2.Close()
+	// The pass that recovers the good write replays the failing intents
+	// too, and reports them.
+	for deadline := time.Now().Add(10 * testLease); ; time.Sleep(300 * time.Millisecond) {
+		n, err := b.Recover(ctx)
+		d, derr := divergences(ctx, b, tb, strKey(t, tb, "a"), gItem("a", "x"))
+		if derr != nil {
+			t.Fatal(derr)
+		}
+		if n > 0 && len(d) == 0 {
+			if err == nil || !strings.Contains(err.Error(), "intents of "+owner) {
+				t.Errorf("Recover's error %v, want the failing intents'", err)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the write behind failing intents was not recovered: %v, %v", d, err)
+		}
+	}
+	if !slices.Contains(listedOwners(t, ctx, b), owner) {
+		t.Errorf("the frontend with a failing intent was unlisted")
 	}
 }
