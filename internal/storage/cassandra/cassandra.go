@@ -24,6 +24,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"regexp"
 	"strings"
@@ -72,6 +73,10 @@ type Options struct {
 	// effects failed and were stored as a repair, and with "applied" when
 	// a recovery pass applied one (repairs.go). It must not block.
 	OnRepair func(event string)
+	// Log, when set, receives a warning with the reason whenever a
+	// committed write's effects fail (whether a repair could be stored or
+	// not); default slog.Default().
+	Log *slog.Logger
 	// TxTimeout is how old a transaction (TransactWrite) may get before a
 	// writer waiting for one of its items, or Recover, finishes it on its
 	// behalf: a PREPARE is aborted, a COMMITTING one committed (default
@@ -125,7 +130,7 @@ type Backend struct {
 	onRetry atomic.Pointer[func(reason string)]
 	// onRepair is Options.OnRepair (tests replace it).
 	onRepair atomic.Pointer[func(event string)]
-	// repairsDrained holds the ended hours whose repairs a recovery pass
+	// repairsDrained holds the settled minutes whose repairs a recovery pass
 	// of this process found all applied (repairs.go), under repairsMu.
 	repairsMu      sync.Mutex
 	repairsDrained map[int64]struct{}
@@ -207,6 +212,9 @@ func Open(ctx context.Context, o Options) (*Backend, error) {
 	}
 	if o.OnRepair != nil {
 		b.onRepair.Store(&o.OnRepair)
+	}
+	if b.opts.Log == nil {
+		b.opts.Log = slog.Default()
 	}
 	if err := b.migrate(ctx); err != nil {
 		s.Close()

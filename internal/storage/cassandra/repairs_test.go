@@ -28,27 +28,76 @@ func failEffects(b *Backend) (restore func()) {
 	}
 }
 
-// storedRepairs returns the versions of the repairs stored for table tb in
-// the hours around now (a test may straddle an hour's end).
-func storedRepairs(t *testing.T, ctx context.Context, b *Backend, tb *storage.Table) []int64 {
+// storedRepair is one stored repair, as the tests look at it.
+type storedRepair struct {
+	minute, id, version int64
+	pk                  string
+}
+
+// storedRepairRows returns the repairs stored for table tb in the minutes
+// listed for the hours around now (a test may straddle an hour's end).
+func storedRepairRows(t *testing.T, ctx context.Context, b *Backend, tb *storage.Table) []storedRepair {
 	t.Helper()
-	var out []int64
+	var out []storedRepair
 	now := time.Now().Unix() / 3600
-	for hour := now - 2; hour <= now+1; hour++ {
-		iter := b.s.Query(`SELECT tid, version FROM `+b.catalog+`.repairs WHERE hour = ? AND shard IN ?`, hour, repairShardList).
-			WithContext(ctx).Iter()
-		var tid string
-		var ver int64
-		for iter.Scan(&tid, &ver) {
-			if tid == tb.ID {
-				out = append(out, ver)
-			}
+	for hour := now - 3; hour <= now+1; hour++ {
+		var minutes []int64
+		iter := b.s.Query(`SELECT minute FROM `+b.catalog+`.repair_minutes WHERE hour = ?`, hour).WithContext(ctx).Iter()
+		var m int64
+		for iter.Scan(&m) {
+			minutes = append(minutes, m)
 		}
 		if err := iter.Close(); err != nil {
 			t.Fatal(err)
 		}
+		for _, m := range minutes {
+			for shard := range repairShards {
+				iter := b.s.Query(`SELECT tid, id, version, pk FROM `+b.catalog+`.repairs WHERE minute = ? AND shard = ?`, m, shard).
+					WithContext(ctx).Iter()
+				var tid string
+				var r storedRepair
+				var pk []byte
+				for iter.Scan(&tid, &r.id, &r.version, &pk) {
+					if tid == tb.ID {
+						r.minute, r.pk = m, string(pk)
+						out = append(out, r)
+					}
+				}
+				if err := iter.Close(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
 	}
 	return out
+}
+
+// storedRepairs returns the versions of the repairs stored for table tb
+// (storedRepairRows).
+func storedRepairs(t *testing.T, ctx context.Context, b *Backend, tb *storage.Table) []int64 {
+	t.Helper()
+	var out []int64
+	for _, r := range storedRepairRows(t, ctx, b, tb) {
+		out = append(out, r.version)
+	}
+	return out
+}
+
+// plantRepair stores a repair with vals (intentValues) in minute under id
+// directly, as a writer would, and removes it at the end of the test.
+func plantRepair(t *testing.T, ctx context.Context, b *Backend, minute, id int64, vals []any) {
+	t.Helper()
+	t.Cleanup(func() {
+		_ = b.s.Query(`DELETE FROM `+b.catalog+`.repairs WHERE minute = ? AND shard = ? AND id = ?`, minute, repairShard(id), id).Exec()
+	})
+	err := b.s.Query(`INSERT INTO `+b.catalog+`.repair_minutes (hour, minute) VALUES (?, ?)`, minute/60, minute).WithContext(ctx).Exec()
+	if err == nil {
+		err = b.s.Query(`INSERT INTO `+b.catalog+`.repairs (minute, shard, id, `+intentColumns+`) VALUES (?, ?, ?, `+intentMarks+`)`,
+			append([]any{minute, repairShard(id), id}, vals...)...).WithContext(ctx).Exec()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // failedWrite writes fn on key through b2 with its effects failing, and
@@ -184,8 +233,8 @@ func TestRepairAfterNewerWrites(t *testing.T) {
 }
 
 // TestFailingRepairDoesNotBlockOthers: a repair that fails at every pass
-// (its image is corrupt), stored on every shard of the hour of another
-// write's repair (and of the next, should the hour end meanwhile) with
+// (its image is corrupt), stored on every shard of the minute of another
+// write's repair (and of the next, should the minute end meanwhile) with
 // the lowest IDs so that a pass meets it first, is left for the next pass
 // and reported, while the repair of the other write is applied and
 // deleted.
@@ -199,21 +248,14 @@ func TestFailingRepairDoesNotBlockOthers(t *testing.T) {
 		t.Fatal(err)
 	}
 	vals[7] = []byte{0xff, 0xfe, 0xfd} // the new image
-	now := time.Now().Unix() / 3600
+	now := time.Now().Unix() / 60
 	// More in each shard than a pass applies at once, so that a pass that
 	// stopped at the first failure would never reach the good repair.
 	const perShard = replayParallel + 2
 	for i := range 2 * int64(repairShards*perShard) {
-		hour := now + i/(repairShards*perShard)
+		minute := now + i/(repairShards*perShard)
 		id := math.MinInt64 + i%(repairShards*perShard) // shard i%repairShards
-		t.Cleanup(func() {
-			_ = b.s.Query(`DELETE FROM `+b.catalog+`.repairs WHERE hour = ? AND shard = ? AND id = ?`, hour, repairShard(id), id).Exec()
-		})
-		err := b.s.Query(`INSERT INTO `+b.catalog+`.repairs (hour, shard, id, `+intentColumns+`) VALUES (?, ?, ?, `+intentMarks+`)`,
-			append([]any{hour, repairShard(id), id}, vals...)...).WithContext(ctx).Exec()
-		if err != nil {
-			t.Fatal(err)
-		}
+		plantRepair(t, ctx, b, minute, id, vals)
 	}
 	b2 := openFrontend(t)
 	failedWrite(t, ctx, b, b2, tb, strKey(t, tb, "b"), put(gItem("b", "y")))
@@ -363,29 +405,6 @@ func TestRepairOfSupersededWriteSkipsNewIndex(t *testing.T) {
 	settle(t, ctx, b, b2)
 }
 
-// storedRepairIDs returns the (hour, id) of the repairs stored for tb in
-// the hours around now.
-func storedRepairIDs(t *testing.T, ctx context.Context, b *Backend, tb *storage.Table) [][2]int64 {
-	t.Helper()
-	var out [][2]int64
-	now := time.Now().Unix() / 3600
-	for hour := now - 2; hour <= now+1; hour++ {
-		iter := b.s.Query(`SELECT tid, id FROM `+b.catalog+`.repairs WHERE hour = ? AND shard IN ?`, hour, repairShardList).
-			WithContext(ctx).Iter()
-		var tid string
-		var id int64
-		for iter.Scan(&tid, &id) {
-			if tid == tb.ID {
-				out = append(out, [2]int64{hour, id})
-			}
-		}
-		if err := iter.Close(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return out
-}
-
 // TestRepairFromAClockAheadIsDeleted: a repair stored by a writer whose
 // clock runs a minute ahead (its cells carry that write time) is deleted
 // once applied, not applied again at every pass: the delete is stamped
@@ -397,25 +416,20 @@ func TestRepairFromAClockAheadIsDeleted(t *testing.T) {
 	b2 := openFrontend(t)
 	k := strKey(t, tb, "a")
 	failedWrite(t, ctx, b, b2, tb, k, put(gItem("a", "x")))
-	ids := storedRepairIDs(t, ctx, b, tb)
-	if len(ids) != 1 {
-		t.Fatalf("repairs %v, want one", ids)
+	rs := storedRepairRows(t, ctx, b, tb)
+	if len(rs) != 1 {
+		t.Fatalf("repairs %v, want one", rs)
 	}
-	hour, id := ids[0][0], ids[0][1]
+	r := rs[0]
 	ahead := time.Now().Add(time.Minute).UnixMicro()
-	var ver int64
-	if err := b.s.Query(`SELECT version FROM `+b.catalog+`.repairs WHERE hour = ? AND shard = ? AND id = ?`, hour, repairShard(id), id).
-		WithContext(ctx).Scan(&ver); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.s.Query(`UPDATE `+b.catalog+`.repairs USING TIMESTAMP ? SET version = ? WHERE hour = ? AND shard = ? AND id = ?`,
-		ahead, ver, hour, repairShard(id), id).WithContext(ctx).Exec(); err != nil {
+	if err := b.s.Query(`UPDATE `+b.catalog+`.repairs USING TIMESTAMP ? SET version = ? WHERE minute = ? AND shard = ? AND id = ?`,
+		ahead, r.version, r.minute, repairShard(r.id), r.id).WithContext(ctx).Exec(); err != nil {
 		t.Fatal(err)
 	}
 	if n := recoverOnce(t, ctx, b); n != 1 {
 		t.Errorf("Recover applied %d writes, want 1", n)
 	}
-	if got := storedRepairIDs(t, ctx, b, tb); len(got) != 0 {
+	if got := storedRepairRows(t, ctx, b, tb); len(got) != 0 {
 		t.Errorf("repairs left after they were applied: %v", got)
 	}
 	if n := recoverOnce(t, ctx, b); n != 0 {
@@ -424,46 +438,33 @@ func TestRepairFromAClockAheadIsDeleted(t *testing.T) {
 	settle(t, ctx, b, b2)
 }
 
-// TestDrainedRepairHourNotReadAgain: an hour that ended and whose repairs
-// a pass applied all is not read again by the same process, so the
-// tombstones of its applied repairs are not passed over at every pass. A
-// repair that appears there afterwards (only a writer whose clock is
-// hours behind could store one) is left alone. The passes run on a
-// backend of their own, which has drained no hour yet.
-func TestDrainedRepairHourNotReadAgain(t *testing.T) {
+// TestDrainedRepairMinuteNotReadAgain: a minute that ended more than
+// repairSkew ago and whose repairs a pass applied all is not read again by
+// the same process, so the tombstones of its applied repairs are not
+// passed over at every pass. A repair that appears there afterwards (only
+// a writer whose clock is further behind could store one) is left alone.
+// The passes run on a backend of their own, which has drained no minute
+// yet.
+func TestDrainedRepairMinuteNotReadAgain(t *testing.T) {
 	b := backend(t)
 	ctx := ctxT(t, 3*time.Minute)
 	tb := intentTable(t, b)
-	hour := time.Now().Unix()/3600 - 3
+	minute := time.Now().Add(-3*repairSkew).Unix() / 60
 	store := func(pk string) {
 		t.Helper()
 		vals, err := intentValues(ctx, tb, strKey(t, tb, pk), nil, gItem(pk, "x"), b.nextVersion(0))
 		if err != nil {
 			t.Fatal(err)
 		}
-		id := rand.Int64()
-		t.Cleanup(func() {
-			_ = b.s.Query(`DELETE FROM `+b.catalog+`.repairs WHERE hour = ? AND shard = ? AND id = ?`, hour, repairShard(id), id).Exec()
-		})
-		err = b.s.Query(`INSERT INTO `+b.catalog+`.repairs (hour, shard, id, `+intentColumns+`) VALUES (?, ?, ?, `+intentMarks+`)`,
-			append([]any{hour, repairShard(id), id}, vals...)...).WithContext(ctx).Exec()
-		if err != nil {
-			t.Fatal(err)
-		}
+		plantRepair(t, ctx, b, minute, rand.Int64(), vals)
 	}
 	left := func() []string {
 		t.Helper()
 		var out []string
-		iter := b.s.Query(`SELECT tid, pk FROM `+b.catalog+`.repairs WHERE hour = ? AND shard IN ?`, hour, repairShardList).WithContext(ctx).Iter()
-		var tid string
-		var pk []byte
-		for iter.Scan(&tid, &pk) {
-			if tid == tb.ID {
-				out = append(out, string(pk))
+		for _, r := range storedRepairRows(t, ctx, b, tb) {
+			if r.minute == minute {
+				out = append(out, r.pk)
 			}
-		}
-		if err := iter.Close(); err != nil {
-			t.Fatal(err)
 		}
 		return out
 	}
@@ -478,12 +479,12 @@ func TestDrainedRepairHourNotReadAgain(t *testing.T) {
 	store("a")
 	pass()
 	if got := left(); len(got) != 0 {
-		t.Fatalf("repairs left in the ended hour after a pass: %q", got)
+		t.Fatalf("repairs left in the settled minute after a pass: %q", got)
 	}
 	store("b")
 	pass()
 	if got := left(); len(got) != 1 {
-		t.Errorf("repairs left in the drained hour after another pass: %q, want the one stored after it was drained", got)
+		t.Errorf("repairs left in the drained minute after another pass: %q, want the one stored after it was drained", got)
 	}
 }
 

@@ -79,16 +79,21 @@ func (b *Backend) migrations() []migration {
 			`CREATE TABLE IF NOT EXISTS ` + k + `.jobs (
 				kind text, id text, version bigint, body blob, PRIMARY KEY ((kind), id))`,
 		}},
-		// Repairs of committed writes whose effects failed (repairs.go).
-		// Like intents, they are written once and expire.
+		// Repairs of committed writes whose effects failed (repairs.go),
+		// by minute, and the minutes that hold some. Like intents, they
+		// are written once and expire.
 		{7, "repairs", []string{
 			`CREATE TABLE IF NOT EXISTS ` + k + `.repairs (
-				hour bigint, shard int, id bigint,
+				minute bigint, shard int, id bigint,
 				tid text, account text, tname text, def blob,
 				pk blob, sk blob, old blob, new blob, version bigint,
 				ident_type text, ident_principal text,
-				PRIMARY KEY ((hour, shard), id))
+				PRIMARY KEY ((minute, shard), id))
 				WITH default_time_to_live = 86400 AND gc_grace_seconds = 10800
+				AND compaction = {'class': 'TimeWindowCompactionStrategy', 'compaction_window_unit': 'HOURS', 'compaction_window_size': 1}`,
+			`CREATE TABLE IF NOT EXISTS ` + k + `.repair_minutes (
+				hour bigint, minute bigint, PRIMARY KEY ((hour), minute))
+				WITH default_time_to_live = 86400
 				AND compaction = {'class': 'TimeWindowCompactionStrategy', 'compaction_window_unit': 'HOURS', 'compaction_window_size': 1}`,
 		}},
 	}
