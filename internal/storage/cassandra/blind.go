@@ -131,8 +131,12 @@ func (b *Backend) committed(ctx context.Context, t *storage.Table, p phys, key s
 	}
 	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), repairTimeout)
 	defer rcancel()
-	if b.writeRepair(rctx, t, key, old, nw, ver) != nil {
+	if rerr := b.writeRepair(rctx, t, key, old, nw, ver); rerr != nil {
+		b.opts.Log.Warn("cassandra: the effects of a committed write failed, and so did storing their repair; they wait for this server's intents to be replayed after it stops",
+			"table", t.Name, "version", ver, "error", err, "repair_error", rerr)
 		return err
 	}
+	b.opts.Log.Warn("cassandra: the effects of a committed write failed; stored a repair for the next recovery pass",
+		"table", t.Name, "version", ver, "error", err)
 	return nil
 }
