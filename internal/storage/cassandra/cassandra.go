@@ -33,6 +33,7 @@ import (
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
+	"golang.org/x/time/rate"
 
 	"github.com/extenddb/extenddb/internal/storage"
 )
@@ -130,10 +131,17 @@ type Backend struct {
 	onRetry atomic.Pointer[func(reason string)]
 	// onRepair is Options.OnRepair (tests replace it).
 	onRepair atomic.Pointer[func(event string)]
-	// repairsDrained holds the settled minutes whose repairs a recovery pass
+	// effectsWarn and effectsFailed rate-limit the warning of effects
+	// that fail after a commit (warnEffects, blind.go).
+	effectsWarn   rate.Sometimes
+	effectsFailed atomic.Int64
+	// repairsDrained holds the partitions of settled minutes whose repairs a pass
 	// of this process found all applied (repairs.go), under repairsMu.
 	repairsMu      sync.Mutex
-	repairsDrained map[int64]struct{}
+	repairsDrained map[repairPart]struct{}
+	// repairsListed holds the minute this process has listed in
+	// repair_minutes (repairs.go), under repairsMu.
+	repairsListed map[int64]struct{}
 	// txStopAt, when set (by tests), is asked at each stage of a
 	// transaction ("prepared", "committing") whether to stop there as if
 	// the process had died (tx.go).
@@ -206,6 +214,7 @@ func Open(ctx context.Context, o Options) (*Backend, error) {
 		keyspaces:   map[string]bool{},
 
 		effectsTimeout: effectsTimeout,
+		effectsWarn:    rate.Sometimes{First: 1, Interval: 10 * time.Second},
 	}
 	if o.OnRetry != nil {
 		b.onRetry.Store(&o.OnRetry)

@@ -41,7 +41,9 @@ import (
 // process's still stores repairs in it) and whose repairs a pass of this
 // process applied all is not read again by this process, so the
 // tombstones of applied repairs are passed over only while their minute
-// is recent: about repairSkew / 10 s passes. A repair partition holds one
+// is recent: about repairSkew / 10 s passes (drained is kept per shard, so
+// a repair that keeps failing keeps only its own shard read). A process
+// lists a minute once, however many repairs it stores in it. A repair partition holds one
 // minute's repairs of one shard: even at a sustained 1,000 failed
 // effects a second, 7,500 rows, far below Cassandra's default
 // tombstone_failure_threshold (100,000), and each shard is read on its
@@ -73,10 +75,16 @@ func (b *Backend) writeRepair(ctx context.Context, t *storage.Table, key storage
 	id := rand.Int64()
 	minute := time.Now().Unix() / 60
 	vals = append([]any{minute, repairShard(id), id}, append(vals, repairTTL)...)
-	err = b.retry(ctx, func() error {
-		return b.s.Query(`INSERT INTO `+b.catalog+`.repair_minutes (hour, minute) VALUES (?, ?) USING TTL ?`,
-			minute/60, minute, repairTTL).WithContext(ctx).Idempotent(true).Exec()
-	})
+	if !b.repairMinuteListed(minute) {
+		// Kept a little longer than the minute's last repair.
+		err = b.retry(ctx, func() error {
+			return b.s.Query(`INSERT INTO `+b.catalog+`.repair_minutes (hour, minute) VALUES (?, ?) USING TTL ?`,
+				minute/60, minute, repairTTL+120).WithContext(ctx).Idempotent(true).Exec()
+		})
+		if err == nil {
+			b.listRepairMinute(minute)
+		}
+	}
 	if err == nil {
 		err = b.retry(ctx, func() error {
 			return b.s.Query(`INSERT INTO `+b.catalog+`.repairs (minute, shard, id, `+intentColumns+`)
@@ -122,31 +130,30 @@ func (r *recovery) repairs(ctx context.Context) (int, error) {
 			continue
 		}
 		for _, m := range minutes {
-			if m <= settled && b.repairMinuteDrained(m) {
-				continue
-			}
-			n, err := r.repairMinute(ctx, m)
+			n, err := r.repairMinute(ctx, m, m <= settled, oldest)
 			total += n
 			if errors.Is(err, errLeaseLost) {
 				return total, err
 			}
 			first = cmp.Or(first, err)
-			if err == nil && m <= settled {
-				b.drainRepairMinute(m, oldest)
-			}
 		}
 	}
 	return total, cmp.Or(first, ctx.Err())
 }
 
 // repairMinute applies the repairs of minute, shard by shard, and returns
-// how many it applied and the first error.
-func (r *recovery) repairMinute(ctx context.Context, minute int64) (int, error) {
+// how many it applied and the first error. Of a settled minute, it skips
+// the shards drained before and records those it drains now.
+func (r *recovery) repairMinute(ctx context.Context, minute int64, settled bool, oldest int64) (int, error) {
 	var (
 		total int
 		first error
 	)
 	for shard := range repairShards {
+		part := repairPart{minute, shard}
+		if settled && r.b.repairDrained(part) {
+			continue
+		}
 		iter := r.b.s.Query(`SELECT id, `+intentColumns+`, WRITETIME(version) FROM `+r.b.catalog+`.repairs WHERE minute = ? AND shard = ?`,
 			minute, shard).WithContext(ctx).PageSize(100).Iter()
 		n, err := r.applyAll(ctx, iter, func(in *intent) (bool, error) { return r.repair(ctx, minute, in) })
@@ -157,32 +164,66 @@ func (r *recovery) repairMinute(ctx context.Context, minute int64) (int, error) 
 		if err != nil && first == nil {
 			first = fmt.Errorf("repairs of minute %d, shard %d: %w", minute, shard, err)
 		}
+		if err == nil && settled {
+			r.b.drainRepairs(part, oldest)
+		}
 	}
 	return total, first
 }
 
-// repairMinuteDrained reports whether this process found every repair of
-// the settled minute applied (drainRepairMinute).
-func (b *Backend) repairMinuteDrained(minute int64) bool {
+// repairPart is one partition of the repairs table.
+type repairPart struct {
+	minute int64
+	shard  int
+}
+
+// repairDrained reports whether this process found every repair of the
+// partition of a settled minute applied (drainRepairs).
+func (b *Backend) repairDrained(part repairPart) bool {
 	b.repairsMu.Lock()
 	defer b.repairsMu.Unlock()
-	_, ok := b.repairsDrained[minute]
+	_, ok := b.repairsDrained[part]
 	return ok
 }
 
-// drainRepairMinute records that every repair of the settled minute was
-// applied, and forgets the minutes before oldest, which no pass reads any
-// more.
-func (b *Backend) drainRepairMinute(minute, oldest int64) {
+// drainRepairs records that every repair of the partition of a settled
+// minute was applied, and forgets the partitions of the minutes before
+// oldest, which no pass reads any more.
+func (b *Backend) drainRepairs(part repairPart, oldest int64) {
 	b.repairsMu.Lock()
 	defer b.repairsMu.Unlock()
 	if b.repairsDrained == nil {
-		b.repairsDrained = map[int64]struct{}{}
+		b.repairsDrained = map[repairPart]struct{}{}
 	}
-	b.repairsDrained[minute] = struct{}{}
-	for m := range b.repairsDrained {
-		if m < oldest {
-			delete(b.repairsDrained, m)
+	b.repairsDrained[part] = struct{}{}
+	for p := range b.repairsDrained {
+		if p.minute < oldest {
+			delete(b.repairsDrained, p)
+		}
+	}
+}
+
+// repairMinuteListed reports whether this process has listed minute in
+// repair_minutes already (listRepairMinute).
+func (b *Backend) repairMinuteListed(minute int64) bool {
+	b.repairsMu.Lock()
+	defer b.repairsMu.Unlock()
+	_, ok := b.repairsListed[minute]
+	return ok
+}
+
+// listRepairMinute records that minute is listed, and forgets the minutes
+// before it: a writer lists only the current minute.
+func (b *Backend) listRepairMinute(minute int64) {
+	b.repairsMu.Lock()
+	defer b.repairsMu.Unlock()
+	if b.repairsListed == nil {
+		b.repairsListed = map[int64]struct{}{}
+	}
+	b.repairsListed[minute] = struct{}{}
+	for m := range b.repairsListed {
+		if m < minute {
+			delete(b.repairsListed, m)
 		}
 	}
 }

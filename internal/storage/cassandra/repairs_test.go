@@ -438,53 +438,98 @@ func TestRepairFromAClockAheadIsDeleted(t *testing.T) {
 	settle(t, ctx, b, b2)
 }
 
-// TestDrainedRepairMinuteNotReadAgain: a minute that ended more than
-// repairSkew ago and whose repairs a pass applied all is not read again by
-// the same process, so the tombstones of its applied repairs are not
-// passed over at every pass. A repair that appears there afterwards (only
-// a writer whose clock is further behind could store one) is left alone.
-// The passes run on a backend of their own, which has drained no minute
-// yet.
-func TestDrainedRepairMinuteNotReadAgain(t *testing.T) {
+// repairPasses plants repairs for a table of its own and runs recovery
+// passes over them on a backend of its own, which has drained nothing yet.
+type repairPasses struct {
+	t   *testing.T
+	ctx context.Context
+	b   *Backend
+	tb  *storage.Table
+	r   *recovery
+}
+
+func newRepairPasses(t *testing.T) *repairPasses {
 	b := backend(t)
-	ctx := ctxT(t, 3*time.Minute)
-	tb := intentTable(t, b)
-	minute := time.Now().Add(-3*repairSkew).Unix() / 60
-	store := func(pk string) {
-		t.Helper()
-		vals, err := intentValues(ctx, tb, strKey(t, tb, pk), nil, gItem(pk, "x"), b.nextVersion(0))
-		if err != nil {
-			t.Fatal(err)
-		}
-		plantRepair(t, ctx, b, minute, rand.Int64(), vals)
-	}
-	left := func() []string {
-		t.Helper()
-		var out []string
-		for _, r := range storedRepairRows(t, ctx, b, tb) {
-			if r.minute == minute {
-				out = append(out, r.pk)
-			}
-		}
-		return out
-	}
 	b3 := openFrontend(t)
-	pass := func() {
-		t.Helper()
-		r := &recovery{b: b3, me: b3.fe.id.Load().owner, ttl: time.Hour, renewed: time.Now(), tables: map[string]*storage.Table{}}
-		if _, err := r.repairs(ctx); err != nil {
-			t.Fatal(err)
+	return &repairPasses{t: t, ctx: ctxT(t, 3*time.Minute), b: b, tb: intentTable(t, b),
+		r: &recovery{b: b3, me: b3.fe.id.Load().owner, ttl: time.Hour, renewed: time.Now(), tables: map[string]*storage.Table{}}}
+}
+
+// store plants a repair of an insert of pk in minute, on shard, whose new
+// image is corrupt when bad is set (it fails at every pass).
+func (p *repairPasses) store(minute int64, shard int, pk string, bad bool) {
+	p.t.Helper()
+	vals, err := intentValues(p.ctx, p.tb, strKey(p.t, p.tb, pk), nil, gItem(pk, "x"), p.b.nextVersion(0))
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	if bad {
+		vals[7] = []byte{0xff, 0xfe, 0xfd} // the new image
+	}
+	plantRepair(p.t, p.ctx, p.b, minute, rand.Int64N(1<<40)*repairShards+int64(shard), vals)
+}
+
+// left returns the keys of the repairs left in minute.
+func (p *repairPasses) left(minute int64) []string {
+	p.t.Helper()
+	var out []string
+	for _, r := range storedRepairRows(p.t, p.ctx, p.b, p.tb) {
+		if r.minute == minute {
+			out = append(out, r.pk)
 		}
 	}
-	store("a")
-	pass()
-	if got := left(); len(got) != 0 {
-		t.Fatalf("repairs left in the settled minute after a pass: %q", got)
+	slices.Sort(out)
+	return out
+}
+
+func (p *repairPasses) pass() error {
+	_, err := p.r.repairs(p.ctx)
+	return err
+}
+
+// TestDrainedRepairShardNotReadAgain: the partition (minute and shard) of
+// a minute that ended more than repairSkew ago, whose repairs a pass
+// applied all, is not read again by the same process, so the tombstones
+// of its applied repairs are not passed over at every pass; a repair that
+// appears there afterwards (only a writer whose clock is further behind
+// could store one) is left alone. A shard of the same minute that holds a
+// repair that keeps failing is read again at every pass, and a repair
+// stored there later is applied.
+func TestDrainedRepairShardNotReadAgain(t *testing.T) {
+	p := newRepairPasses(t)
+	minute := time.Now().Add(-3*repairSkew).Unix() / 60
+	p.store(minute, 1, "bad", true)
+	p.store(minute, 2, "a", false)
+	if err := p.pass(); err == nil || !strings.Contains(err.Error(), "corrupt") {
+		t.Errorf("pass: %v, want the corrupt repair's error", err)
 	}
-	store("b")
-	pass()
-	if got := left(); len(got) != 1 {
-		t.Errorf("repairs left in the drained minute after another pass: %q, want the one stored after it was drained", got)
+	if got := p.left(minute); !slices.Equal(got, []string{"bad"}) {
+		t.Fatalf("repairs left in the settled minute after a pass: %q, want the failing one", got)
+	}
+	p.store(minute, 2, "b", false)
+	p.store(minute, 1, "c", false)
+	_ = p.pass()
+	if got := p.left(minute); !slices.Equal(got, []string{"b", "bad"}) {
+		t.Errorf("repairs left after another pass: %q, want the one stored in the drained shard and the failing one", got)
+	}
+}
+
+// TestRecentRepairMinuteReadAgain: a minute that ended less than
+// repairSkew ago is read at every pass, drained or not, so a repair that a
+// writer with a slower clock stores there afterwards is applied.
+func TestRecentRepairMinuteReadAgain(t *testing.T) {
+	p := newRepairPasses(t)
+	minute := time.Now().Add(-repairSkew/2).Unix() / 60
+	p.store(minute, 3, "a", false)
+	if err := p.pass(); err != nil {
+		t.Fatal(err)
+	}
+	p.store(minute, 3, "b", false)
+	if err := p.pass(); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.left(minute); len(got) != 0 {
+		t.Errorf("repairs left in a recent minute after two passes: %q", got)
 	}
 }
 

@@ -93,7 +93,7 @@ func (b *Backend) migrations() []migration {
 				AND compaction = {'class': 'TimeWindowCompactionStrategy', 'compaction_window_unit': 'HOURS', 'compaction_window_size': 1}`,
 			`CREATE TABLE IF NOT EXISTS ` + k + `.repair_minutes (
 				hour bigint, minute bigint, PRIMARY KEY ((hour), minute))
-				WITH default_time_to_live = 86400
+				WITH default_time_to_live = 86520 AND gc_grace_seconds = 10800
 				AND compaction = {'class': 'TimeWindowCompactionStrategy', 'compaction_window_unit': 'HOURS', 'compaction_window_size': 1}`,
 		}},
 	}
