@@ -135,13 +135,11 @@ type Backend struct {
 	// that fail after a commit (warnEffects, blind.go).
 	effectsWarn   rate.Sometimes
 	effectsFailed atomic.Int64
-	// repairsDrained holds the partitions of settled minutes whose repairs a pass
-	// of this process found all applied (repairs.go), under repairsMu.
-	repairsMu      sync.Mutex
-	repairsDrained map[repairPart]struct{}
-	// repairsListed holds the minute this process has listed in
-	// repair_minutes (repairs.go), under repairsMu.
-	repairsListed map[int64]struct{}
+	// repairsDrained holds the partitions of settled minutes whose
+	// repairs a pass of this process found all applied, repairsListed the
+	// minute this process has listed in repair_minutes (repairs.go).
+	repairsDrained *minuteSet[repairPart]
+	repairsListed  *minuteSet[int64]
 	// txStopAt, when set (by tests), is asked at each stage of a
 	// transaction ("prepared", "committing") whether to stop there as if
 	// the process had died (tx.go).
@@ -215,6 +213,8 @@ func Open(ctx context.Context, o Options) (*Backend, error) {
 
 		effectsTimeout: effectsTimeout,
 		effectsWarn:    rate.Sometimes{First: 1, Interval: 10 * time.Second},
+		repairsDrained: newMinuteSet(func(p repairPart) int64 { return p.minute }),
+		repairsListed:  newMinuteSet(func(m int64) int64 { return m }),
 	}
 	if o.OnRetry != nil {
 		b.onRetry.Store(&o.OnRetry)

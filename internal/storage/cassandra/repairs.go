@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/extenddb/extenddb/internal/item"
@@ -75,14 +76,14 @@ func (b *Backend) writeRepair(ctx context.Context, t *storage.Table, key storage
 	id := rand.Int64()
 	minute := time.Now().Unix() / 60
 	vals = append([]any{minute, repairShard(id), id}, append(vals, repairTTL)...)
-	if !b.repairMinuteListed(minute) {
+	if !b.repairsListed.has(minute) {
 		// Kept a little longer than the minute's last repair.
 		err = b.retry(ctx, func() error {
 			return b.s.Query(`INSERT INTO `+b.catalog+`.repair_minutes (hour, minute) VALUES (?, ?) USING TTL ?`,
 				minute/60, minute, repairTTL+120).WithContext(ctx).Idempotent(true).Exec()
 		})
 		if err == nil {
-			b.listRepairMinute(minute)
+			b.repairsListed.add(minute, minute) // a writer lists only the current minute
 		}
 	}
 	if err == nil {
@@ -151,7 +152,7 @@ func (r *recovery) repairMinute(ctx context.Context, minute int64, settled bool,
 	)
 	for shard := range repairShards {
 		part := repairPart{minute, shard}
-		if settled && r.b.repairDrained(part) {
+		if settled && r.b.repairsDrained.has(part) {
 			continue
 		}
 		iter := r.b.s.Query(`SELECT id, `+intentColumns+`, WRITETIME(version) FROM `+r.b.catalog+`.repairs WHERE minute = ? AND shard = ?`,
@@ -165,7 +166,7 @@ func (r *recovery) repairMinute(ctx context.Context, minute int64, settled bool,
 			first = fmt.Errorf("repairs of minute %d, shard %d: %w", minute, shard, err)
 		}
 		if err == nil && settled {
-			r.b.drainRepairs(part, oldest)
+			r.b.repairsDrained.add(part, oldest)
 		}
 	}
 	return total, first
@@ -177,53 +178,34 @@ type repairPart struct {
 	shard  int
 }
 
-// repairDrained reports whether this process found every repair of the
-// partition of a settled minute applied (drainRepairs).
-func (b *Backend) repairDrained(part repairPart) bool {
-	b.repairsMu.Lock()
-	defer b.repairsMu.Unlock()
-	_, ok := b.repairsDrained[part]
+// minuteSet is a set of keys that each belong to a minute, safe for
+// concurrent use, whose keys of minutes gone by are forgotten.
+type minuteSet[K comparable] struct {
+	mu     sync.Mutex
+	keys   map[K]struct{}
+	minute func(K) int64
+}
+
+func newMinuteSet[K comparable](minute func(K) int64) *minuteSet[K] {
+	return &minuteSet[K]{keys: map[K]struct{}{}, minute: minute}
+}
+
+// has reports whether k is in the set.
+func (s *minuteSet[K]) has(k K) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.keys[k]
 	return ok
 }
 
-// drainRepairs records that every repair of the partition of a settled
-// minute was applied, and forgets the partitions of the minutes before
-// oldest, which no pass reads any more.
-func (b *Backend) drainRepairs(part repairPart, oldest int64) {
-	b.repairsMu.Lock()
-	defer b.repairsMu.Unlock()
-	if b.repairsDrained == nil {
-		b.repairsDrained = map[repairPart]struct{}{}
-	}
-	b.repairsDrained[part] = struct{}{}
-	for p := range b.repairsDrained {
-		if p.minute < oldest {
-			delete(b.repairsDrained, p)
-		}
-	}
-}
-
-// repairMinuteListed reports whether this process has listed minute in
-// repair_minutes already (listRepairMinute).
-func (b *Backend) repairMinuteListed(minute int64) bool {
-	b.repairsMu.Lock()
-	defer b.repairsMu.Unlock()
-	_, ok := b.repairsListed[minute]
-	return ok
-}
-
-// listRepairMinute records that minute is listed, and forgets the minutes
-// before it: a writer lists only the current minute.
-func (b *Backend) listRepairMinute(minute int64) {
-	b.repairsMu.Lock()
-	defer b.repairsMu.Unlock()
-	if b.repairsListed == nil {
-		b.repairsListed = map[int64]struct{}{}
-	}
-	b.repairsListed[minute] = struct{}{}
-	for m := range b.repairsListed {
-		if m < minute {
-			delete(b.repairsListed, m)
+// add puts k in the set and forgets the keys of minutes before oldest.
+func (s *minuteSet[K]) add(k K, oldest int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.keys[k] = struct{}{}
+	for k := range s.keys {
+		if s.minute(k) < oldest {
+			delete(s.keys, k)
 		}
 	}
 }
