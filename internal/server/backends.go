@@ -122,6 +122,7 @@ func openCassandra(ctx context.Context, cfg Config) (storage.Backend, error) {
 		Datacenter:        cfg.Cassandra.Datacenter,
 		OnRetry:           cfg.registry.CassandraRetry,
 		OnRepair:          cfg.registry.CassandraRepair,
+		Log:               cfg.Log,
 	})
 }
 

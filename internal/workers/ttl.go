@@ -106,11 +106,13 @@ const (
 
 // Settle runs the backfill or drain that an accepted UpdateTimeToLive left
 // pending on t (its catalog entry as that call committed it) inline: pages
-// of PageSize items each (after PageDelay), the first always, the next ones
-// while fewer than settleItems items and SettleTime have gone. SettleTime
-// counts from the end of the first page (or from the call when PageDelay
-// comes before it): a backend whose first page waits first (Cassandra's
-// grace, ADR 0018g) still settles a table of a few pages. It reports
+// of PageSize items each, the first two always, the next ones while fewer
+// than settleItems items have gone and SettleTime has not passed since the
+// end of the first page, so that a backend whose first page waits first
+// (Cassandra's grace, ADR 0018g) still settles a table of a few pages.
+// PageDelay is waited before each page only while it fits in the rest of
+// the budget (before the first page, SettleTime from the call); else
+// Settle stops there. It reports
 // whether the transition finished: then a small
 // table is ENABLED or DISABLED by the time UpdateTimeToLive returns, as
 // DynamoDB's DescribeTimeToLive reports it at once. A larger table stays

@@ -131,8 +131,29 @@ func (b *Backend) committed(ctx context.Context, t *storage.Table, p phys, key s
 	}
 	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), repairTimeout)
 	defer rcancel()
-	if b.writeRepair(rctx, t, key, old, nw, ver) != nil {
+	rerr := b.writeRepair(rctx, t, key, old, nw, ver)
+	b.warnEffects(t, ver, err, rerr)
+	if rerr != nil {
 		return err
 	}
 	return nil
+}
+
+// warnEffects logs that the effects of a committed write of t at version
+// ver failed with err, and that storing their repair failed with rerr (or
+// not: nil): the first time, then at most once every 10 s, with how many
+// failed since the previous line, so that an unwell cluster does not also
+// flood the log.
+func (b *Backend) warnEffects(t *storage.Table, ver int64, err, rerr error) {
+	b.effectsFailed.Add(1)
+	b.effectsWarn.Do(func() {
+		n := b.effectsFailed.Swap(0)
+		if rerr != nil {
+			b.opts.Log.Warn("cassandra: the effects of a committed write failed, and so did storing their repair; they wait for this server's intents to be replayed after it stops",
+				"table", t.Name, "version", ver, "error", err, "repair_error", rerr, "failed_writes", n)
+			return
+		}
+		b.opts.Log.Warn("cassandra: the effects of a committed write failed; stored a repair for the next recovery pass",
+			"table", t.Name, "version", ver, "error", err, "failed_writes", n)
+	})
 }

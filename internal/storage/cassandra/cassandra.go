@@ -24,6 +24,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"regexp"
 	"strings"
@@ -32,6 +33,7 @@ import (
 	"time"
 
 	gocql "github.com/apache/cassandra-gocql-driver/v2"
+	"golang.org/x/time/rate"
 
 	"github.com/extenddb/extenddb/internal/storage"
 )
@@ -72,6 +74,10 @@ type Options struct {
 	// effects failed and were stored as a repair, and with "applied" when
 	// a recovery pass applied one (repairs.go). It must not block.
 	OnRepair func(event string)
+	// Log, when set, receives a warning with the reason whenever a
+	// committed write's effects fail (whether a repair could be stored or
+	// not); default slog.Default().
+	Log *slog.Logger
 	// TxTimeout is how old a transaction (TransactWrite) may get before a
 	// writer waiting for one of its items, or Recover, finishes it on its
 	// behalf: a PREPARE is aborted, a COMMITTING one committed (default
@@ -125,10 +131,15 @@ type Backend struct {
 	onRetry atomic.Pointer[func(reason string)]
 	// onRepair is Options.OnRepair (tests replace it).
 	onRepair atomic.Pointer[func(event string)]
-	// repairsDrained holds the ended hours whose repairs a recovery pass
-	// of this process found all applied (repairs.go), under repairsMu.
-	repairsMu      sync.Mutex
-	repairsDrained map[int64]struct{}
+	// effectsWarn and effectsFailed rate-limit the warning of effects
+	// that fail after a commit (warnEffects, blind.go).
+	effectsWarn   rate.Sometimes
+	effectsFailed atomic.Int64
+	// repairsDrained holds the partitions of settled minutes whose
+	// repairs a pass of this process found all applied, repairsListed the
+	// minute this process has listed in repair_minutes (repairs.go).
+	repairsDrained *minuteSet[repairPart]
+	repairsListed  *minuteSet[int64]
 	// txStopAt, when set (by tests), is asked at each stage of a
 	// transaction ("prepared", "committing") whether to stop there as if
 	// the process had died (tx.go).
@@ -201,12 +212,18 @@ func Open(ctx context.Context, o Options) (*Backend, error) {
 		keyspaces:   map[string]bool{},
 
 		effectsTimeout: effectsTimeout,
+		effectsWarn:    rate.Sometimes{First: 1, Interval: 10 * time.Second},
+		repairsDrained: newMinuteSet(func(p repairPart) int64 { return p.minute }),
+		repairsListed:  newMinuteSet(func(m int64) int64 { return m }),
 	}
 	if o.OnRetry != nil {
 		b.onRetry.Store(&o.OnRetry)
 	}
 	if o.OnRepair != nil {
 		b.onRepair.Store(&o.OnRepair)
+	}
+	if b.opts.Log == nil {
+		b.opts.Log = slog.Default()
 	}
 	if err := b.migrate(ctx); err != nil {
 		s.Close()

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"time"
 
 	"github.com/extenddb/extenddb/internal/item"
@@ -19,65 +20,78 @@ import (
 // missing for as long as its server runs. When committed's effects fail,
 // it stores a repair instead, in the catalog keyspace:
 //
-//	repairs ((hour, shard), id)  the columns of an intent
+//	repair_minutes ((hour), minute)      the minutes that hold repairs
+//	repairs        ((minute, shard), id) the columns of an intent
 //
-// hour is the Unix hour the repair was written in, id a random number and
-// shard id modulo repairShards. Rows are plain inserts that expire after
-// repairTTL. Each recovery pass (Recover, under its lease) reads the
-// partitions of the hours from repairTTL ago up to now and applies every
-// repair it finds: writeEffects with the stored images and version,
-// without the write-history check of an intent (the writer saw its LWT
-// apply). Effects are idempotent and stamped with the write's version, so
-// a repair applied after newer writes of its item leaves their rows
-// winning. An applied repair is deleted (one tombstone in a partition that
-// expires anyway); one that fails stays for the next pass, and the others
-// go on.
+// minute is the Unix minute the repair was written in (hour = minute/60),
+// id a random number and shard id modulo repairShards. Rows of both are
+// plain inserts that expire after repairTTL; a minute's row is written
+// before its first repair and never deleted. Each recovery pass (Recover,
+// under its lease) reads the minutes listed for the hours from repairTTL
+// ago up to now and applies every repair it finds, shard by shard:
+// writeEffects with the stored images and version, without the
+// write-history check of an intent (the writer saw its LWT apply). Effects
+// are idempotent and stamped with the write's version, so a repair
+// applied after newer writes of its item leaves their rows winning. An
+// applied repair is deleted; one that fails stays for the next pass, and
+// the others go on.
 //
-// The partitions stay bounded: one holds the repairs written in one hour
-// that fell on its shard. A write stores at most one repair, after its
-// effects failed, which takes a retried request against an unwell
-// cluster; even at a sustained 1,000 such writes a second, a partition
-// gets 1,000 × 3,600 / 8 = 450,000 rows in its hour and no more, and
-// after repairTTL (plus gc_grace_seconds for the tombstones of applied
-// ones) it is gone. A pass reads the hours from repairTTL ago to the next
-// one (a writer's clock may run a little ahead): 26 hours × 8 shards = 208
-// partitions in 26 queries, almost all empty.
+// Bounds. A pass reads the 26 hours' lists (at most 60 rows each, no
+// tombstones) and the minutes they list. A minute that ended more than
+// repairSkew ago (no writer whose clock is within repairSkew of this
+// process's still stores repairs in it) and whose repairs a pass of this
+// process applied all is not read again by this process, so the
+// tombstones of applied repairs are passed over only while their minute
+// is recent: about repairSkew / 10 s passes (drained is kept per shard, so
+// a repair that keeps failing keeps only its own shard read). A process
+// lists a minute once, however many repairs it stores in it. A repair partition holds one
+// minute's repairs of one shard: even at a sustained 1,000 failed
+// effects a second, 7,500 rows, far below Cassandra's default
+// tombstone_failure_threshold (100,000), and each shard is read on its
+// own, so one that fails keeps no other from being applied.
 
 const (
 	// repairTTL is how long a repair is kept (seconds), as an intent.
 	repairTTL = intentTTL
-	// repairShards is how many partitions share one hour's repairs.
+	// repairShards is how many partitions share one minute's repairs.
 	repairShards = 8
 	// repairTimeout bounds the storing of one repair (committed).
 	repairTimeout = 5 * time.Second
+	// repairSkew is how far behind this process's clock a writer's may
+	// run: a minute that ended longer ago than this gets no new repairs.
+	repairSkew = 10 * time.Minute
 )
-
-// repairShardList is the shards, for a query's IN.
-var repairShardList = func() []int {
-	s := make([]int, repairShards)
-	for i := range s {
-		s[i] = i
-	}
-	return s
-}()
 
 func repairShard(id int64) int { return int(uint64(id) % repairShards) }
 
 // writeRepair stores a repair of the committed write of nw over old (either
-// nil) at key of t with version ver, by the identity of ctx. Cost: one
-// plain QUORUM insert with the two images.
+// nil) at key of t with version ver, by the identity of ctx. Cost: two
+// plain QUORUM inserts, the minute's listing and the repair with the two
+// images.
 func (b *Backend) writeRepair(ctx context.Context, t *storage.Table, key storage.Key, old, nw item.Item, ver int64) error {
 	vals, err := intentValues(ctx, t, key, old, nw, ver)
 	if err != nil {
 		return err
 	}
 	id := rand.Int64()
-	hour := time.Now().Unix() / 3600
-	vals = append([]any{hour, repairShard(id), id}, append(vals, repairTTL)...)
-	err = b.retry(ctx, func() error {
-		return b.s.Query(`INSERT INTO `+b.catalog+`.repairs (hour, shard, id, `+intentColumns+`)
+	minute := time.Now().Unix() / 60
+	vals = append([]any{minute, repairShard(id), id}, append(vals, repairTTL)...)
+	if !b.repairsListed.has(minute) {
+		// Kept a little longer than the minute's last repair.
+		err = b.retry(ctx, func() error {
+			return b.s.Query(`INSERT INTO `+b.catalog+`.repair_minutes (hour, minute) VALUES (?, ?) USING TTL ?`,
+				minute/60, minute, repairTTL+120).WithContext(ctx).Idempotent(true).Exec()
+		})
+		if err == nil {
+			b.repairsListed.add(minute, minute) // a writer lists only the current minute
+		}
+	}
+	if err == nil {
+		err = b.retry(ctx, func() error {
+			return b.s.Query(`INSERT INTO `+b.catalog+`.repairs (minute, shard, id, `+intentColumns+`)
 			VALUES (?, ?, ?, `+intentMarks+`) USING TTL ?`, vals...).WithContext(ctx).Idempotent(true).Exec()
-	})
+		})
+	}
 	if err != nil {
 		return fmt.Errorf("cassandra: store repair (version %d): %w", ver, err)
 	}
@@ -92,75 +106,117 @@ func (b *Backend) noteRepair(event string) {
 	}
 }
 
-// repairs applies the stored repairs, hour by hour from repairTTL ago to
-// the next hour, up to replayParallel at a time. It returns how many it
-// applied and the first error; a repair that fails does not stop the
-// others. An hour that has ended (more than an hour ago, so no writer
-// stores repairs in it any more) and that a pass of this process found
-// with every repair applied is not read again by this process: its
-// applied repairs leave tombstones, which each read would pass over until
-// they are purged.
+// repairs applies the stored repairs of the minutes listed for the hours
+// from repairTTL ago to the next one, up to replayParallel at a time. It
+// returns how many it applied and the first error; a repair, a shard or
+// an hour that fails does not stop the others.
 func (r *recovery) repairs(ctx context.Context) (int, error) {
-	now := time.Now().Unix()
+	now := time.Now()
+	oldest := (now.Unix() - repairTTL) / 60
+	settled := now.Add(-repairSkew).Unix()/60 - 1 // minutes up to this one get no new repairs
 	var (
 		total int
 		first error
 	)
 	b := r.b
-	for hour := (now - repairTTL) / 3600; hour <= now/3600+1 && ctx.Err() == nil; hour++ {
-		closed := hour < now/3600-1
-		if closed && b.repairHourDrained(hour) {
+	for hour := oldest / 60; hour <= now.Unix()/3600+1 && ctx.Err() == nil; hour++ {
+		var minutes []int64
+		iter := b.s.Query(`SELECT minute FROM `+b.catalog+`.repair_minutes WHERE hour = ?`, hour).WithContext(ctx).Iter()
+		var m int64
+		for iter.Scan(&m) {
+			minutes = append(minutes, m)
+		}
+		if err := iter.Close(); err != nil {
+			first = cmp.Or(first, fmt.Errorf("repair minutes of hour %d: %w", hour, err))
 			continue
 		}
-		iter := b.s.Query(`SELECT id, `+intentColumns+`, WRITETIME(version) FROM `+b.catalog+`.repairs WHERE hour = ? AND shard IN ?`,
-			hour, repairShardList).WithContext(ctx).PageSize(100).Iter()
-		n, err := r.applyAll(ctx, iter, func(in *intent) (bool, error) { return r.repair(ctx, hour, in) })
-		total += n
-		if errors.Is(err, errLeaseLost) {
-			return total, err
-		}
-		if err != nil && first == nil {
-			first = fmt.Errorf("repairs of hour %d: %w", hour, err)
-		}
-		if err == nil && closed {
-			b.drainRepairHour(hour, (now-repairTTL)/3600)
+		for _, m := range minutes {
+			n, err := r.repairMinute(ctx, m, m <= settled, oldest)
+			total += n
+			if errors.Is(err, errLeaseLost) {
+				return total, err
+			}
+			first = cmp.Or(first, err)
 		}
 	}
 	return total, cmp.Or(first, ctx.Err())
 }
 
-// repairHourDrained reports whether this process found every repair of
-// the ended hour applied (drainRepairHour).
-func (b *Backend) repairHourDrained(hour int64) bool {
-	b.repairsMu.Lock()
-	defer b.repairsMu.Unlock()
-	_, ok := b.repairsDrained[hour]
+// repairMinute applies the repairs of minute, shard by shard, and returns
+// how many it applied and the first error. Of a settled minute, it skips
+// the shards drained before and records those it drains now.
+func (r *recovery) repairMinute(ctx context.Context, minute int64, settled bool, oldest int64) (int, error) {
+	var (
+		total int
+		first error
+	)
+	for shard := range repairShards {
+		part := repairPart{minute, shard}
+		if settled && r.b.repairsDrained.has(part) {
+			continue
+		}
+		iter := r.b.s.Query(`SELECT id, `+intentColumns+`, WRITETIME(version) FROM `+r.b.catalog+`.repairs WHERE minute = ? AND shard = ?`,
+			minute, shard).WithContext(ctx).PageSize(100).Iter()
+		n, err := r.applyAll(ctx, iter, func(in *intent) (bool, error) { return r.repair(ctx, minute, in) })
+		total += n
+		if errors.Is(err, errLeaseLost) {
+			return total, err
+		}
+		if err != nil && first == nil {
+			first = fmt.Errorf("repairs of minute %d, shard %d: %w", minute, shard, err)
+		}
+		if err == nil && settled {
+			r.b.repairsDrained.add(part, oldest)
+		}
+	}
+	return total, first
+}
+
+// repairPart is one partition of the repairs table.
+type repairPart struct {
+	minute int64
+	shard  int
+}
+
+// minuteSet is a set of keys that each belong to a minute, safe for
+// concurrent use, whose keys of minutes gone by are forgotten.
+type minuteSet[K comparable] struct {
+	mu     sync.Mutex
+	keys   map[K]struct{}
+	minute func(K) int64
+}
+
+func newMinuteSet[K comparable](minute func(K) int64) *minuteSet[K] {
+	return &minuteSet[K]{keys: map[K]struct{}{}, minute: minute}
+}
+
+// has reports whether k is in the set.
+func (s *minuteSet[K]) has(k K) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.keys[k]
 	return ok
 }
 
-// drainRepairHour records that every repair of the ended hour was applied,
-// and forgets the hours before oldest, which no pass reads any more.
-func (b *Backend) drainRepairHour(hour, oldest int64) {
-	b.repairsMu.Lock()
-	defer b.repairsMu.Unlock()
-	if b.repairsDrained == nil {
-		b.repairsDrained = map[int64]struct{}{}
-	}
-	b.repairsDrained[hour] = struct{}{}
-	for h := range b.repairsDrained {
-		if h < oldest {
-			delete(b.repairsDrained, h)
+// add puts k in the set and forgets the keys of minutes before oldest.
+func (s *minuteSet[K]) add(k K, oldest int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.keys[k] = struct{}{}
+	for k := range s.keys {
+		if s.minute(k) < oldest {
+			delete(s.keys, k)
 		}
 	}
 }
 
-// repair applies the repair in, stored in hour, and deletes it. A repair
-// of a table deleted since is deleted without being applied. The delete
-// is stamped after the repair's own write time, which a writer whose clock
-// runs ahead of this process's set in the future: a delete at this
-// process's time would lose to it, and the repair be applied again every
-// pass.
-func (r *recovery) repair(ctx context.Context, hour int64, in *intent) (bool, error) {
+// repair applies the repair in, stored in minute, and deletes it. A
+// repair of a table deleted since is deleted without being applied. The
+// delete is stamped after the repair's own write time, which a writer
+// whose clock runs ahead of this process's set in the future: a delete at
+// this process's time would lose to it, and the repair be applied again
+// every pass.
+func (r *recovery) repair(ctx context.Context, minute int64, in *intent) (bool, error) {
 	ok, err := r.apply(ctx, in, false)
 	if err != nil {
 		return false, fmt.Errorf("repair of %s version %d: %w", in.tname, in.version, err)
@@ -171,7 +227,7 @@ func (r *recovery) repair(ctx context.Context, hour int64, in *intent) (bool, er
 	}
 	at := max(time.Now().UnixMicro(), in.written+1)
 	return ok, b.retry(ctx, func() error {
-		return b.s.Query(`DELETE FROM `+b.catalog+`.repairs USING TIMESTAMP ? WHERE hour = ? AND shard = ? AND id = ?`,
-			at, hour, repairShard(in.id), in.id).WithContext(ctx).Idempotent(true).Exec()
+		return b.s.Query(`DELETE FROM `+b.catalog+`.repairs USING TIMESTAMP ? WHERE minute = ? AND shard = ? AND id = ?`,
+			at, minute, repairShard(in.id), in.id).WithContext(ctx).Idempotent(true).Exec()
 	})
 }

@@ -28,27 +28,76 @@ func failEffects(b *Backend) (restore func()) {
 	}
 }
 
-// storedRepairs returns the versions of the repairs stored for table tb in
-// the hours around now (a test may straddle an hour's end).
-func storedRepairs(t *testing.T, ctx context.Context, b *Backend, tb *storage.Table) []int64 {
+// storedRepair is one stored repair, as the tests look at it.
+type storedRepair struct {
+	minute, id, version int64
+	pk                  string
+}
+
+// storedRepairRows returns the repairs stored for table tb in the minutes
+// listed for the hours around now (a test may straddle an hour's end).
+func storedRepairRows(t *testing.T, ctx context.Context, b *Backend, tb *storage.Table) []storedRepair {
 	t.Helper()
-	var out []int64
+	var out []storedRepair
 	now := time.Now().Unix() / 3600
-	for hour := now - 2; hour <= now+1; hour++ {
-		iter := b.s.Query(`SELECT tid, version FROM `+b.catalog+`.repairs WHERE hour = ? AND shard IN ?`, hour, repairShardList).
-			WithContext(ctx).Iter()
-		var tid string
-		var ver int64
-		for iter.Scan(&tid, &ver) {
-			if tid == tb.ID {
-				out = append(out, ver)
-			}
+	for hour := now - 3; hour <= now+1; hour++ {
+		var minutes []int64
+		iter := b.s.Query(`SELECT minute FROM `+b.catalog+`.repair_minutes WHERE hour = ?`, hour).WithContext(ctx).Iter()
+		var m int64
+		for iter.Scan(&m) {
+			minutes = append(minutes, m)
 		}
 		if err := iter.Close(); err != nil {
 			t.Fatal(err)
 		}
+		for _, m := range minutes {
+			for shard := range repairShards {
+				iter := b.s.Query(`SELECT tid, id, version, pk FROM `+b.catalog+`.repairs WHERE minute = ? AND shard = ?`, m, shard).
+					WithContext(ctx).Iter()
+				var tid string
+				var r storedRepair
+				var pk []byte
+				for iter.Scan(&tid, &r.id, &r.version, &pk) {
+					if tid == tb.ID {
+						r.minute, r.pk = m, string(pk)
+						out = append(out, r)
+					}
+				}
+				if err := iter.Close(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
 	}
 	return out
+}
+
+// storedRepairs returns the versions of the repairs stored for table tb
+// (storedRepairRows).
+func storedRepairs(t *testing.T, ctx context.Context, b *Backend, tb *storage.Table) []int64 {
+	t.Helper()
+	var out []int64
+	for _, r := range storedRepairRows(t, ctx, b, tb) {
+		out = append(out, r.version)
+	}
+	return out
+}
+
+// plantRepair stores a repair with vals (intentValues) in minute under id
+// directly, as a writer would, and removes it at the end of the test.
+func plantRepair(t *testing.T, ctx context.Context, b *Backend, minute, id int64, vals []any) {
+	t.Helper()
+	t.Cleanup(func() {
+		_ = b.s.Query(`DELETE FROM `+b.catalog+`.repairs WHERE minute = ? AND shard = ? AND id = ?`, minute, repairShard(id), id).Exec()
+	})
+	err := b.s.Query(`INSERT INTO `+b.catalog+`.repair_minutes (hour, minute) VALUES (?, ?)`, minute/60, minute).WithContext(ctx).Exec()
+	if err == nil {
+		err = b.s.Query(`INSERT INTO `+b.catalog+`.repairs (minute, shard, id, `+intentColumns+`) VALUES (?, ?, ?, `+intentMarks+`)`,
+			append([]any{minute, repairShard(id), id}, vals...)...).WithContext(ctx).Exec()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // failedWrite writes fn on key through b2 with its effects failing, and
@@ -184,8 +233,8 @@ func TestRepairAfterNewerWrites(t *testing.T) {
 }
 
 // TestFailingRepairDoesNotBlockOthers: a repair that fails at every pass
-// (its image is corrupt), stored on every shard of the hour of another
-// write's repair (and of the next, should the hour end meanwhile) with
+// (its image is corrupt), stored on every shard of the minute of another
+// write's repair (and of the next, should the minute end meanwhile) with
 // the lowest IDs so that a pass meets it first, is left for the next pass
 // and reported, while the repair of the other write is applied and
 // deleted.
@@ -199,21 +248,14 @@ func TestFailingRepairDoesNotBlockOthers(t *testing.T) {
 		t.Fatal(err)
 	}
 	vals[7] = []byte{0xff, 0xfe, 0xfd} // the new image
-	now := time.Now().Unix() / 3600
+	now := time.Now().Unix() / 60
 	// More in each shard than a pass applies at once, so that a pass that
 	// stopped at the first failure would never reach the good repair.
 	const perShard = replayParallel + 2
 	for i := range 2 * int64(repairShards*perShard) {
-		hour := now + i/(repairShards*perShard)
+		minute := now + i/(repairShards*perShard)
 		id := math.MinInt64 + i%(repairShards*perShard) // shard i%repairShards
-		t.Cleanup(func() {
-			_ = b.s.Query(`DELETE FROM `+b.catalog+`.repairs WHERE hour = ? AND shard = ? AND id = ?`, hour, repairShard(id), id).Exec()
-		})
-		err := b.s.Query(`INSERT INTO `+b.catalog+`.repairs (hour, shard, id, `+intentColumns+`) VALUES (?, ?, ?, `+intentMarks+`)`,
-			append([]any{hour, repairShard(id), id}, vals...)...).WithContext(ctx).Exec()
-		if err != nil {
-			t.Fatal(err)
-		}
+		plantRepair(t, ctx, b, minute, id, vals)
 	}
 	b2 := openFrontend(t)
 	failedWrite(t, ctx, b, b2, tb, strKey(t, tb, "b"), put(gItem("b", "y")))
@@ -363,29 +405,6 @@ func TestRepairOfSupersededWriteSkipsNewIndex(t *testing.T) {
 	settle(t, ctx, b, b2)
 }
 
-// storedRepairIDs returns the (hour, id) of the repairs stored for tb in
-// the hours around now.
-func storedRepairIDs(t *testing.T, ctx context.Context, b *Backend, tb *storage.Table) [][2]int64 {
-	t.Helper()
-	var out [][2]int64
-	now := time.Now().Unix() / 3600
-	for hour := now - 2; hour <= now+1; hour++ {
-		iter := b.s.Query(`SELECT tid, id FROM `+b.catalog+`.repairs WHERE hour = ? AND shard IN ?`, hour, repairShardList).
-			WithContext(ctx).Iter()
-		var tid string
-		var id int64
-		for iter.Scan(&tid, &id) {
-			if tid == tb.ID {
-				out = append(out, [2]int64{hour, id})
-			}
-		}
-		if err := iter.Close(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return out
-}
-
 // TestRepairFromAClockAheadIsDeleted: a repair stored by a writer whose
 // clock runs a minute ahead (its cells carry that write time) is deleted
 // once applied, not applied again at every pass: the delete is stamped
@@ -397,25 +416,20 @@ func TestRepairFromAClockAheadIsDeleted(t *testing.T) {
 	b2 := openFrontend(t)
 	k := strKey(t, tb, "a")
 	failedWrite(t, ctx, b, b2, tb, k, put(gItem("a", "x")))
-	ids := storedRepairIDs(t, ctx, b, tb)
-	if len(ids) != 1 {
-		t.Fatalf("repairs %v, want one", ids)
+	rs := storedRepairRows(t, ctx, b, tb)
+	if len(rs) != 1 {
+		t.Fatalf("repairs %v, want one", rs)
 	}
-	hour, id := ids[0][0], ids[0][1]
+	r := rs[0]
 	ahead := time.Now().Add(time.Minute).UnixMicro()
-	var ver int64
-	if err := b.s.Query(`SELECT version FROM `+b.catalog+`.repairs WHERE hour = ? AND shard = ? AND id = ?`, hour, repairShard(id), id).
-		WithContext(ctx).Scan(&ver); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.s.Query(`UPDATE `+b.catalog+`.repairs USING TIMESTAMP ? SET version = ? WHERE hour = ? AND shard = ? AND id = ?`,
-		ahead, ver, hour, repairShard(id), id).WithContext(ctx).Exec(); err != nil {
+	if err := b.s.Query(`UPDATE `+b.catalog+`.repairs USING TIMESTAMP ? SET version = ? WHERE minute = ? AND shard = ? AND id = ?`,
+		ahead, r.version, r.minute, repairShard(r.id), r.id).WithContext(ctx).Exec(); err != nil {
 		t.Fatal(err)
 	}
 	if n := recoverOnce(t, ctx, b); n != 1 {
 		t.Errorf("Recover applied %d writes, want 1", n)
 	}
-	if got := storedRepairIDs(t, ctx, b, tb); len(got) != 0 {
+	if got := storedRepairRows(t, ctx, b, tb); len(got) != 0 {
 		t.Errorf("repairs left after they were applied: %v", got)
 	}
 	if n := recoverOnce(t, ctx, b); n != 0 {
@@ -424,66 +438,98 @@ func TestRepairFromAClockAheadIsDeleted(t *testing.T) {
 	settle(t, ctx, b, b2)
 }
 
-// TestDrainedRepairHourNotReadAgain: an hour that ended and whose repairs
-// a pass applied all is not read again by the same process, so the
-// tombstones of its applied repairs are not passed over at every pass. A
-// repair that appears there afterwards (only a writer whose clock is
-// hours behind could store one) is left alone. The passes run on a
-// backend of their own, which has drained no hour yet.
-func TestDrainedRepairHourNotReadAgain(t *testing.T) {
+// repairPasses plants repairs for a table of its own and runs recovery
+// passes over them on a backend of its own, which has drained nothing yet.
+type repairPasses struct {
+	t   *testing.T
+	ctx context.Context
+	b   *Backend
+	tb  *storage.Table
+	r   *recovery
+}
+
+func newRepairPasses(t *testing.T) *repairPasses {
 	b := backend(t)
-	ctx := ctxT(t, 3*time.Minute)
-	tb := intentTable(t, b)
-	hour := time.Now().Unix()/3600 - 3
-	store := func(pk string) {
-		t.Helper()
-		vals, err := intentValues(ctx, tb, strKey(t, tb, pk), nil, gItem(pk, "x"), b.nextVersion(0))
-		if err != nil {
-			t.Fatal(err)
-		}
-		id := rand.Int64()
-		t.Cleanup(func() {
-			_ = b.s.Query(`DELETE FROM `+b.catalog+`.repairs WHERE hour = ? AND shard = ? AND id = ?`, hour, repairShard(id), id).Exec()
-		})
-		err = b.s.Query(`INSERT INTO `+b.catalog+`.repairs (hour, shard, id, `+intentColumns+`) VALUES (?, ?, ?, `+intentMarks+`)`,
-			append([]any{hour, repairShard(id), id}, vals...)...).WithContext(ctx).Exec()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	left := func() []string {
-		t.Helper()
-		var out []string
-		iter := b.s.Query(`SELECT tid, pk FROM `+b.catalog+`.repairs WHERE hour = ? AND shard IN ?`, hour, repairShardList).WithContext(ctx).Iter()
-		var tid string
-		var pk []byte
-		for iter.Scan(&tid, &pk) {
-			if tid == tb.ID {
-				out = append(out, string(pk))
-			}
-		}
-		if err := iter.Close(); err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
 	b3 := openFrontend(t)
-	pass := func() {
-		t.Helper()
-		r := &recovery{b: b3, me: b3.fe.id.Load().owner, ttl: time.Hour, renewed: time.Now(), tables: map[string]*storage.Table{}}
-		if _, err := r.repairs(ctx); err != nil {
-			t.Fatal(err)
+	return &repairPasses{t: t, ctx: ctxT(t, 3*time.Minute), b: b, tb: intentTable(t, b),
+		r: &recovery{b: b3, me: b3.fe.id.Load().owner, ttl: time.Hour, renewed: time.Now(), tables: map[string]*storage.Table{}}}
+}
+
+// store plants a repair of an insert of pk in minute, on shard, whose new
+// image is corrupt when bad is set (it fails at every pass).
+func (p *repairPasses) store(minute int64, shard int, pk string, bad bool) {
+	p.t.Helper()
+	vals, err := intentValues(p.ctx, p.tb, strKey(p.t, p.tb, pk), nil, gItem(pk, "x"), p.b.nextVersion(0))
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	if bad {
+		vals[7] = []byte{0xff, 0xfe, 0xfd} // the new image
+	}
+	plantRepair(p.t, p.ctx, p.b, minute, rand.Int64N(1<<40)*repairShards+int64(shard), vals)
+}
+
+// left returns the keys of the repairs left in minute.
+func (p *repairPasses) left(minute int64) []string {
+	p.t.Helper()
+	var out []string
+	for _, r := range storedRepairRows(p.t, p.ctx, p.b, p.tb) {
+		if r.minute == minute {
+			out = append(out, r.pk)
 		}
 	}
-	store("a")
-	pass()
-	if got := left(); len(got) != 0 {
-		t.Fatalf("repairs left in the ended hour after a pass: %q", got)
+	slices.Sort(out)
+	return out
+}
+
+func (p *repairPasses) pass() error {
+	_, err := p.r.repairs(p.ctx)
+	return err
+}
+
+// TestDrainedRepairShardNotReadAgain: the partition (minute and shard) of
+// a minute that ended more than repairSkew ago, whose repairs a pass
+// applied all, is not read again by the same process, so the tombstones
+// of its applied repairs are not passed over at every pass; a repair that
+// appears there afterwards (only a writer whose clock is further behind
+// could store one) is left alone. A shard of the same minute that holds a
+// repair that keeps failing is read again at every pass, and a repair
+// stored there later is applied.
+func TestDrainedRepairShardNotReadAgain(t *testing.T) {
+	p := newRepairPasses(t)
+	minute := time.Now().Add(-3*repairSkew).Unix() / 60
+	p.store(minute, 1, "bad", true)
+	p.store(minute, 2, "a", false)
+	if err := p.pass(); err == nil || !strings.Contains(err.Error(), "corrupt") {
+		t.Errorf("pass: %v, want the corrupt repair's error", err)
 	}
-	store("b")
-	pass()
-	if got := left(); len(got) != 1 {
-		t.Errorf("repairs left in the drained hour after another pass: %q, want the one stored after it was drained", got)
+	if got := p.left(minute); !slices.Equal(got, []string{"bad"}) {
+		t.Fatalf("repairs left in the settled minute after a pass: %q, want the failing one", got)
+	}
+	p.store(minute, 2, "b", false)
+	p.store(minute, 1, "c", false)
+	_ = p.pass()
+	if got := p.left(minute); !slices.Equal(got, []string{"b", "bad"}) {
+		t.Errorf("repairs left after another pass: %q, want the one stored in the drained shard and the failing one", got)
+	}
+}
+
+// TestRecentRepairMinuteReadAgain: a minute that ended less than
+// repairSkew ago is read at every pass, drained or not, so a repair that a
+// writer with a slower clock stores there afterwards is applied.
+func TestRecentRepairMinuteReadAgain(t *testing.T) {
+	p := newRepairPasses(t)
+	minute := time.Now().Add(-repairSkew/2).Unix() / 60
+	p.store(minute, 3, "a", false)
+	if err := p.pass(); err != nil {
+		t.Fatal(err)
+	}
+	p.store(minute, 3, "b", false)
+	if err := p.pass(); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.left(minute); len(got) != 0 {
+		t.Errorf("repairs left in a recent minute after two passes: %q", got)
 	}
 }
 

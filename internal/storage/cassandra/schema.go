@@ -52,10 +52,7 @@ func (b *Backend) migrations() []migration {
 		// sets); time-window compaction drops whole expired files.
 		{3, "write intents, frontends", []string{
 			`CREATE TABLE IF NOT EXISTS ` + k + `.intents (
-				owner text, minute bigint, id bigint,
-				tid text, account text, tname text, def blob,
-				pk blob, sk blob, old blob, new blob, version bigint,
-				ident_type text, ident_principal text,
+				owner text, minute bigint, id bigint, ` + intentColumnDefs + `
 				PRIMARY KEY ((owner, minute), id))
 				WITH default_time_to_live = 86400 AND gc_grace_seconds = 10800
 				AND compaction = {'class': 'TimeWindowCompactionStrategy', 'compaction_window_unit': 'HOURS', 'compaction_window_size': 1}`,
@@ -79,16 +76,18 @@ func (b *Backend) migrations() []migration {
 			`CREATE TABLE IF NOT EXISTS ` + k + `.jobs (
 				kind text, id text, version bigint, body blob, PRIMARY KEY ((kind), id))`,
 		}},
-		// Repairs of committed writes whose effects failed (repairs.go).
-		// Like intents, they are written once and expire.
+		// Repairs of committed writes whose effects failed (repairs.go),
+		// by minute, and the minutes that hold some. Like intents, they
+		// are written once and expire.
 		{7, "repairs", []string{
 			`CREATE TABLE IF NOT EXISTS ` + k + `.repairs (
-				hour bigint, shard int, id bigint,
-				tid text, account text, tname text, def blob,
-				pk blob, sk blob, old blob, new blob, version bigint,
-				ident_type text, ident_principal text,
-				PRIMARY KEY ((hour, shard), id))
+				minute bigint, shard int, id bigint, ` + intentColumnDefs + `
+				PRIMARY KEY ((minute, shard), id))
 				WITH default_time_to_live = 86400 AND gc_grace_seconds = 10800
+				AND compaction = {'class': 'TimeWindowCompactionStrategy', 'compaction_window_unit': 'HOURS', 'compaction_window_size': 1}`,
+			`CREATE TABLE IF NOT EXISTS ` + k + `.repair_minutes (
+				hour bigint, minute bigint, PRIMARY KEY ((hour), minute))
+				WITH default_time_to_live = 86520 AND gc_grace_seconds = 10800
 				AND compaction = {'class': 'TimeWindowCompactionStrategy', 'compaction_window_unit': 'HOURS', 'compaction_window_size': 1}`,
 		}},
 	}
@@ -131,3 +130,9 @@ func (b *Backend) migrate(ctx context.Context) error {
 	}
 	return nil
 }
+
+// intentColumnDefs declares the columns (intentColumns) that the intents
+// and repairs tables share.
+const intentColumnDefs = `tid text, account text, tname text, def blob,
+	pk blob, sk blob, old blob, new blob, version bigint,
+	ident_type text, ident_principal text,`
