@@ -102,7 +102,26 @@ func TestBackupRestoreSurvivesKill(t *testing.T) {
 	if got := countItems(t, c, src); got != n {
 		t.Fatalf("source table has %d items after the kills, want %d", got, n)
 	}
-	if got, want := tableState(t, c, dst), tableState(t, c, src); got != want {
+	wantRestoredState(t, c, dst, src)
+}
+
+// wantRestoredState fails t unless table dst and its indexes hold what
+// src's do. On Cassandra, the index rows of the restore's writes that a
+// killed server committed but had not indexed come from the replay of its
+// write intents, once its lease has lapsed (about 15 to 25 s after the
+// kill); the resumed restore rewrites those items with the same image,
+// which changes no index row. The table can be ACTIVE before that replay
+// (docs/differences-from-dynamodb.md), so the indexes are awaited there,
+// and nowhere else.
+func wantRestoredState(t *testing.T, c *dynamodb.Client, dst, src string) {
+	t.Helper()
+	want := tableState(t, c, src)
+	got := tableState(t, c, dst)
+	for deadline := time.Now().Add(45 * time.Second); got != want && e2eBackend == backendCassandra && time.Now().Before(deadline); {
+		time.Sleep(500 * time.Millisecond)
+		got = tableState(t, c, dst)
+	}
+	if got != want {
 		t.Fatalf("restored table and its indexes differ from the source")
 	}
 }
@@ -189,7 +208,5 @@ func TestPointInTimeRestoreSurvivesKill(t *testing.T) {
 	if got := countItems(t, c, dst); got != n {
 		t.Fatalf("restored table is ACTIVE with %d items, want %d", got, n)
 	}
-	if got, want := tableState(t, c, dst), tableState(t, c, src); got != want {
-		t.Fatalf("restored table and its indexes differ from the source")
-	}
+	wantRestoredState(t, c, dst, src)
 }

@@ -491,11 +491,14 @@ func (r *recovery) currentTable(ctx context.Context, in *intent) (*storage.Table
 // history shows that the write applied; without (a repair) the writer knew
 // it did. A table deleted since (or replaced by one of the same name) is
 // skipped. When the item has been written again since (its row holds a
-// newer version), the write's index rows are only removed, never written:
-// the newer write's own effects (or repair, or intent) write the current
-// ones, and an index added since the write, which the newer write did not
-// know of, was built from the item as it is now, so a row written for
-// this older image would be one nothing ever deletes (ADR 0018i).
+// newer version), the index rows are changed from the write's old image
+// to the item's current one (none for a deleted item), not to the write's
+// new image, still stamped with the write's version: an index added since
+// the write, which the newer write did not know of, was built from the
+// item as it is now, so a row for the write's new image would be one
+// nothing ever deletes; and a newer write whose image left an index row
+// unchanged wrote nothing for it (storage.IndexChanges), so the row this
+// write owed must still be written (ADR 0018i).
 func (r *recovery) apply(ctx context.Context, in *intent, checkWrite bool) (bool, error) {
 	b := r.b
 	if cur, err := r.currentTable(ctx, in); cur == nil || err != nil {
@@ -539,6 +542,9 @@ func (r *recovery) apply(ctx context.Context, in *intent, checkWrite bool) (bool
 	indexed := nw
 	if row == nil || row.version > in.version {
 		indexed = nil
+		if row != nil {
+			indexed = row.item
+		}
 	}
 	// effects derives them from a fresh entry (the intent's has no load
 	// time), so an index added since the write is maintained too.
