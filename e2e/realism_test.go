@@ -15,7 +15,19 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 )
+
+// noRetryClient is an SDK client that sends each request once.
+func noRetryClient(t testing.TB, endpoint string) *dynamodb.Client {
+	t.Helper()
+	return dynamodb.New(dynamodb.Options{
+		BaseEndpoint: aws.String(endpoint),
+		Region:       testRegion,
+		Credentials:  credentials.NewStaticCredentialsProvider(testAccessKey, testSecretKey, ""),
+		Retryer:      aws.NopRetryer{},
+	})
+}
 
 // retryingClient is an SDK client with the standard retryer as an
 // application would have it (retrying throttling and 5xx errors), with
@@ -335,7 +347,7 @@ func TestRealismStatusDelayByTag(t *testing.T) {
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ThrottlingReason.html
 // Message: https://github.com/grailbio/reflow/issues/101 (DynamoDB's text).
 func TestRealismIndexThrottling(t *testing.T) {
-	_, c := startClient(t, "--realism", "capacity=on,burst=1s")
+	s, c := startClient(t, "--realism", "capacity=on,burst=1s")
 	name := tableName("gsithrottle")
 	one := &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(1), WriteCapacityUnits: aws.Int64(1)}
 	_, err := c.CreateTable(ctxT(t), &dynamodb.CreateTableInput{
@@ -367,7 +379,7 @@ func TestRealismIndexThrottling(t *testing.T) {
 	// A write without an index entry still needs the index's capacity.
 	_, err = c.PutItem(ctxT(t), &dynamodb.PutItemInput{TableName: aws.String(name), Item: item{"pk": avS("c")}})
 	wantAPIError(t, err, "ProvisionedThroughputExceededException", "")
-	query := func() error {
+	query := func(c *dynamodb.Client) error {
 		out, err := c.Query(ctxT(t), &dynamodb.QueryInput{TableName: aws.String(name), IndexName: aws.String("byG"),
 			KeyConditionExpression: aws.String("g = :g"), ExpressionAttributeValues: item{":g": avS("x")}})
 		if err == nil && out.ConsumedCapacity != nil {
@@ -375,10 +387,17 @@ func TestRealismIndexThrottling(t *testing.T) {
 		}
 		return err
 	}
-	if err := query(); err != nil {
+	// The first Query is sent once: the SDK for Go can lose a response it
+	// was reading on a reused connection ("use of closed network
+	// connection", https://github.com/aws/aws-sdk-go-v2/issues/2737), and
+	// a resent Query would be charged twice, as DynamoDB charges it. Such
+	// a lost answer still consumed the index's capacity; only a refusal
+	// fails the test.
+	var ae smithy.APIError
+	if err := query(noRetryClient(t, s.Endpoint)); errors.As(err, &ae) {
 		t.Fatalf("first Query of the index: %v", err)
 	}
-	err = query()
+	err = query(c)
 	wantAPIError(t, err, "ProvisionedThroughputExceededException", "")
 	if !errors.As(err, &pe) || aws.ToString(pe.ThrottlingReasons[0].Reason) != "IndexReadProvisionedThroughputExceeded" {
 		t.Fatalf("ThrottlingReasons: %+v", pe)
