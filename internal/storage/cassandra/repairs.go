@@ -120,14 +120,9 @@ func (r *recovery) repairs(ctx context.Context) (int, error) {
 	)
 	b := r.b
 	for hour := oldest / 60; hour <= now.Unix()/3600+1 && ctx.Err() == nil; hour++ {
-		var minutes []int64
-		iter := b.s.Query(`SELECT minute FROM `+b.catalog+`.repair_minutes WHERE hour = ?`, hour).WithContext(ctx).Iter()
-		var m int64
-		for iter.Scan(&m) {
-			minutes = append(minutes, m)
-		}
-		if err := iter.Close(); err != nil {
-			first = cmp.Or(first, fmt.Errorf("repair minutes of hour %d: %w", hour, err))
+		minutes, err := b.repairMinutes(ctx, hour)
+		if err != nil {
+			first = cmp.Or(first, err)
 			continue
 		}
 		for _, m := range minutes {
@@ -140,6 +135,23 @@ func (r *recovery) repairs(ctx context.Context) (int, error) {
 		}
 	}
 	return total, cmp.Or(first, ctx.Err())
+}
+
+// repairMinutes returns the minutes (Unix minutes, ascending) listed in
+// repair_minutes for hour (a Unix hour): those in which some process
+// stored a repair. Cost: one QUORUM read of one partition of at most 60
+// rows.
+func (b *Backend) repairMinutes(ctx context.Context, hour int64) ([]int64, error) {
+	var minutes []int64
+	iter := b.s.Query(`SELECT minute FROM `+b.catalog+`.repair_minutes WHERE hour = ?`, hour).WithContext(ctx).Iter()
+	var m int64
+	for iter.Scan(&m) {
+		minutes = append(minutes, m)
+	}
+	if err := iter.Close(); err != nil {
+		return nil, fmt.Errorf("repair minutes of hour %d: %w", hour, err)
+	}
+	return minutes, nil
 }
 
 // repairMinute applies the repairs of minute, shard by shard, and returns

@@ -41,13 +41,8 @@ func storedRepairRows(t *testing.T, ctx context.Context, b *Backend, tb *storage
 	var out []storedRepair
 	now := time.Now().Unix() / 3600
 	for hour := now - 3; hour <= now+1; hour++ {
-		var minutes []int64
-		iter := b.s.Query(`SELECT minute FROM `+b.catalog+`.repair_minutes WHERE hour = ?`, hour).WithContext(ctx).Iter()
-		var m int64
-		for iter.Scan(&m) {
-			minutes = append(minutes, m)
-		}
-		if err := iter.Close(); err != nil {
+		minutes, err := b.repairMinutes(ctx, hour)
+		if err != nil {
 			t.Fatal(err)
 		}
 		for _, m := range minutes {
