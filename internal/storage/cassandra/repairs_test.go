@@ -131,14 +131,7 @@ func recoverOnce(t *testing.T, ctx context.Context, b *Backend) int {
 // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/GSI.html#GSI.Writes,
 // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Streams.html).
 func TestFailedEffectsAreRepaired(t *testing.T) {
-	b := backend(t)
-	ctx := ctxT(t, 3*time.Minute)
-	tb := intentTable(t, b)
-	k := strKey(t, tb, "a")
-	if err := b.Mutate(ctx, tb, k, put(gItem("a", "x1"))); err != nil {
-		t.Fatal(err)
-	}
-	b2 := openFrontend(t)
+	ctx, b, b2, tb, k := twoFrontends(t, gItem("a", "x1"))
 	owner := b2.fe.id.Load().owner
 	var mu sync.Mutex
 	var events []string
@@ -188,14 +181,7 @@ func TestFailedEffectsAreRepaired(t *testing.T) {
 // by the writer's intents replayed at the end as well) is the same record:
 // each write has exactly one.
 func TestRepairAfterNewerWrites(t *testing.T) {
-	b := backend(t)
-	ctx := ctxT(t, 3*time.Minute)
-	tb := intentTable(t, b)
-	k := strKey(t, tb, "a")
-	if err := b.Mutate(ctx, tb, k, put(gItem("a", "x1"))); err != nil {
-		t.Fatal(err)
-	}
-	b2 := openFrontend(t)
+	ctx, b, b2, tb, k := twoFrontends(t, gItem("a", "x1"))
 	images := []item.Item{gItem("a", "x1"), gItem("a", "x2"), gItem("a", "x3"), gItem("a", "x4")}
 	check := func(when string) {
 		t.Helper()
@@ -237,12 +223,7 @@ func TestFailingRepairDoesNotBlockOthers(t *testing.T) {
 	b := backend(t)
 	ctx := ctxT(t, 3*time.Minute)
 	tb := intentTable(t, b)
-	k := strKey(t, tb, "a")
-	vals, err := intentValues(ctx, tb, k, nil, gItem("a", "bad"), b.nextVersion(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	vals[7] = []byte{0xff, 0xfe, 0xfd} // the new image
+	vals := plantValues(t, ctx, b, tb, gItem("a", "bad"), badImage)
 	now := time.Now().Unix() / 60
 	// More in each shard than a pass applies at once, so that a pass that
 	// stopped at the first failure would never reach the good repair.
@@ -267,21 +248,7 @@ func TestFailingRepairDoesNotBlockOthers(t *testing.T) {
 	if got := storedRepairs(t, ctx, b, tb); len(got) != 2*repairShards*perShard {
 		t.Errorf("%d repairs left, want the %d corrupt ones", len(got), 2*repairShards*perShard)
 	}
-	settle2(t, ctx, b, b2)
-}
-
-// settle2 is settle for a test that leaves failing repairs until its
-// cleanup: it stops b2 and runs recovery passes until b2 is unlisted.
-func settle2(t *testing.T, ctx context.Context, b, b2 *Backend) {
-	t.Helper()
-	owner := b2.fe.id.Load().owner
-	b2.Close()
-	for deadline := time.Now().Add(10 * testLease); slices.Contains(listedOwners(t, ctx, b), owner); time.Sleep(300 * time.Millisecond) {
-		_, _ = b.Recover(ctx)
-		if time.Now().After(deadline) {
-			t.Fatal("the stopped frontend is still listed")
-		}
-	}
+	settle(t, ctx, b, b2, failingRepairsLeft)
 }
 
 // TestRecoverGoesPastFailingFrontend: a stopped frontend whose replay
@@ -300,16 +267,7 @@ func TestRecoverGoesPastFailingFrontend(t *testing.T) {
 	if err := b.listFrontend(ctx, &frontendID{owner: bad, started: started}); err != nil {
 		t.Fatal(err)
 	}
-	vals, err := intentValues(ctx, tb, strKey(t, tb, "z"), nil, gItem("z", "z"), b.nextVersion(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	vals[3] = []byte("not a table definition")
-	err = b.s.Query(`INSERT INTO `+b.catalog+`.intents (owner, minute, id, `+intentColumns+`) VALUES (?, ?, ?, `+intentMarks+`)`,
-		append([]any{bad, time.Now().Unix() / 60, int64(1)}, vals...)...).WithContext(ctx).Exec()
-	if err != nil {
-		t.Fatal(err)
-	}
+	plantIntent(t, ctx, b, bad, time.Now().Unix()/60, 1, plantValues(t, ctx, b, tb, gItem("z", "z"), badDef))
 	b2 := openFrontend(t)
 	owner2 := b2.fe.id.Load().owner
 	commitWithoutEffects(t, ctx, b2, tb, strKey(t, tb, "a"), gItem("a", "x"))
@@ -346,10 +304,7 @@ func TestRecoverGoesPastFailingFrontend(t *testing.T) {
 // holds, where DynamoDB's global secondary index follows the table
 // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/GSI.html#GSI.Writes).
 func TestRepairOfSupersededWriteSkipsNewIndex(t *testing.T) {
-	b := backend(t)
-	ctx := ctxT(t, 3*time.Minute)
-	tb := intentTable(t, b)
-	b2 := openFrontend(t)
+	ctx, b, b2, tb, _ := twoFrontends(t, nil)
 	indexed := func(pk string) item.Item {
 		it := gItem(pk, "x")
 		it["g1"], it["g1s"] = item.S("p"), item.S(pk)
@@ -405,11 +360,7 @@ func TestRepairOfSupersededWriteSkipsNewIndex(t *testing.T) {
 // once applied, not applied again at every pass: the delete is stamped
 // after the repair's own write time.
 func TestRepairFromAClockAheadIsDeleted(t *testing.T) {
-	b := backend(t)
-	ctx := ctxT(t, 3*time.Minute)
-	tb := intentTable(t, b)
-	b2 := openFrontend(t)
-	k := strKey(t, tb, "a")
+	ctx, b, b2, tb, k := twoFrontends(t, nil)
 	failedWrite(t, ctx, b, b2, tb, k, put(gItem("a", "x")))
 	rs := storedRepairRows(t, ctx, b, tb)
 	if len(rs) != 1 {
@@ -454,13 +405,11 @@ func newRepairPasses(t *testing.T) *repairPasses {
 // image is corrupt when bad is set (it fails at every pass).
 func (p *repairPasses) store(minute int64, shard int, pk string, bad bool) {
 	p.t.Helper()
-	vals, err := intentValues(p.ctx, p.tb, strKey(p.t, p.tb, pk), nil, gItem(pk, "x"), p.b.nextVersion(0))
-	if err != nil {
-		p.t.Fatal(err)
-	}
+	spoil := intact
 	if bad {
-		vals[7] = []byte{0xff, 0xfe, 0xfd} // the new image
+		spoil = badImage
 	}
+	vals := plantValues(p.t, p.ctx, p.b, p.tb, gItem(pk, "x"), spoil)
 	plantRepair(p.t, p.ctx, p.b, minute, rand.Int64N(1<<40)*repairShards+int64(shard), vals)
 }
 
@@ -533,27 +482,16 @@ func TestRecentRepairMinuteReadAgain(t *testing.T) {
 // first, does not keep the frontend's other writes from being recovered;
 // the frontend stays listed and the error is reported.
 func TestReplayGoesPastFailingIntent(t *testing.T) {
-	b := backend(t)
-	ctx := ctxT(t, 3*time.Minute)
-	tb := intentTable(t, b)
-	b2 := openFrontend(t)
+	ctx, b, b2, tb, _ := twoFrontends(t, nil)
 	owner := b2.fe.id.Load().owner
 	t.Cleanup(func() {
 		_ = b.s.Query(`DELETE FROM `+b.catalog+`.frontends WHERE k = 0 AND owner = ?`, owner).Exec()
 	})
-	vals, err := intentValues(ctx, tb, strKey(t, tb, "z"), nil, gItem("z", "z"), b.nextVersion(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	vals[3] = []byte("not a table definition")
+	vals := plantValues(t, ctx, b, tb, gItem("z", "z"), badDef)
 	minute := time.Now().Unix() / 60
 	// More than a replay applies at once, all before the good intent.
 	for i := range int64(replayParallel + 2) {
-		err = b.s.Query(`INSERT INTO `+b.catalog+`.intents (owner, minute, id, `+intentColumns+`) VALUES (?, ?, ?, `+intentMarks+`)`,
-			append([]any{owner, minute, math.MinInt64 + i}, vals...)...).WithContext(ctx).Exec()
-		if err != nil {
-			t.Fatal(err)
-		}
+		plantIntent(t, ctx, b, owner, minute, math.MinInt64+i, vals)
 	}
 	commitWithoutEffects(t, ctx, b2, tb, strKey(t, tb, "a"), gItem("a", "x"))
 	if now := time.Now().Unix() / 60; now != minute {
@@ -590,11 +528,7 @@ func TestReplayGoesPastFailingIntent(t *testing.T) {
 // would otherwise never be written; a restore resumed after a crash
 // rewrites its items exactly so.
 func TestRepairOfWriteRewrittenUnchanged(t *testing.T) {
-	b := backend(t)
-	ctx := ctxT(t, 3*time.Minute)
-	tb := intentTable(t, b)
-	b2 := openFrontend(t)
-	k := strKey(t, tb, "a")
+	ctx, b, b2, tb, k := twoFrontends(t, nil)
 	failedWrite(t, ctx, b, b2, tb, k, put(gItem("a", "x")))
 	if err := b.Mutate(ctx, tb, k, put(gItem("a", "x"))); err != nil {
 		t.Fatal(err)
