@@ -21,12 +21,17 @@ import (
 const testLease = 2 * time.Second
 
 // openFrontend opens a second Backend on the shared backend's keyspaces: a
-// frontend the tests let "crash" (Close stops its lease renewals).
-func openFrontend(t *testing.T) *Backend {
+// frontend the tests let "crash" (Close stops its lease renewals). Each of
+// set changes its options first.
+func openFrontend(t *testing.T, set ...func(*Options)) *Backend {
 	t.Helper()
 	backend(t)
-	b2, err := Open(ctxT(t, time.Minute), Options{Hosts: strings.Split(os.Getenv(hostsEnv), ","), KeyspacePrefix: prefix,
-		ReplicationFactor: shared.opts.ReplicationFactor, FrontendLease: testLease})
+	o := Options{Hosts: strings.Split(os.Getenv(hostsEnv), ","), KeyspacePrefix: prefix,
+		ReplicationFactor: shared.opts.ReplicationFactor, FrontendLease: testLease}
+	for _, f := range set {
+		f(&o)
+	}
+	b2, err := Open(ctxT(t, time.Minute), o)
 	if err != nil {
 		t.Fatal(err)
 	}

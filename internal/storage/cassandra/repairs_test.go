@@ -2,6 +2,7 @@ package cassandra
 
 import (
 	"context"
+	"log/slog"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -35,12 +36,12 @@ type storedRepair struct {
 }
 
 // storedRepairRows returns the repairs stored for table tb in the minutes
-// listed for the hours around now (a test may straddle an hour's end).
+// listed for the hours a recovery pass reads (repairHours).
 func storedRepairRows(t *testing.T, ctx context.Context, b *Backend, tb *storage.Table) []storedRepair {
 	t.Helper()
 	var out []storedRepair
-	now := time.Now().Unix() / 3600
-	for hour := now - 3; hour <= now+1; hour++ {
+	from, to := repairHours(time.Now())
+	for hour := from; hour <= to; hour++ {
 		minutes, err := b.repairMinutes(ctx, hour)
 		if err != nil {
 			t.Fatal(err)
@@ -111,6 +112,71 @@ func failedWrite(t *testing.T, ctx context.Context, b, b2 *Backend, tb *storage.
 	}
 }
 
+// repairEvents records the events of Options.OnRepair (safe for
+// concurrent use).
+type repairEvents struct {
+	mu     sync.Mutex
+	events []string
+}
+
+// watch records the repair events of bs until the test ends.
+func (e *repairEvents) watch(t *testing.T, bs ...*Backend) {
+	note := func(ev string) {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		e.events = append(e.events, ev)
+	}
+	for _, b := range bs {
+		b.onRepair.Store(&note)
+		t.Cleanup(func() { b.onRepair.Store(nil) })
+	}
+}
+
+// list returns the events recorded so far, in order.
+func (e *repairEvents) list() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.events)
+}
+
+// logRecords is a slog.Handler that keeps every record it is given (safe
+// for concurrent use).
+type logRecords struct {
+	mu   sync.Mutex
+	recs []slog.Record
+}
+
+func (h *logRecords) Enabled(context.Context, slog.Level) bool { return true }
+func (h *logRecords) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h *logRecords) WithGroup(string) slog.Handler            { return h }
+
+func (h *logRecords) Handle(_ context.Context, r slog.Record) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.recs = append(h.recs, r.Clone())
+	return nil
+}
+
+// at returns the records of level, each as its message and its attributes
+// ("msg" holds the message).
+func (h *logRecords) at(level slog.Level) []map[string]string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []map[string]string
+	for _, r := range h.recs {
+		if r.Level != level {
+			continue
+		}
+		m := map[string]string{"msg": r.Message}
+		r.Attrs(func(a slog.Attr) bool {
+			m[a.Key] = a.Value.String()
+			return true
+		})
+		out = append(out, m)
+	}
+	return out
+}
+
 // recoverOnce runs one recovery pass that must succeed.
 func recoverOnce(t *testing.T, ctx context.Context, b *Backend) int {
 	t.Helper()
@@ -133,16 +199,8 @@ func recoverOnce(t *testing.T, ctx context.Context, b *Backend) int {
 func TestFailedEffectsAreRepaired(t *testing.T) {
 	ctx, b, b2, tb, k := twoFrontends(t, gItem("a", "x1"))
 	owner := b2.fe.id.Load().owner
-	var mu sync.Mutex
-	var events []string
-	note := func(e string) {
-		mu.Lock()
-		defer mu.Unlock()
-		events = append(events, e)
-	}
-	b.onRepair.Store(&note)
-	b2.onRepair.Store(&note)
-	t.Cleanup(func() { b.onRepair.Store(nil) })
+	var events repairEvents
+	events.watch(t, b, b2)
 	failedWrite(t, ctx, b, b2, tb, k, put(gItem("a", "x2")))
 	if d, err := divergences(ctx, b, tb, k, gItem("a", "x1"), gItem("a", "x2")); err != nil || len(d) == 0 {
 		t.Fatalf("the index agreed with the item (%v, %v): the effects did not fail", d, err)
@@ -162,11 +220,9 @@ func TestFailedEffectsAreRepaired(t *testing.T) {
 	if n := recoverOnce(t, ctx, b); n != 0 {
 		t.Errorf("second Recover applied %d writes, want 0", n)
 	}
-	mu.Lock()
-	if !slices.Equal(events, []string{"stored", "applied"}) {
-		t.Errorf("repair events %q, want stored then applied", events)
+	if got := events.list(); !slices.Equal(got, []string{"stored", "applied"}) {
+		t.Errorf("repair events %q, want stored then applied", got)
 	}
-	mu.Unlock()
 	if got := b2.fe.id.Load().owner; got != owner {
 		t.Errorf("the writer changed its owner ID from %s to %s", owner, got)
 	}
@@ -385,7 +441,8 @@ func TestRepairFromAClockAheadIsDeleted(t *testing.T) {
 }
 
 // repairPasses plants repairs for a table of its own and runs recovery
-// passes over them on a backend of its own, which has drained nothing yet.
+// passes over them on a backend of its own (opened with set, as
+// openFrontend), which has drained nothing yet.
 type repairPasses struct {
 	t   *testing.T
 	ctx context.Context
@@ -394,9 +451,9 @@ type repairPasses struct {
 	r   *recovery
 }
 
-func newRepairPasses(t *testing.T) *repairPasses {
+func newRepairPasses(t *testing.T, set ...func(*Options)) *repairPasses {
 	b := backend(t)
-	b3 := openFrontend(t)
+	b3 := openFrontend(t, set...)
 	return &repairPasses{t: t, ctx: ctxT(t, 3*time.Minute), b: b, tb: intentTable(t, b),
 		r: &recovery{b: b3, me: b3.fe.id.Load().owner, ttl: time.Hour, renewed: time.Now(), tables: map[string]*storage.Table{}}}
 }
@@ -474,6 +531,52 @@ func TestRecentRepairMinuteReadAgain(t *testing.T) {
 	}
 	if got := p.left(minute); len(got) != 0 {
 		t.Errorf("repairs left in a recent minute after two passes: %q", got)
+	}
+}
+
+// TestOverdueRepairReported: a repair that still fails more than
+// repairOverdue after its minute, 4 h before its TTL drops it unapplied
+// (and its write's index rows, stream record and expiry rows are never
+// written), is counted as "overdue" at each pass that fails to apply it
+// and logged at error level with its table, its error and the time it has
+// left, once for passes less than a minute apart; a failing repair that
+// is younger, and an old one that applies, are not reported.
+func TestOverdueRepairReported(t *testing.T) {
+	var logged logRecords
+	p := newRepairPasses(t, func(o *Options) { o.Log = slog.New(&logged) })
+	var events repairEvents
+	events.watch(t, p.r.b)
+	now := time.Now()
+	old := now.Add(-repairOverdue-time.Hour).Unix() / 60
+	young := now.Add(-repairOverdue+time.Hour).Unix() / 60
+	p.store(old, 1, "old-bad", true)
+	p.store(old, 2, "old-good", false)
+	p.store(young, 1, "young-bad", true)
+	for range 2 {
+		if err := p.pass(); err == nil || !strings.Contains(err.Error(), "corrupt") {
+			t.Errorf("pass: %v, want the corrupt repairs' error", err)
+		}
+	}
+	if got, want := events.list(), []string{"overdue", "applied", "overdue"}; !slices.Equal(got, want) {
+		t.Errorf("repair events %q, want %q (the old failing repair at each pass, the old good one applied)", got, want)
+	}
+	if got := p.left(old); !slices.Equal(got, []string{"old-bad"}) {
+		t.Errorf("repairs left in the old minute: %q, want the failing one", got)
+	}
+	if got := p.left(young); !slices.Equal(got, []string{"young-bad"}) {
+		t.Errorf("repairs left in the younger minute: %q, want the failing one", got)
+	}
+	errs := logged.at(slog.LevelError)
+	if len(errs) != 1 {
+		t.Fatalf("%d error lines, want 1 for two passes close together: %v", len(errs), errs)
+	}
+	e := errs[0]
+	if e["table"] != p.tb.Name || !strings.Contains(e["error"], "corrupt") || e["overdue_failures"] != "1" ||
+		!strings.Contains(e["msg"], "expires soon") {
+		t.Errorf("error line %v, want the table %q, the corrupt repair's error and one overdue failure", e, p.tb.Name)
+	}
+	if left, err := time.ParseDuration(e["expires_in"]); err != nil || left < 3*time.Hour-2*time.Minute || left > 3*time.Hour {
+		t.Errorf("expires_in %q (%v), want about 3h", e["expires_in"], err)
 	}
 }
 
