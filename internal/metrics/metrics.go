@@ -101,7 +101,7 @@ func New() *Metrics {
 		storageRetries: counterVec("extenddb_cassandra_retries_total",
 			"Cassandra requests sent again, by reason: contention (a lightweight transaction lost its race), timeout (uncertain outcome), unavailable.", "reason"),
 		storageRepairs: counterVec("extenddb_cassandra_repairs_total",
-			"Cassandra writes whose index rows, stream record or expiry rows failed after their commit, by event: stored (as a repair), applied (by a recovery pass).", "event"),
+			"Cassandra writes whose index rows, stream record or expiry rows failed after their commit, by event: stored (as a repair), applied (by a recovery pass), overdue (a recovery pass failed to apply a repair more than 20 h old, 4 h before it expires unapplied; counted at each such pass).", "event"),
 	}
 	m.registry.MustRegister(m.requests, m.latency, m.errors, m.capacity, m.items, m.bytes,
 		m.ttlDeleted, m.ttlLag, m.backfillPages, m.jobs, m.jobUnits, m.jobBytes, m.streamWritten, m.streamTrimmed,
@@ -336,7 +336,8 @@ func (m *Metrics) CassandraRetry(reason string) {
 }
 
 // CassandraRepair records one event of a repair of a committed write's
-// failed effects: "stored" or "applied". It fits cassandra.Options.OnRepair.
+// failed effects: "stored", "applied" or "overdue". It fits
+// cassandra.Options.OnRepair.
 func (m *Metrics) CassandraRepair(event string) {
 	if m == nil {
 		return

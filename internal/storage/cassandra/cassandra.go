@@ -71,12 +71,16 @@ type Options struct {
 	// must not block.
 	OnRetry func(reason string)
 	// OnRepair, when set, is called with "stored" when a committed write's
-	// effects failed and were stored as a repair, and with "applied" when
-	// a recovery pass applied one (repairs.go). It must not block.
+	// effects failed and were stored as a repair, with "applied" when a
+	// recovery pass applied one, and with "overdue" each time a pass fails
+	// to apply one more than 20 h old, 4 h before it expires unapplied
+	// (repairs.go). It must not block.
 	OnRepair func(event string)
 	// Log, when set, receives a warning with the reason whenever a
 	// committed write's effects fail (whether a repair could be stored or
-	// not); default slog.Default().
+	// not), and an error when a repair is overdue (repairs.go); the
+	// warning at most every 10 s, the error at most every minute, each
+	// with a count of what it stands for; default slog.Default().
 	Log *slog.Logger
 	// TxTimeout is how old a transaction (TransactWrite) may get before a
 	// writer waiting for one of its items, or Recover, finishes it on its
@@ -135,6 +139,10 @@ type Backend struct {
 	// that fail after a commit (warnEffects, blind.go).
 	effectsWarn   rate.Sometimes
 	effectsFailed atomic.Int64
+	// overdueLog and overdueFailed rate-limit the error of overdue
+	// repairs (reportOverdue, repairs.go).
+	overdueLog    rate.Sometimes
+	overdueFailed atomic.Int64
 	// repairsDrained holds the partitions of settled minutes whose
 	// repairs a pass of this process found all applied, repairsListed the
 	// minute this process has listed in repair_minutes (repairs.go).
@@ -213,6 +221,7 @@ func Open(ctx context.Context, o Options) (*Backend, error) {
 
 		effectsTimeout: effectsTimeout,
 		effectsWarn:    rate.Sometimes{First: 1, Interval: 10 * time.Second},
+		overdueLog:     rate.Sometimes{First: 1, Interval: overdueLogEvery},
 		repairsDrained: newMinuteSet(func(p repairPart) int64 { return p.minute }),
 		repairsListed:  newMinuteSet(func(m int64) int64 { return m }),
 	}

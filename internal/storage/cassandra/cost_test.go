@@ -176,12 +176,7 @@ func TestStatementsPerItem(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := b.UpdateTable(ctx, tb.Account, tb.Name, func(t *storage.Table) error {
-		t.TTL = storage.TimeToLive{AttributeName: "exp", Status: storage.TTLEnabling, Generation: 1}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	setTTL(t, ctx, b, tb, storage.TimeToLive{AttributeName: "exp", Status: storage.TTLEnabling, Generation: 1})
 	log.take()
 	if done, err := b.BackfillTTL(ctx, tb.Account, tb.Name, 1, 1000); err != nil || !done {
 		t.Fatalf("BackfillTTL = %v, %v", done, err)

@@ -21,12 +21,17 @@ import (
 const testLease = 2 * time.Second
 
 // openFrontend opens a second Backend on the shared backend's keyspaces: a
-// frontend the tests let "crash" (Close stops its lease renewals).
-func openFrontend(t *testing.T) *Backend {
+// frontend the tests let "crash" (Close stops its lease renewals). Each of
+// set changes its options first.
+func openFrontend(t *testing.T, set ...func(*Options)) *Backend {
 	t.Helper()
 	backend(t)
-	b2, err := Open(ctxT(t, time.Minute), Options{Hosts: strings.Split(os.Getenv(hostsEnv), ","), KeyspacePrefix: prefix,
-		ReplicationFactor: shared.opts.ReplicationFactor, FrontendLease: testLease})
+	o := Options{Hosts: strings.Split(os.Getenv(hostsEnv), ","), KeyspacePrefix: prefix,
+		ReplicationFactor: shared.opts.ReplicationFactor, FrontendLease: testLease}
+	for _, f := range set {
+		f(&o)
+	}
+	b2, err := Open(ctxT(t, time.Minute), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +66,65 @@ func intentTable(t *testing.T, b *Backend) *storage.Table {
 	return got
 }
 
+// twoFrontends is where the tests of a second frontend's writes start: a
+// table tb (intentTable) of the shared backend b, the key k of its item
+// "a", which holds first (written through b) unless first is nil, and a
+// frontend b2 opened after that write; ctx lasts 3 minutes.
+func twoFrontends(t *testing.T, first item.Item) (ctx context.Context, b, b2 *Backend, tb *storage.Table, k storage.Key) {
+	t.Helper()
+	b = backend(t)
+	ctx = ctxT(t, 3*time.Minute)
+	tb = intentTable(t, b)
+	k = strKey(t, tb, "a")
+	if first != nil {
+		if err := b.Mutate(ctx, tb, k, put(first)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ctx, b, openFrontend(t), tb, k
+}
+
 func gItem(pk, g string) item.Item { return item.Item{"pk": item.S(pk), "g": item.S(g)} }
+
+// spoilt names the column of a planted intent or repair that a test
+// spoils, so that applying it fails at every pass.
+type spoilt int
+
+const (
+	intact   spoilt = iota
+	badDef          // the table definition: it does not decode
+	badImage        // the new image: it does not unmarshal ("corrupt intent")
+)
+
+// plantValues returns the values of intentColumns (intentValues) of an
+// insert of it into tb at a fresh version of b, by no identity, with the
+// column spoil names spoilt: what plantIntent and plantRepair store.
+func plantValues(t *testing.T, ctx context.Context, b *Backend, tb *storage.Table, it item.Item, spoil spoilt) []any {
+	t.Helper()
+	vals, err := intentValues(ctx, tb, strKey(t, tb, it["pk"].S), nil, it, b.nextVersion(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch spoil {
+	case badDef:
+		vals[3] = []byte("not a table definition")
+	case badImage:
+		vals[7] = []byte{0xff, 0xfe, 0xfd}
+	}
+	return vals
+}
+
+// plantIntent stores an intent with vals (plantValues) under owner in
+// minute with write ID id directly, as writeIntent would (with the
+// table's default TTL).
+func plantIntent(t *testing.T, ctx context.Context, b *Backend, owner string, minute, id int64, vals []any) {
+	t.Helper()
+	err := b.s.Query(`INSERT INTO `+b.catalog+`.intents (owner, minute, id, `+intentColumns+`) VALUES (?, ?, ?, `+intentMarks+`)`,
+		append([]any{owner, minute, id}, vals...)...).WithContext(ctx).Exec()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
 
 // commitWithoutEffects does what Mutate does for an attempt that writes nw
 // (nil: delete) over the current item, up to and including its LWT and
@@ -227,10 +290,7 @@ func TestRecoverIntents(t *testing.T) {
 // renewing its lease are not replayed, however long ago they were
 // written; once it stops, they are.
 func TestRecoverIgnoresLiveFrontends(t *testing.T) {
-	b := backend(t)
-	ctx := ctxT(t, 3*time.Minute)
-	tb := intentTable(t, b)
-	b2 := openFrontend(t)
+	ctx, b, b2, tb, _ := twoFrontends(t, nil)
 	commitWithoutEffects(t, ctx, b2, tb, strKey(t, tb, "a"), gItem("a", "x"))
 	time.Sleep(2 * testLease) // several renewals
 	for range 3 {
@@ -258,10 +318,7 @@ func TestRecoverIgnoresLiveFrontends(t *testing.T) {
 // and lists its old one again, so that the intents it wrote under the old
 // ID after the pass replayed it are recovered too.
 func TestIntentOwnerRotates(t *testing.T) {
-	b := backend(t)
-	ctx := ctxT(t, 3*time.Minute)
-	tb := intentTable(t, b)
-	b2 := openFrontend(t)
+	ctx, b, b2, tb, _ := twoFrontends(t, nil)
 	old := b2.fe.id.Load().owner
 	me := b.fe.id.Load().owner
 	// What a recovery pass does: take the (here: forcibly freed) lease and
@@ -307,29 +364,14 @@ func TestIntentOwnerRotates(t *testing.T) {
 		t.Errorf("records %q", got)
 	}
 	// Stopped, the frontend's new ID is recovered (with nothing to repair).
-	b2.Close()
-	for deadline := time.Now().Add(10 * testLease); slices.Contains(listedOwners(t, ctx, b), nw); time.Sleep(300 * time.Millisecond) {
-		if _, err := b.Recover(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the stopped frontend is still listed")
-		}
-	}
+	settle(t, ctx, b, b2)
 }
 
 // TestRecoverMutateCrash: Mutate's own intent covers a frontend that stops
 // right after the LWT (the hook closes its session before the index
 // batch, so the write fails with its item committed).
 func TestRecoverMutateCrash(t *testing.T) {
-	b := backend(t)
-	ctx := ctxT(t, 3*time.Minute)
-	tb := intentTable(t, b)
-	k := strKey(t, tb, "a")
-	if err := b.Mutate(ctx, tb, k, put(gItem("a", "x1"))); err != nil {
-		t.Fatal(err)
-	}
-	b2 := openFrontend(t)
+	ctx, b, b2, tb, k := twoFrontends(t, gItem("a", "x1"))
 	crash := func() { b2.Close() }
 	b2.beforeIndexes.Store(&crash)
 	if err := b2.Mutate(ctx, tb, k, put(gItem("a", "x2"))); err == nil {

@@ -34,7 +34,9 @@ import (
 // are idempotent and stamped with the write's version, so a repair
 // applied after newer writes of its item leaves their rows winning. An
 // applied repair is deleted; one that fails stays for the next pass, and
-// the others go on.
+// the others go on. One that still fails repairOverdue after its minute,
+// shortly before its TTL drops it unapplied, is counted and logged as an
+// error (reportOverdue).
 //
 // Bounds. A pass reads the 26 hours' lists (at most 60 rows each, no
 // tombstones) and the minutes they list. A minute that ended more than
@@ -60,6 +62,15 @@ const (
 	// repairSkew is how far behind this process's clock a writer's may
 	// run: a minute that ended longer ago than this gets no new repairs.
 	repairSkew = 10 * time.Minute
+	// repairOverdue is the age (from the start of its minute) past which
+	// a repair that still fails is reported as overdue (reportOverdue): 4 h
+	// before its TTL drops it unapplied, time for an alert to reach someone
+	// and for them to mend the cluster, while 20 h of failing passes rule
+	// out a passing fault (docs/adr/0018i).
+	repairOverdue = 20 * time.Hour
+	// overdueLogEvery is the least time between two log lines of
+	// reportOverdue.
+	overdueLogEvery = time.Minute
 )
 
 func repairShard(id int64) int { return int(uint64(id) % repairShards) }
@@ -119,15 +130,11 @@ func (r *recovery) repairs(ctx context.Context) (int, error) {
 		first error
 	)
 	b := r.b
-	for hour := oldest / 60; hour <= now.Unix()/3600+1 && ctx.Err() == nil; hour++ {
-		var minutes []int64
-		iter := b.s.Query(`SELECT minute FROM `+b.catalog+`.repair_minutes WHERE hour = ?`, hour).WithContext(ctx).Iter()
-		var m int64
-		for iter.Scan(&m) {
-			minutes = append(minutes, m)
-		}
-		if err := iter.Close(); err != nil {
-			first = cmp.Or(first, fmt.Errorf("repair minutes of hour %d: %w", hour, err))
+	from, to := repairHours(now)
+	for hour := from; hour <= to && ctx.Err() == nil; hour++ {
+		minutes, err := b.repairMinutes(ctx, hour)
+		if err != nil {
+			first = cmp.Or(first, err)
 			continue
 		}
 		for _, m := range minutes {
@@ -140,6 +147,31 @@ func (r *recovery) repairs(ctx context.Context) (int, error) {
 		}
 	}
 	return total, cmp.Or(first, ctx.Err())
+}
+
+// repairHours returns the first and the last hour (Unix hours) whose
+// listed minutes a pass at now reads: from repairTTL ago (older repairs
+// have expired) to the next hour (a writer's clock may run a little
+// ahead of now).
+func repairHours(now time.Time) (from, to int64) {
+	return (now.Unix() - repairTTL) / 3600, now.Unix()/3600 + 1
+}
+
+// repairMinutes returns the minutes (Unix minutes, ascending) listed in
+// repair_minutes for hour (a Unix hour): those in which some process
+// stored a repair. Cost: one QUORUM read of one partition of at most 60
+// rows.
+func (b *Backend) repairMinutes(ctx context.Context, hour int64) ([]int64, error) {
+	var minutes []int64
+	iter := b.s.Query(`SELECT minute FROM `+b.catalog+`.repair_minutes WHERE hour = ?`, hour).WithContext(ctx).Iter()
+	var m int64
+	for iter.Scan(&m) {
+		minutes = append(minutes, m)
+	}
+	if err := iter.Close(); err != nil {
+		return nil, fmt.Errorf("repair minutes of hour %d: %w", hour, err)
+	}
+	return minutes, nil
 }
 
 // repairMinute applies the repairs of minute, shard by shard, and returns
@@ -210,6 +242,28 @@ func (s *minuteSet[K]) add(k K, oldest int64) {
 	}
 }
 
+// reportOverdue reports the repair in, stored in minute (a Unix minute),
+// which failed to apply with err, if it is older than repairOverdue: it
+// counts it ("overdue", Options.OnRepair) and logs it at error level, the
+// first time, then at most once every overdueLogEvery with how many were
+// counted since the previous line. Each pass that fails to apply an
+// overdue repair counts it again, until it is applied or expires, so the
+// count goes on rising for as long as a write's effects are at risk.
+func (b *Backend) reportOverdue(minute int64, in *intent, err error) {
+	stored := time.Unix(minute*60, 0)
+	if time.Since(stored) <= repairOverdue {
+		return
+	}
+	left := time.Until(stored.Add(repairTTL * time.Second))
+	b.noteRepair("overdue")
+	b.overdueFailed.Add(1)
+	b.overdueLog.Do(func() {
+		b.opts.Log.Error("cassandra: a repair of a committed write still fails and expires soon; its index rows, stream record and expiry rows will then never be written",
+			"table", in.tname, "version", in.version, "expires_in", left.Round(time.Minute).String(), "error", err,
+			"overdue_failures", b.overdueFailed.Swap(0))
+	})
+}
+
 // repair applies the repair in, stored in minute, and deletes it. A
 // repair of a table deleted since is deleted without being applied. The
 // delete is stamped after the repair's own write time, which a writer
@@ -219,7 +273,11 @@ func (s *minuteSet[K]) add(k K, oldest int64) {
 func (r *recovery) repair(ctx context.Context, minute int64, in *intent) (bool, error) {
 	ok, err := r.apply(ctx, in, false)
 	if err != nil {
-		return false, fmt.Errorf("repair of %s version %d: %w", in.tname, in.version, err)
+		err = fmt.Errorf("repair of %s version %d: %w", in.tname, in.version, err)
+		if ctx.Err() == nil {
+			r.b.reportOverdue(minute, in, err)
+		}
+		return false, err
 	}
 	b := r.b
 	if ok {

@@ -2,6 +2,7 @@ package cassandra
 
 import (
 	"context"
+	"log/slog"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -35,19 +36,14 @@ type storedRepair struct {
 }
 
 // storedRepairRows returns the repairs stored for table tb in the minutes
-// listed for the hours around now (a test may straddle an hour's end).
+// listed for the hours a recovery pass reads (repairHours).
 func storedRepairRows(t *testing.T, ctx context.Context, b *Backend, tb *storage.Table) []storedRepair {
 	t.Helper()
 	var out []storedRepair
-	now := time.Now().Unix() / 3600
-	for hour := now - 3; hour <= now+1; hour++ {
-		var minutes []int64
-		iter := b.s.Query(`SELECT minute FROM `+b.catalog+`.repair_minutes WHERE hour = ?`, hour).WithContext(ctx).Iter()
-		var m int64
-		for iter.Scan(&m) {
-			minutes = append(minutes, m)
-		}
-		if err := iter.Close(); err != nil {
+	from, to := repairHours(time.Now())
+	for hour := from; hour <= to; hour++ {
+		minutes, err := b.repairMinutes(ctx, hour)
+		if err != nil {
 			t.Fatal(err)
 		}
 		for _, m := range minutes {
@@ -116,6 +112,71 @@ func failedWrite(t *testing.T, ctx context.Context, b, b2 *Backend, tb *storage.
 	}
 }
 
+// repairEvents records the events of Options.OnRepair (safe for
+// concurrent use).
+type repairEvents struct {
+	mu     sync.Mutex
+	events []string
+}
+
+// watch records the repair events of bs until the test ends.
+func (e *repairEvents) watch(t *testing.T, bs ...*Backend) {
+	note := func(ev string) {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		e.events = append(e.events, ev)
+	}
+	for _, b := range bs {
+		b.onRepair.Store(&note)
+		t.Cleanup(func() { b.onRepair.Store(nil) })
+	}
+}
+
+// list returns the events recorded so far, in order.
+func (e *repairEvents) list() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.events)
+}
+
+// logRecords is a slog.Handler that keeps every record it is given (safe
+// for concurrent use).
+type logRecords struct {
+	mu   sync.Mutex
+	recs []slog.Record
+}
+
+func (h *logRecords) Enabled(context.Context, slog.Level) bool { return true }
+func (h *logRecords) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h *logRecords) WithGroup(string) slog.Handler            { return h }
+
+func (h *logRecords) Handle(_ context.Context, r slog.Record) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.recs = append(h.recs, r.Clone())
+	return nil
+}
+
+// at returns the records of level, each as its message and its attributes
+// ("msg" holds the message).
+func (h *logRecords) at(level slog.Level) []map[string]string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []map[string]string
+	for _, r := range h.recs {
+		if r.Level != level {
+			continue
+		}
+		m := map[string]string{"msg": r.Message}
+		r.Attrs(func(a slog.Attr) bool {
+			m[a.Key] = a.Value.String()
+			return true
+		})
+		out = append(out, m)
+	}
+	return out
+}
+
 // recoverOnce runs one recovery pass that must succeed.
 func recoverOnce(t *testing.T, ctx context.Context, b *Backend) int {
 	t.Helper()
@@ -136,25 +197,10 @@ func recoverOnce(t *testing.T, ctx context.Context, b *Backend) int {
 // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/GSI.html#GSI.Writes,
 // https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Streams.html).
 func TestFailedEffectsAreRepaired(t *testing.T) {
-	b := backend(t)
-	ctx := ctxT(t, 3*time.Minute)
-	tb := intentTable(t, b)
-	k := strKey(t, tb, "a")
-	if err := b.Mutate(ctx, tb, k, put(gItem("a", "x1"))); err != nil {
-		t.Fatal(err)
-	}
-	b2 := openFrontend(t)
+	ctx, b, b2, tb, k := twoFrontends(t, gItem("a", "x1"))
 	owner := b2.fe.id.Load().owner
-	var mu sync.Mutex
-	var events []string
-	note := func(e string) {
-		mu.Lock()
-		defer mu.Unlock()
-		events = append(events, e)
-	}
-	b.onRepair.Store(&note)
-	b2.onRepair.Store(&note)
-	t.Cleanup(func() { b.onRepair.Store(nil) })
+	var events repairEvents
+	events.watch(t, b, b2)
 	failedWrite(t, ctx, b, b2, tb, k, put(gItem("a", "x2")))
 	if d, err := divergences(ctx, b, tb, k, gItem("a", "x1"), gItem("a", "x2")); err != nil || len(d) == 0 {
 		t.Fatalf("the index agreed with the item (%v, %v): the effects did not fail", d, err)
@@ -174,11 +220,9 @@ func TestFailedEffectsAreRepaired(t *testing.T) {
 	if n := recoverOnce(t, ctx, b); n != 0 {
 		t.Errorf("second Recover applied %d writes, want 0", n)
 	}
-	mu.Lock()
-	if !slices.Equal(events, []string{"stored", "applied"}) {
-		t.Errorf("repair events %q, want stored then applied", events)
+	if got := events.list(); !slices.Equal(got, []string{"stored", "applied"}) {
+		t.Errorf("repair events %q, want stored then applied", got)
 	}
-	mu.Unlock()
 	if got := b2.fe.id.Load().owner; got != owner {
 		t.Errorf("the writer changed its owner ID from %s to %s", owner, got)
 	}
@@ -193,14 +237,7 @@ func TestFailedEffectsAreRepaired(t *testing.T) {
 // by the writer's intents replayed at the end as well) is the same record:
 // each write has exactly one.
 func TestRepairAfterNewerWrites(t *testing.T) {
-	b := backend(t)
-	ctx := ctxT(t, 3*time.Minute)
-	tb := intentTable(t, b)
-	k := strKey(t, tb, "a")
-	if err := b.Mutate(ctx, tb, k, put(gItem("a", "x1"))); err != nil {
-		t.Fatal(err)
-	}
-	b2 := openFrontend(t)
+	ctx, b, b2, tb, k := twoFrontends(t, gItem("a", "x1"))
 	images := []item.Item{gItem("a", "x1"), gItem("a", "x2"), gItem("a", "x3"), gItem("a", "x4")}
 	check := func(when string) {
 		t.Helper()
@@ -242,12 +279,7 @@ func TestFailingRepairDoesNotBlockOthers(t *testing.T) {
 	b := backend(t)
 	ctx := ctxT(t, 3*time.Minute)
 	tb := intentTable(t, b)
-	k := strKey(t, tb, "a")
-	vals, err := intentValues(ctx, tb, k, nil, gItem("a", "bad"), b.nextVersion(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	vals[7] = []byte{0xff, 0xfe, 0xfd} // the new image
+	vals := plantValues(t, ctx, b, tb, gItem("a", "bad"), badImage)
 	now := time.Now().Unix() / 60
 	// More in each shard than a pass applies at once, so that a pass that
 	// stopped at the first failure would never reach the good repair.
@@ -272,21 +304,7 @@ func TestFailingRepairDoesNotBlockOthers(t *testing.T) {
 	if got := storedRepairs(t, ctx, b, tb); len(got) != 2*repairShards*perShard {
 		t.Errorf("%d repairs left, want the %d corrupt ones", len(got), 2*repairShards*perShard)
 	}
-	settle2(t, ctx, b, b2)
-}
-
-// settle2 is settle for a test that leaves failing repairs until its
-// cleanup: it stops b2 and runs recovery passes until b2 is unlisted.
-func settle2(t *testing.T, ctx context.Context, b, b2 *Backend) {
-	t.Helper()
-	owner := b2.fe.id.Load().owner
-	b2.Close()
-	for deadline := time.Now().Add(10 * testLease); slices.Contains(listedOwners(t, ctx, b), owner); time.Sleep(300 * time.Millisecond) {
-		_, _ = b.Recover(ctx)
-		if time.Now().After(deadline) {
-			t.Fatal("the stopped frontend is still listed")
-		}
-	}
+	settle(t, ctx, b, b2, failingRepairsLeft)
 }
 
 // TestRecoverGoesPastFailingFrontend: a stopped frontend whose replay
@@ -305,16 +323,7 @@ func TestRecoverGoesPastFailingFrontend(t *testing.T) {
 	if err := b.listFrontend(ctx, &frontendID{owner: bad, started: started}); err != nil {
 		t.Fatal(err)
 	}
-	vals, err := intentValues(ctx, tb, strKey(t, tb, "z"), nil, gItem("z", "z"), b.nextVersion(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	vals[3] = []byte("not a table definition")
-	err = b.s.Query(`INSERT INTO `+b.catalog+`.intents (owner, minute, id, `+intentColumns+`) VALUES (?, ?, ?, `+intentMarks+`)`,
-		append([]any{bad, time.Now().Unix() / 60, int64(1)}, vals...)...).WithContext(ctx).Exec()
-	if err != nil {
-		t.Fatal(err)
-	}
+	plantIntent(t, ctx, b, bad, time.Now().Unix()/60, 1, plantValues(t, ctx, b, tb, gItem("z", "z"), badDef))
 	b2 := openFrontend(t)
 	owner2 := b2.fe.id.Load().owner
 	commitWithoutEffects(t, ctx, b2, tb, strKey(t, tb, "a"), gItem("a", "x"))
@@ -351,10 +360,7 @@ func TestRecoverGoesPastFailingFrontend(t *testing.T) {
 // holds, where DynamoDB's global secondary index follows the table
 // (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/GSI.html#GSI.Writes).
 func TestRepairOfSupersededWriteSkipsNewIndex(t *testing.T) {
-	b := backend(t)
-	ctx := ctxT(t, 3*time.Minute)
-	tb := intentTable(t, b)
-	b2 := openFrontend(t)
+	ctx, b, b2, tb, _ := twoFrontends(t, nil)
 	indexed := func(pk string) item.Item {
 		it := gItem(pk, "x")
 		it["g1"], it["g1s"] = item.S("p"), item.S(pk)
@@ -410,11 +416,7 @@ func TestRepairOfSupersededWriteSkipsNewIndex(t *testing.T) {
 // once applied, not applied again at every pass: the delete is stamped
 // after the repair's own write time.
 func TestRepairFromAClockAheadIsDeleted(t *testing.T) {
-	b := backend(t)
-	ctx := ctxT(t, 3*time.Minute)
-	tb := intentTable(t, b)
-	b2 := openFrontend(t)
-	k := strKey(t, tb, "a")
+	ctx, b, b2, tb, k := twoFrontends(t, nil)
 	failedWrite(t, ctx, b, b2, tb, k, put(gItem("a", "x")))
 	rs := storedRepairRows(t, ctx, b, tb)
 	if len(rs) != 1 {
@@ -439,7 +441,8 @@ func TestRepairFromAClockAheadIsDeleted(t *testing.T) {
 }
 
 // repairPasses plants repairs for a table of its own and runs recovery
-// passes over them on a backend of its own, which has drained nothing yet.
+// passes over them on a backend of its own (opened with set, as
+// openFrontend), which has drained nothing yet.
 type repairPasses struct {
 	t   *testing.T
 	ctx context.Context
@@ -448,9 +451,9 @@ type repairPasses struct {
 	r   *recovery
 }
 
-func newRepairPasses(t *testing.T) *repairPasses {
+func newRepairPasses(t *testing.T, set ...func(*Options)) *repairPasses {
 	b := backend(t)
-	b3 := openFrontend(t)
+	b3 := openFrontend(t, set...)
 	return &repairPasses{t: t, ctx: ctxT(t, 3*time.Minute), b: b, tb: intentTable(t, b),
 		r: &recovery{b: b3, me: b3.fe.id.Load().owner, ttl: time.Hour, renewed: time.Now(), tables: map[string]*storage.Table{}}}
 }
@@ -459,13 +462,11 @@ func newRepairPasses(t *testing.T) *repairPasses {
 // image is corrupt when bad is set (it fails at every pass).
 func (p *repairPasses) store(minute int64, shard int, pk string, bad bool) {
 	p.t.Helper()
-	vals, err := intentValues(p.ctx, p.tb, strKey(p.t, p.tb, pk), nil, gItem(pk, "x"), p.b.nextVersion(0))
-	if err != nil {
-		p.t.Fatal(err)
-	}
+	spoil := intact
 	if bad {
-		vals[7] = []byte{0xff, 0xfe, 0xfd} // the new image
+		spoil = badImage
 	}
+	vals := plantValues(p.t, p.ctx, p.b, p.tb, gItem(pk, "x"), spoil)
 	plantRepair(p.t, p.ctx, p.b, minute, rand.Int64N(1<<40)*repairShards+int64(shard), vals)
 }
 
@@ -533,32 +534,67 @@ func TestRecentRepairMinuteReadAgain(t *testing.T) {
 	}
 }
 
+// TestOverdueRepairReported: a repair that still fails more than
+// repairOverdue after its minute, 4 h before its TTL drops it unapplied
+// (and its write's index rows, stream record and expiry rows are never
+// written), is counted as "overdue" at each pass that fails to apply it
+// and logged at error level with its table, its error and the time it has
+// left, once for passes less than a minute apart; a failing repair that
+// is younger, and an old one that applies, are not reported.
+func TestOverdueRepairReported(t *testing.T) {
+	var logged logRecords
+	p := newRepairPasses(t, func(o *Options) { o.Log = slog.New(&logged) })
+	var events repairEvents
+	events.watch(t, p.r.b)
+	now := time.Now()
+	old := now.Add(-repairOverdue-time.Hour).Unix() / 60
+	young := now.Add(-repairOverdue+time.Hour).Unix() / 60
+	p.store(old, 1, "old-bad", true)
+	p.store(old, 2, "old-good", false)
+	p.store(young, 1, "young-bad", true)
+	for range 2 {
+		if err := p.pass(); err == nil || !strings.Contains(err.Error(), "corrupt") {
+			t.Errorf("pass: %v, want the corrupt repairs' error", err)
+		}
+	}
+	if got, want := events.list(), []string{"overdue", "applied", "overdue"}; !slices.Equal(got, want) {
+		t.Errorf("repair events %q, want %q (the old failing repair at each pass, the old good one applied)", got, want)
+	}
+	if got := p.left(old); !slices.Equal(got, []string{"old-bad"}) {
+		t.Errorf("repairs left in the old minute: %q, want the failing one", got)
+	}
+	if got := p.left(young); !slices.Equal(got, []string{"young-bad"}) {
+		t.Errorf("repairs left in the younger minute: %q, want the failing one", got)
+	}
+	errs := logged.at(slog.LevelError)
+	if len(errs) != 1 {
+		t.Fatalf("%d error lines, want 1 for two passes close together: %v", len(errs), errs)
+	}
+	e := errs[0]
+	if e["table"] != p.tb.Name || !strings.Contains(e["error"], "corrupt") || e["overdue_failures"] != "1" ||
+		!strings.Contains(e["msg"], "expires soon") {
+		t.Errorf("error line %v, want the table %q, the corrupt repair's error and one overdue failure", e, p.tb.Name)
+	}
+	if left, err := time.ParseDuration(e["expires_in"]); err != nil || left < 3*time.Hour-2*time.Minute || left > 3*time.Hour {
+		t.Errorf("expires_in %q (%v), want about 3h", e["expires_in"], err)
+	}
+}
+
 // TestReplayGoesPastFailingIntent: within one stopped frontend, an intent
 // that fails at every replay (its table definition is corrupt), met
 // first, does not keep the frontend's other writes from being recovered;
 // the frontend stays listed and the error is reported.
 func TestReplayGoesPastFailingIntent(t *testing.T) {
-	b := backend(t)
-	ctx := ctxT(t, 3*time.Minute)
-	tb := intentTable(t, b)
-	b2 := openFrontend(t)
+	ctx, b, b2, tb, _ := twoFrontends(t, nil)
 	owner := b2.fe.id.Load().owner
 	t.Cleanup(func() {
 		_ = b.s.Query(`DELETE FROM `+b.catalog+`.frontends WHERE k = 0 AND owner = ?`, owner).Exec()
 	})
-	vals, err := intentValues(ctx, tb, strKey(t, tb, "z"), nil, gItem("z", "z"), b.nextVersion(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	vals[3] = []byte("not a table definition")
+	vals := plantValues(t, ctx, b, tb, gItem("z", "z"), badDef)
 	minute := time.Now().Unix() / 60
 	// More than a replay applies at once, all before the good intent.
 	for i := range int64(replayParallel + 2) {
-		err = b.s.Query(`INSERT INTO `+b.catalog+`.intents (owner, minute, id, `+intentColumns+`) VALUES (?, ?, ?, `+intentMarks+`)`,
-			append([]any{owner, minute, math.MinInt64 + i}, vals...)...).WithContext(ctx).Exec()
-		if err != nil {
-			t.Fatal(err)
-		}
+		plantIntent(t, ctx, b, owner, minute, math.MinInt64+i, vals)
 	}
 	commitWithoutEffects(t, ctx, b2, tb, strKey(t, tb, "a"), gItem("a", "x"))
 	if now := time.Now().Unix() / 60; now != minute {
@@ -595,11 +631,7 @@ func TestReplayGoesPastFailingIntent(t *testing.T) {
 // would otherwise never be written; a restore resumed after a crash
 // rewrites its items exactly so.
 func TestRepairOfWriteRewrittenUnchanged(t *testing.T) {
-	b := backend(t)
-	ctx := ctxT(t, 3*time.Minute)
-	tb := intentTable(t, b)
-	b2 := openFrontend(t)
-	k := strKey(t, tb, "a")
+	ctx, b, b2, tb, k := twoFrontends(t, nil)
 	failedWrite(t, ctx, b, b2, tb, k, put(gItem("a", "x")))
 	if err := b.Mutate(ctx, tb, k, put(gItem("a", "x"))); err != nil {
 		t.Fatal(err)
