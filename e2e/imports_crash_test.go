@@ -12,8 +12,8 @@ import (
 )
 
 // A server killed with SIGKILL in the middle of an import resumes it when
-// it restarts: the table stays CREATING until every item is in, and the
-// import completes with every item counted once.
+// it restarts: the table stays CREATING until every item and its index
+// row are in, and the import completes with every item counted once.
 func TestImportSurvivesKill(t *testing.T) {
 	dataDir, root := t.TempDir(), t.TempDir()
 	args := []string{"--data-dir", dataDir, "--export-dir", root}
@@ -70,6 +70,9 @@ func TestImportSurvivesKill(t *testing.T) {
 	}
 	if got := countItems(t, c, name); got != n {
 		t.Fatalf("table ACTIVE with %d items, want %d", got, n)
+	}
+	if got := countIndexItems(t, c, name, "byG"); got != n {
+		t.Fatalf("table ACTIVE with %d items in its index byG, want %d", got, n)
 	}
 	d := waitImport(t, c, arn, 10*time.Second)
 	if d.ImportStatus != types.ImportStatusCompleted || d.ImportedItemCount != int64(n) || d.ProcessedItemCount != int64(n) || d.ErrorCount != 0 {

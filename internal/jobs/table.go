@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/extenddb/extenddb/internal/crashpoint"
 	"github.com/extenddb/extenddb/internal/storage"
@@ -19,10 +18,6 @@ import (
 // errRetryLater ends a run that cannot start yet: the job stays as it is
 // and runs again at a later pass of the runner.
 var errRetryLater = errors.New("jobs: not ready, retried later")
-
-// FillingUntil is the ActiveAt of a table a job is filling: it stays
-// CREATING until the job sets it ACTIVE.
-var FillingUntil = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
 
 // CrashBeforeTable is the crashpoint between the record of a job that
 // fills a table and the table's creation.
@@ -61,9 +56,9 @@ func createOwn(ctx context.Context, cat storage.Catalog, t *storage.Table) error
 	return err
 }
 
-// fillingTable makes t a table being filled by a job.
+// fillingTable makes t a table being filled by a job (storage.Table.Filling).
 func fillingTable(t *storage.Table) {
-	t.Status, t.ActiveAt = storage.StatusCreating, FillingUntil
+	t.Status, t.ActiveAt = storage.StatusCreating, storage.FillingUntil
 }
 
 // FillingTable returns the table the run fills, whose definition (with

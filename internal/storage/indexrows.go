@@ -254,6 +254,24 @@ func Project(t *Table, ix *Index, it item.Item) item.Item {
 // Index.Maintained), in t.Indexes order, and only for indexes that change.
 // It is pure: every backend persists exactly these rows.
 func IndexChanges(t *Table, old, new item.Item) []IndexChange {
+	return indexChanges(t, old, new, false)
+}
+
+// IndexRewrites is IndexChanges plus, for every maintained index whose row
+// keeps its key and projected image from old to new, a Put of that row
+// (with Replaced, as for a changed image) where IndexChanges has none: a
+// write that stores every index row of new. It never deletes and puts one
+// row in one change. For a backend whose index rows follow the item's
+// commit outside its transaction (Cassandra), so that a row of the stored
+// image may be missing after a crash, and a rewrite must restore it; see
+// docs/adr/0018j-cassandra-fills-rewrite-index-rows.md.
+func IndexRewrites(t *Table, old, new item.Item) []IndexChange {
+	return indexChanges(t, old, new, true)
+}
+
+// indexChanges is IndexChanges, with IndexRewrites' unchanged rows when
+// rewrite is set.
+func indexChanges(t *Table, old, new item.Item, rewrite bool) []IndexChange {
 	var out []IndexChange
 	for i := range t.Indexes {
 		ix := &t.Indexes[i]
@@ -266,7 +284,7 @@ func IndexChanges(t *Table, old, new item.Item) []IndexChange {
 		case o == nil && n == nil:
 			continue
 		case o != nil && n != nil && o.SameRow(n):
-			if itemsEqual(o.Item, n.Item) {
+			if !rewrite && itemsEqual(o.Item, n.Item) {
 				continue
 			}
 			out = append(out, IndexChange{Index: ix, Put: n, Replaced: o})

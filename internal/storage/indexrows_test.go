@@ -99,15 +99,48 @@ func TestIndexChanges(t *testing.T) {
 	}
 }
 
+// TestIndexRewrites: IndexRewrites is IndexChanges with a Put (replacing
+// the same row) for every index whose row stays as it is.
+func TestIndexRewrites(t *testing.T) {
+	tb := testTable()
+	for _, c := range []struct {
+		name     string
+		old, new item.Item
+		want     []string
+	}{
+		{"nothing", nil, nil, nil},
+		{"create", nil, base(), []string{"all:P", "gsi:P", "lsi:P"}},
+		{"delete", base(), nil, []string{"all:D", "gsi:D", "lsi:D"}},
+		{"identical", base(), base(), []string{"all:P", "gsi:P", "lsi:P"}},
+		{"unprojected change", base(), with(base(), "b", item.S("B2")), []string{"all:P", "gsi:P", "lsi:P"}},
+		{"LSI key moves", base(), with(base(), "l", item.S("L2")), []string{"all:P", "gsi:P", "lsi:DP"}},
+		{"key removed", base(), with(base(), "g", nil), []string{"all:P", "gsi:D", "lsi:P"}},
+		{"sparse", with(base(), "l", nil, "g", nil), with(base(), "l", nil, "g", nil), []string{"all:P"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := IndexRewrites(tb, c.old, c.new)
+			if s := summary(got); !slices.Equal(s, c.want) {
+				t.Fatalf("IndexRewrites = %v, want %v", s, c.want)
+			}
+			for _, ch := range got {
+				if ch.Put != nil && ch.Delete == nil && c.old != nil && ch.Replaced == nil {
+					t.Errorf("%s: a Put over an existing row without Replaced", ch.Index.IndexName)
+				}
+			}
+		})
+	}
+}
+
 // TestSameRowNeverDeleted: when an entry's identity is unchanged, the
-// change is an overwrite, never a delete of that same row.
+// change is an overwrite, never a delete of that same row (IndexChanges
+// and IndexRewrites).
 func TestSameRowNeverDeleted(t *testing.T) {
 	tb := testTable()
 	olds := []item.Item{base(), with(base(), "a", nil), with(base(), "g", nil), with(base(), "l", item.S("Z"))}
 	news := []item.Item{base(), with(base(), "a", item.S("x")), with(base(), "gs", item.N("0")), with(base(), "b", nil)}
 	for _, o := range olds {
 		for _, n := range news {
-			for _, c := range IndexChanges(tb, o, n) {
+			for _, c := range append(IndexChanges(tb, o, n), IndexRewrites(tb, o, n)...) {
 				if c.Delete != nil && c.Put != nil && c.Delete.SameRow(c.Put) {
 					t.Fatalf("%s: delete and put of the same row %+v", c.Index.IndexName, c.Put)
 				}

@@ -41,6 +41,25 @@ const (
 	StatusDeleting = "DELETING"
 )
 
+// FillingUntil is the ActiveAt of a table a job fills (a restore from a
+// backup or to a point in time, an import: internal/jobs): it stays
+// CREATING until the job sets it ACTIVE.
+var FillingUntil = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
+
+// Filling reports whether t is a table a job is filling: Status CREATING
+// with ActiveAt FillingUntil. Only that job writes its items: the API
+// answers every item read and write of a table CREATING before its
+// ActiveAt with ResourceNotFoundException (internal/api, lookup with
+// lookupData; DynamoDB's error for a table whose status is not ACTIVE:
+// https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_PutItem.html#API_PutItem_Errors),
+// and no worker writes to it (TTL needs UpdateTimeToLive, which refuses a
+// CREATING table). A table
+// CreateTable made CREATING for a status delay is not filling: its entry
+// keeps Status CREATING after its ActiveAt, when it takes writes.
+func (t *Table) Filling() bool {
+	return t.Status == StatusCreating && t.ActiveAt.Equal(FillingUntil)
+}
+
 // KeyElement is one attribute of a key schema.
 type KeyElement struct {
 	AttributeName string

@@ -402,13 +402,13 @@ func (b *Backend) writeDir(ctx context.Context, p phys, ix string, pk []byte) er
 }
 
 // writeIndexes applies the index changes of one item write (old -> nw,
-// committed at version ver) in one logged batch whose every statement is
-// stamped USING TIMESTAMP ver: a later version's rows win over an earlier
-// one's whatever order the batches arrive in. storage.IndexChanges never
-// deletes and inserts one row in one write (at one timestamp the tombstone
+// committed at version ver; indexWrites) in one logged batch whose every
+// statement is stamped USING TIMESTAMP ver: a later version's rows win over
+// an earlier one's whatever order the batches arrive in. The changes never
+// delete and insert one row in one write (at one timestamp the tombstone
 // would win), so an unchanged index key is a lone INSERT.
 func (b *Backend) writeIndexes(ctx context.Context, t *storage.Table, p phys, old, nw item.Item, ver int64) error {
-	changes := storage.IndexChanges(t, old, nw)
+	changes := indexWrites(t, old, nw)
 	if len(changes) == 0 {
 		return nil
 	}
@@ -439,6 +439,24 @@ func (b *Backend) writeIndexes(ctx context.Context, t *storage.Table, p phys, ol
 		return fmt.Errorf("cassandra: index rows of a committed write (version %d): %w", ver, err)
 	}
 	return nil
+}
+
+// indexWrites returns the index changes a write of t from old to nw makes:
+// storage.IndexChanges, or storage.IndexRewrites when a job is filling t
+// (storage.Table.Filling: a restore or an import, the only writer of a
+// table CREATING). A filling job killed between an item's commit and its
+// index rows leaves that item without them until another process replays
+// the write's intent, after the killed one's lease lapses (intents.go);
+// the resumed job writes the same image again, which changes no index
+// row, so it writes every row of the image, stamped with its own, newer
+// version: the table is complete when the job sets it ACTIVE. Other
+// writes, which a crash can leave without their rows just as well, leave
+// them to the replay and write only what changes (docs/adr/0018j).
+func indexWrites(t *storage.Table, old, nw item.Item) []storage.IndexChange {
+	if t.Filling() {
+		return storage.IndexRewrites(t, old, nw)
+	}
+	return storage.IndexChanges(t, old, nw)
 }
 
 // retry runs an idempotent request, again after errors that allow it.
