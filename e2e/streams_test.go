@@ -207,6 +207,17 @@ func TestStreamRecords(t *testing.T) {
 	if _, err := c.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(name), StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(false)}}); err != nil {
 		t.Fatal(err)
 	}
+	// DescribeTable leaves out StreamSpecification and keeps the disabled
+	// stream's ARN and label, as DynamoDB does
+	// (https://github.com/scylladb/scylladb/pull/31553).
+	dt, err := c.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dt.Table.StreamSpecification != nil || aws.ToString(dt.Table.LatestStreamArn) != arn || aws.ToString(dt.Table.LatestStreamLabel) == "" {
+		t.Errorf("DescribeTable after disabling: StreamSpecification %+v, LatestStreamArn %q, LatestStreamLabel %q, want none, %q and its label",
+			dt.Table.StreamSpecification, aws.ToString(dt.Table.LatestStreamArn), aws.ToString(dt.Table.LatestStreamLabel), arn)
+	}
 	putItem(t, c, name, item{"pk": avS("c")})
 	ds, err = sc.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn)})
 	if err != nil {

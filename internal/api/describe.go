@@ -196,8 +196,14 @@ func (e *Engine) describe(ctx context.Context, region string, t *storage.Table, 
 	} else if !t.BillingModeUpdated.IsZero() {
 		d.BillingModeSummary = &billingModeSummary{BillingMode: "PROVISIONED", LastUpdateToPayPerRequestDateTime: epochSeconds(t.BillingModeUpdated)}
 	}
+	// A disabled stream stays the table's latest (readable for 24 hours):
+	// DynamoDB leaves out StreamSpecification but keeps LatestStreamArn and
+	// LatestStreamLabel (https://github.com/scylladb/scylladb/pull/31553,
+	// whose test passes against DynamoDB).
 	if t.Stream.StreamEnabled {
 		d.StreamSpecification = &streamSpecDescription{StreamEnabled: true, StreamViewType: t.Stream.StreamViewType}
+	}
+	if t.LatestStreamLabel != "" {
 		d.LatestStreamLabel = t.LatestStreamLabel
 		d.LatestStreamArn = d.TableArn + "/stream/" + t.LatestStreamLabel
 	}
