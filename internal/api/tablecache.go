@@ -122,8 +122,13 @@ func (e *Engine) forget(account, name string) {
 func (e *Engine) ForgetTable(ns, name string) { e.forget(ns, name) }
 
 // status is a table's TableStatus now, completing CREATING/UPDATING once its
-// StatusDelay has passed.
+// StatusDelay has passed. A table a job is filling (storage.Table.Filling)
+// stays CREATING until the job sets it ACTIVE, whatever the clock says
+// (a manual clock can be set past storage.FillingUntil).
 func (e *Engine) status(t *storage.Table) string {
+	if t.Filling() {
+		return storage.StatusCreating
+	}
 	if (t.Status == storage.StatusCreating || t.Status == storage.StatusUpdating) && !e.now().Before(t.ActiveAt) {
 		return storage.StatusActive
 	}
