@@ -97,6 +97,7 @@ func (s *Service) rebuild(ctx context.Context, run *jobs.Run, account string, p 
 	if err != nil {
 		return err
 	}
+	*n += int64(len(chunk))
 	return s.undoAfter(ctx, src, t, p.RestoreTime, hash, rng)
 }
 
