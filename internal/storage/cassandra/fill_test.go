@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	gocql "github.com/apache/cassandra-gocql-driver/v2"
 	"github.com/google/uuid"
 
 	"github.com/extenddb/extenddb/internal/item"
@@ -117,5 +118,47 @@ func TestUnchangedRewriteWritesNoIndexRows(t *testing.T) {
 		if len(batches) != want || filling && !strings.HasPrefix(batches[0], "batch(4: ") {
 			t.Errorf("filling %v: batches of the unchanged rewrite %q, want %d of 4 statements", filling, batches, want)
 		}
+	}
+}
+
+// TestFillWriteReplayedAfterActive: the effects of a write a filling job
+// made are derived from the table's entry as it is when they are written,
+// which is ACTIVE when they come late (a repair, or the replay of a killed
+// process's intent after the job finished). Such a write, an unchanged
+// rewrite of an item whose index rows are missing, still writes every row
+// of its image.
+func TestFillWriteReplayedAfterActive(t *testing.T) {
+	b := backend(t)
+	ctx := ctxT(t, 3*time.Minute)
+	tb := fillTestTable(t, b, true)
+	k := storage.Key{PK: item.EncodeKey(item.S("a")), SK: item.EncodeKey(item.S("s"))}
+	if err := b.Mutate(ctx, tb, k, put(fillItem("a"))); err != nil {
+		t.Fatal(err)
+	}
+	// The item's rows lost, with no intent left to restore them: deleted
+	// at the item's version, so that any later write wins over the delete.
+	cur, err := b.readItem(ctx, b.phys(tb), k, gocql.Serial)
+	if err != nil || cur == nil {
+		t.Fatalf("item: %v, %v", cur, err)
+	}
+	p := b.phys(tb)
+	for i := range tb.Indexes {
+		r := storage.IndexRowFor(tb, &tb.Indexes[i], fillItem("a"))
+		if err := b.s.Query(`DELETE FROM `+p.index[tb.Indexes[i].IndexName]+` USING TIMESTAMP ? WHERE ipk = ? AND isk = ? AND pk = ? AND sk = ?`,
+			cur.version, r.IndexKey.PK, storage.StoredSK(r.IndexKey.SK), r.TableKey.PK, storage.StoredSK(r.TableKey.SK)).WithContext(ctx).Exec(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b2 := openFrontend(t)
+	commitWithoutEffects(t, ctx, b2, tb, k, fillItem("a"))
+	if _, err := b.UpdateTable(ctx, tb.Account, tb.Name, func(cur *storage.Table) error {
+		cur.Status, cur.ActiveAt = storage.StatusActive, cur.CreatedAt
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	settle(t, ctx, b, b2)
+	if d, err := divergences(ctx, b, tb, k, fillItem("a")); err != nil || len(d) != 0 {
+		t.Errorf("index rows after the late replay of a filling write: %v, %v", d, err)
 	}
 }

@@ -356,12 +356,25 @@ func (b *Backend) effects(ctx context.Context, t *storage.Table, p phys, key sto
 		return err
 	}
 	if ft != t {
+		if t.Filling() && !ft.Filling() {
+			ft = stillFilling(ft)
+		}
 		t, p = ft, b.phys(ft)
 	}
 	if err := b.writeIndexes(ctx, t, p, old, indexed, ver); err != nil {
 		return err
 	}
 	return b.writeDerived(ctx, t, key, old, nw, ver)
+}
+
+// stillFilling is entry t of a table that turned ACTIVE after a write a
+// filling job made into it (a repair or an intent replayed late): that
+// write still owes every index row of its image (indexWrites), so its
+// effects see t as filling. Only the index rows read the status.
+func stillFilling(t *storage.Table) *storage.Table {
+	c := *t
+	c.Status, c.ActiveAt = storage.StatusCreating, storage.FillingUntil
+	return &c
 }
 
 // attemptInDoubt is a conditional write whose outcome is not known yet.
