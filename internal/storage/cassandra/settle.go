@@ -1,0 +1,106 @@
+package cassandra
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/extenddb/extenddb/internal/storage"
+)
+
+// SettleWriters returns once every other frontend listed when it was
+// called (intents.go) has either renewed its lease since (it is alive:
+// its frontends row's renewed is after the call began, by this process's
+// clock) or been replayed and unlisted by a recovery pass
+// (storage.WriterSettler). It runs Recover itself every sixth of
+// Options.FrontendLease (at least 250 ms, at most 1 s) while it waits (a pass does nothing while
+// another process holds the recovery lease, whose pass then does the
+// work). A stopped frontend's lease lapses within one FrontendLease (plus
+// a second) of its last renewal, so the wait is up to one lease and a
+// recovery pass; with every other frontend alive it is up to a third of
+// their lease (their next renewal) and a poll; it is bounded by settleBound, after which the error
+// names the frontends still pending and the last recovery error. Errors:
+// storage.ErrClosed, ctx's error, reading the frontends table.
+// Used by a resumed fill (docs/adr/0018j-cassandra-fills-rewrite-index-rows.md).
+func (b *Backend) SettleWriters(ctx context.Context) error {
+	if b.closed.Load() {
+		return storage.ErrClosed
+	}
+	me := b.fe.id.Load()
+	if me == nil {
+		return errors.New("cassandra: settle writers: no frontend registered")
+	}
+	start := time.Now()
+	listed, err := b.listedFrontends(ctx)
+	if err != nil {
+		return wrap("settle writers", err)
+	}
+	var pending []string
+	for _, f := range listed {
+		if f.owner != me.owner {
+			pending = append(pending, f.owner)
+		}
+	}
+	bound := b.settleBound()
+	deadline := time.Now().Add(bound)
+	poll := min(max(b.opts.FrontendLease/6, 250*time.Millisecond), time.Second)
+	var recErr error
+	for {
+		if pending, err = b.stillPending(ctx, pending, start); err != nil || len(pending) == 0 {
+			return wrap("settle writers", err)
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("cassandra: settle writers: frontends %v neither renewed their lease nor were recovered within %s (last recovery error: %v)",
+				pending, bound, recErr)
+		}
+		if _, err := b.Recover(ctx); err != nil {
+			if errors.Is(err, storage.ErrClosed) || ctx.Err() != nil {
+				return err
+			}
+			recErr = err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(poll):
+		}
+	}
+}
+
+// settleBound is how long SettleWriters waits at most: twice the lease
+// (the lapse of a stopped frontend's lease, then a pass that may start up
+// to a poll later) plus two minutes for the replay of its intents.
+func (b *Backend) settleBound() time.Duration { return 2*b.opts.FrontendLease + 2*time.Minute }
+
+// stillPending returns the owners of pending still listed in the
+// frontends table without a renewal after start.
+func (b *Backend) stillPending(ctx context.Context, pending []string, start time.Time) ([]string, error) {
+	listed, err := b.listedFrontends(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, f := range listed {
+		if slices.Contains(pending, f.owner) && !f.renewed.After(start) {
+			out = append(out, f.owner)
+		}
+	}
+	return out, nil
+}
+
+// listedFrontends reads the rows of the frontends table (at QUORUM, the
+// session's consistency).
+func (b *Backend) listedFrontends(ctx context.Context) ([]listedFrontend, error) {
+	var fes []listedFrontend
+	iter := b.s.Query(`SELECT owner, started, renewed FROM ` + b.catalog + `.frontends WHERE k = 0`).WithContext(ctx).PageSize(1000).Iter()
+	var f listedFrontend
+	for iter.Scan(&f.owner, &f.started, &f.renewed) {
+		fes = append(fes, f)
+	}
+	if err := iter.Close(); err != nil {
+		return nil, fmt.Errorf("list frontends: %w", err)
+	}
+	return fes, nil
+}
