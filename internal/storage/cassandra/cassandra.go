@@ -109,6 +109,8 @@ var (
 	_ storage.Backend   = (*Backend)(nil)
 	_ storage.Leaser    = (*Backend)(nil) // several frontends share a cluster
 	_ storage.Recoverer = (*Backend)(nil) // items commit before their derived rows
+	// a resumed fill waits for the replay of stopped writers
+	_ storage.WriterSettler = (*Backend)(nil)
 )
 
 // Backend is a storage.Backend on Cassandra. It is safe for concurrent use.
