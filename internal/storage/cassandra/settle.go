@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -12,8 +13,9 @@ import (
 
 // SettleWriters returns once every other frontend listed when it was
 // called (intents.go) has either renewed its lease since (it is alive:
-// its frontends row's renewed is after the call began, by this process's
-// clock) or been replayed and unlisted by a recovery pass
+// its frontends row's renewed changed; the value is compared with itself,
+// not with this process's clock, so clock skew between servers does not
+// matter) or been replayed and unlisted by a recovery pass
 // (storage.WriterSettler). It runs Recover itself every sixth of
 // Options.FrontendLease (at least 250 ms, at most 1 s) while it waits (a pass does nothing while
 // another process holds the recovery lease, whose pass then does the
@@ -32,15 +34,14 @@ func (b *Backend) SettleWriters(ctx context.Context) error {
 	if me == nil {
 		return errors.New("cassandra: settle writers: no frontend registered")
 	}
-	start := time.Now()
 	listed, err := b.listedFrontends(ctx)
 	if err != nil {
 		return wrap("settle writers", err)
 	}
-	var pending []string
+	pending := map[string]time.Time{} // owner -> renewed when listed
 	for _, f := range listed {
 		if f.owner != me.owner {
-			pending = append(pending, f.owner)
+			pending[f.owner] = f.renewed
 		}
 	}
 	bound := b.settleBound()
@@ -48,12 +49,12 @@ func (b *Backend) SettleWriters(ctx context.Context) error {
 	poll := min(max(b.opts.FrontendLease/6, 250*time.Millisecond), time.Second)
 	var recErr error
 	for {
-		if pending, err = b.stillPending(ctx, pending, start); err != nil || len(pending) == 0 {
+		if pending, err = b.stillPending(ctx, pending); err != nil || len(pending) == 0 {
 			return wrap("settle writers", err)
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("cassandra: settle writers: frontends %v neither renewed their lease nor were recovered within %s (last recovery error: %v)",
-				pending, bound, recErr)
+				slices.Sorted(maps.Keys(pending)), bound, recErr)
 		}
 		if _, err := b.Recover(ctx); err != nil {
 			if errors.Is(err, storage.ErrClosed) || ctx.Err() != nil {
@@ -74,17 +75,17 @@ func (b *Backend) SettleWriters(ctx context.Context) error {
 // to a poll later) plus two minutes for the replay of its intents.
 func (b *Backend) settleBound() time.Duration { return 2*b.opts.FrontendLease + 2*time.Minute }
 
-// stillPending returns the owners of pending still listed in the
-// frontends table without a renewal after start.
-func (b *Backend) stillPending(ctx context.Context, pending []string, start time.Time) ([]string, error) {
+// stillPending returns those of pending (owner -> renewed when first
+// listed) still listed in the frontends table with that renewed.
+func (b *Backend) stillPending(ctx context.Context, pending map[string]time.Time) (map[string]time.Time, error) {
 	listed, err := b.listedFrontends(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var out []string
+	out := map[string]time.Time{}
 	for _, f := range listed {
-		if slices.Contains(pending, f.owner) && !f.renewed.After(start) {
-			out = append(out, f.owner)
+		if r, ok := pending[f.owner]; ok && f.renewed.Equal(r) {
+			out[f.owner] = r
 		}
 	}
 	return out, nil
