@@ -74,8 +74,7 @@ func fillHandler(cat *settlingCatalog, tb *storage.Table, block bool, settled *a
 // TestFillSettlesResumedRunsOnly: a job's first run fills without
 // waiting for other writers; a run that resumes it after its process
 // stopped mid-fill (no checkpoint) waits first (SettleWriters before the
-// fill's first write); and a wait that fails leaves the job RUNNING and
-// its table in place, to run again later.
+// fill's first write); a wait that fails is logged and the fill goes on.
 func TestFillSettlesResumedRunsOnly(t *testing.T) {
 	s, cat, tb := fillJob(t)
 	ctx := context.Background()
@@ -94,32 +93,17 @@ func TestFillSettlesResumedRunsOnly(t *testing.T) {
 		t.Fatalf("the first run waited for other writers (%d calls)", got)
 	}
 
+	// A wait that fails (past the backend's bound) is logged and the
+	// resumed run fills all the same: a fault that recovery cannot mend
+	// does not hold the restore up for good.
 	cat.fail.Store(true)
 	second := NewRunner(s, Config{Owner: "second", Lease: 300 * time.Millisecond, Poll: 10 * time.Millisecond})
 	settled.Store(-1)
 	second.Register("fill", fillHandler(cat, tb, false, &settled))
-	stopSecond := startRunner(t, second)
-	for deadline := time.Now().Add(10 * time.Second); cat.calls.Load() < 2; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the resumed run did not wait for other writers (%d calls)", cat.calls.Load())
-		}
-	}
-	stopSecond()
-	if got := settled.Load(); got != -1 {
-		t.Fatalf("a resumed run filled after a failed wait")
-	}
-	if j, _ := s.Get(ctx, "fill", "j"); j.State != Running {
-		t.Fatalf("after a failed wait the job is %s (%s), want RUNNING", j.State, j.Error)
-	}
-	if cur, err := cat.GetTable(ctx, tb.Account, tb.Name); err != nil || cur.ID != tb.ID {
-		t.Fatalf("after a failed wait the table is %v, %v", cur, err)
-	}
-
-	cat.fail.Store(false)
 	startRunner(t, second)
 	waitState(t, s, "fill", "j", Succeeded)
-	if got, calls := settled.Load(), cat.calls.Load(); got < 1 || got != calls {
-		t.Fatalf("the resumed run filled after %d of %d waits, want after the last", got, calls)
+	if got, calls := settled.Load(), cat.calls.Load(); got != 1 || calls != 1 {
+		t.Fatalf("the resumed run filled after %d of %d waits, want after its one wait", got, calls)
 	}
 	if cur, err := cat.GetTable(ctx, tb.Account, tb.Name); err != nil || cur.Status != storage.StatusActive {
 		t.Fatalf("table after the resumed fill: %+v, %v", cur, err)

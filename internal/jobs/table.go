@@ -94,7 +94,7 @@ func (run *Run) FillingTable(ctx context.Context, cat storage.Catalog, t *storag
 // other than because the run was interrupted (Interrupted), t is deleted:
 // a table a job fills is never ACTIVE incomplete. A resumed run first
 // waits for the writes of stopped processes to be completed (settle). The
-// error is fill's, the catalog's or settle's.
+// error is fill's, the catalog's, or the interruption of settle's wait.
 func (run *Run) Fill(ctx context.Context, cat storage.Catalog, t *storage.Table, fill func() error) error {
 	if err := run.settle(ctx, cat); err != nil {
 		return err
@@ -145,9 +145,11 @@ func Interrupted(ctx context.Context, err error) bool {
 // until its replay, which the resumed run's writes cannot do in its stead
 // (docs/adr/0018j-cassandra-fills-rewrite-index-rows.md). Cost: up to one
 // frontend lease and a recovery pass. A first run, or another backend,
-// does not wait. A wait that fails, other than by interruption, ends the
-// run with errRetryLater: the job stays RUNNING, its table as it is, and
-// runs again at a later pass.
+// does not wait. A wait that fails other than by interruption (a stopped
+// process whose writes cannot be replayed, past the backend's bound) is
+// logged and the fill goes on: such a row then outlasts ACTIVE until the
+// replay, as it would without the wait, and the restore is not held up
+// by a fault it cannot mend.
 func (run *Run) settle(ctx context.Context, cat storage.Catalog) error {
 	ws, ok := cat.(storage.WriterSettler)
 	if !ok || !run.Resumed() {
@@ -155,7 +157,9 @@ func (run *Run) settle(ctx context.Context, cat storage.Catalog) error {
 	}
 	err := ws.SettleWriters(ctx)
 	if err != nil && !Interrupted(ctx, err) {
-		err = fmt.Errorf("%w: the writes of stopped processes are not recovered yet: %w", errRetryLater, err)
+		run.r.cfg.Log.Warn("resumed fill goes on before the writes of stopped processes are recovered",
+			"kind", run.Job.Kind, "id", run.Job.ID, "error", err)
+		return nil
 	}
 	return err
 }
