@@ -126,6 +126,11 @@ type Backend struct {
 
 	lastVersion atomic.Int64 // highest version this process issued
 
+	// recoverMu runs one Recover pass at a time in this process (the
+	// recovery worker's and those of resumed fills, SettleWriters): they
+	// share this process's hold of the recovery lease.
+	recoverMu sync.Mutex
+
 	mu        sync.Mutex
 	keyspaces map[string]bool // data keyspaces known to exist
 

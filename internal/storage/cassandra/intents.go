@@ -246,6 +246,8 @@ func (b *Backend) Recover(ctx context.Context) (int, error) {
 	if b.closed.Load() {
 		return 0, storage.ErrClosed
 	}
+	b.recoverMu.Lock()
+	defer b.recoverMu.Unlock()
 	me := b.fe.id.Load()
 	if me == nil {
 		return 0, errors.New("cassandra: recover: no frontend registered")

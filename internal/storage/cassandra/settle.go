@@ -22,9 +22,13 @@ import (
 // work). A stopped frontend's lease lapses within one FrontendLease (plus
 // a second) of its last renewal, so the wait is up to one lease and a
 // recovery pass; with every other frontend alive it is up to a third of
-// their lease (their next renewal) and a poll; it is bounded by settleBound, after which the error
-// names the frontends still pending and the last recovery error. Errors:
-// storage.ErrClosed, ctx's error, reading the frontends table.
+// // their lease (their next renewal) and a poll. It is bounded by
+// settleBound (a recovery pass it runs is cut at that deadline), after
+// which the error names the frontends still pending and the last error of
+// a read or a pass; a read that fails meanwhile keeps them pending.
+// Recover passes of one process run one at a time (Backend.recoverMu).
+// Errors: storage.ErrClosed (also when the backend closes meanwhile),
+// ctx's error, the first read of the frontends table (retried).
 // Used by a resumed fill (docs/adr/0018j-cassandra-fills-rewrite-index-rows.md).
 func (b *Backend) SettleWriters(ctx context.Context) error {
 	if b.closed.Load() {
@@ -34,7 +38,8 @@ func (b *Backend) SettleWriters(ctx context.Context) error {
 	if me == nil {
 		return errors.New("cassandra: settle writers: no frontend registered")
 	}
-	listed, err := b.listedFrontends(ctx)
+	var listed []listedFrontend
+	err := b.retry(ctx, func() (err error) { listed, err = b.listedFrontends(ctx); return err })
 	if err != nil {
 		return wrap("settle writers", err)
 	}
@@ -47,27 +52,50 @@ func (b *Backend) SettleWriters(ctx context.Context) error {
 	bound := b.settleBound()
 	deadline := time.Now().Add(bound)
 	poll := min(max(b.opts.FrontendLease/6, 250*time.Millisecond), time.Second)
-	var recErr error
-	for {
-		if pending, err = b.stillPending(ctx, pending); err != nil || len(pending) == 0 {
-			return wrap("settle writers", err)
+	var lastErr error // of the last read or recovery pass
+	for len(pending) > 0 {
+		if b.closed.Load() {
+			return storage.ErrClosed
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("cassandra: settle writers: frontends %v neither renewed their lease nor were recovered within %s (last recovery error: %v)",
-				slices.Sorted(maps.Keys(pending)), bound, recErr)
+			return fmt.Errorf("cassandra: settle writers: frontends %v neither renewed their lease nor were recovered within %s (last error: %v)",
+				slices.Sorted(maps.Keys(pending)), bound, lastErr)
 		}
-		if _, err := b.Recover(ctx); err != nil {
+		if err := b.recoverBy(ctx, deadline); err != nil {
 			if errors.Is(err, storage.ErrClosed) || ctx.Err() != nil {
 				return err
 			}
-			recErr = err
+			lastErr = err
 		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(poll):
 		}
+		// A failed read keeps the frontends pending until the deadline.
+		if still, err := b.stillPending(ctx, pending); err != nil {
+			lastErr = err
+		} else {
+			pending = still
+		}
 	}
+	return nil
+}
+
+// recoverBy runs one Recover pass that ends by deadline (an interrupted
+// pass is safe: a frontend stays listed until its replay is done), and
+// logs what it replayed, as the recovery worker does.
+func (b *Backend) recoverBy(ctx context.Context, deadline time.Time) error {
+	rctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	n, err := b.Recover(rctx)
+	if n > 0 && b.opts.Log != nil {
+		b.opts.Log.Warn("replayed the writes of stopped frontends before a resumed fill", "writes", n)
+	}
+	if err != nil && ctx.Err() == nil && rctx.Err() != nil {
+		return fmt.Errorf("recovery pass cut at the deadline: %w", err)
+	}
+	return err
 }
 
 // settleBound is how long SettleWriters waits at most: twice the lease

@@ -47,8 +47,10 @@ func TestSettleWritersPromptWhenAlive(t *testing.T) {
 	if err := b.SettleWriters(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if took := time.Since(start); took > testLease+time.Second {
-		t.Errorf("SettleWriters with the other frontends alive took %v, want at most %v", took, testLease+time.Second)
+	// Well under the lease of the shared backend's frontends (15 s): no
+	// lease was waited out.
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("SettleWriters with the other frontends alive took %v, want under 10 s", took)
 	}
 	if !slices.Contains(listedOwners(t, ctx, b), owner2) {
 		t.Error("a live frontend was unlisted")
