@@ -154,14 +154,14 @@ func (r *Runner) pass(ctx context.Context) error {
 			if j.Ended() || r.isRunning(j) || !r.free(j) {
 				continue
 			}
-			claimed, err := r.claim(ctx, j)
+			claimed, resumed, err := r.claim(ctx, j)
 			if errors.Is(err, errNotFree) || errors.Is(err, ErrNotFound) {
 				continue
 			}
 			if err != nil {
 				return err
 			}
-			r.start(ctx, h, claimed)
+			r.start(ctx, h, &Run{Job: claimed, r: r, resumed: resumed})
 		}
 	}
 	return nil
@@ -181,22 +181,27 @@ func (r *Runner) free(j *Job) bool {
 var errNotFree = errors.New("jobs: lease held")
 
 // claim takes the lease of j by compare-and-set: of several processes
-// claiming at once, exactly one gets it.
-func (r *Runner) claim(ctx context.Context, j *Job) (*Job, error) {
-	return r.store.Modify(ctx, j.Kind, j.ID, func(cur *Job) error {
+// claiming at once, exactly one gets it. resumed says that the job was
+// RUNNING already: an earlier run started it and stopped unfinished.
+func (r *Runner) claim(ctx context.Context, j *Job) (claimed *Job, resumed bool, err error) {
+	claimed, err = r.store.Modify(ctx, j.Kind, j.ID, func(cur *Job) error {
 		if cur.Ended() || !r.free(cur) {
 			return errNotFree
 		}
-		if cur.State == Running {
+		resumed = cur.State == Running
+		if resumed {
 			r.cfg.Log.Info("resuming job", "kind", cur.Kind, "id", cur.ID, "previous owner", cur.Owner)
 		}
 		cur.State, cur.Owner, cur.LeaseUntil = Running, r.cfg.Owner, r.store.now().Add(r.cfg.Lease)
 		return nil
 	})
+	return claimed, resumed, err
 }
 
-// start runs j's handler in a goroutine, renewing its lease meanwhile.
-func (r *Runner) start(ctx context.Context, h Handler, j *Job) {
+// start runs the handler of run (a claimed job) in a goroutine, renewing
+// its lease meanwhile.
+func (r *Runner) start(ctx context.Context, h Handler, run *Run) {
+	j := run.Job
 	key := j.Kind + "/" + j.ID
 	r.mu.Lock()
 	r.running[key] = true
@@ -209,7 +214,6 @@ func (r *Runner) start(ctx context.Context, h Handler, j *Job) {
 		}()
 		rctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		run := &Run{Job: j, r: r}
 		go r.heartbeat(rctx, cancel, j)
 		r.cfg.Log.Info("job started", "kind", j.Kind, "id", j.ID)
 		err := h(rctx, run)
@@ -284,9 +288,17 @@ type Run struct {
 	// Checkpoint keeps its Cursor and Progress current.
 	Job *Job
 	r   *Runner
+	// resumed: the job was RUNNING when this run claimed it.
+	resumed bool
 
 	lastLog time.Time
 }
+
+// Resumed reports whether an earlier run of the job may have written part
+// of its work: the job was RUNNING when this run claimed it (an earlier
+// run stopped unfinished, with or without a checkpoint), or it has a
+// cursor. False for a job's first run.
+func (run *Run) Resumed() bool { return run.resumed || run.Job.Cursor != nil }
 
 // Checkpoint stores cursor (marshalled to JSON) and progress durably and
 // renews the lease. Errors: ErrCancelled once cancellation was requested,

@@ -92,9 +92,13 @@ func (run *Run) FillingTable(ctx context.Context, cat storage.Catalog, t *storag
 // from FillingTable), then makes t ACTIVE in one catalog change, clearing
 // its RestoreSummary's RestoreInProgress. When fill or that change fails,
 // other than because the run was interrupted (Interrupted), t is deleted:
-// a table a job fills is never ACTIVE incomplete. The error is fill's or
-// the catalog's.
+// a table a job fills is never ACTIVE incomplete. A resumed run first
+// waits for the writes of stopped processes to be completed (settle). The
+// error is fill's, the catalog's, or the interruption of settle's wait.
 func (run *Run) Fill(ctx context.Context, cat storage.Catalog, t *storage.Table, fill func() error) error {
+	if err := run.settle(ctx, cat); err != nil {
+		return err
+	}
 	err := fill()
 	if err == nil {
 		_, err = cat.UpdateTable(ctx, t.Account, t.Name, func(cur *storage.Table) error {
@@ -132,4 +136,30 @@ func (run *Run) dropFilled(cat storage.Catalog, t *storage.Table) {
 // the job failed.
 func Interrupted(ctx context.Context, err error) bool {
 	return errors.Is(err, ErrLeaseLost) || errors.Is(err, storage.ErrClosed) || ctx.Err() != nil
+}
+
+// settle makes a resumed run (Run.Resumed) wait, before its first write,
+// until the writes that processes now stopped left half done are
+// completed, when cat is a storage.WriterSettler (Cassandra): a write of
+// the stopped run that changed an index key leaves its old index row
+// until its replay, which the resumed run's writes cannot do in its stead
+// (docs/adr/0018j-cassandra-fills-rewrite-index-rows.md). Cost: up to one
+// frontend lease and a recovery pass. A first run, or another backend,
+// does not wait. A wait that fails other than by interruption (a stopped
+// process whose writes cannot be replayed, past the backend's bound) is
+// logged and the fill goes on: such a row then outlasts ACTIVE until the
+// replay, as it would without the wait, and the restore is not held up
+// by a fault it cannot mend.
+func (run *Run) settle(ctx context.Context, cat storage.Catalog) error {
+	ws, ok := cat.(storage.WriterSettler)
+	if !ok || !run.Resumed() {
+		return nil
+	}
+	err := ws.SettleWriters(ctx)
+	if err != nil && !Interrupted(ctx, err) {
+		run.r.cfg.Log.Warn("resumed fill goes on before the writes of stopped processes are recovered",
+			"kind", run.Job.Kind, "id", run.Job.ID, "error", err)
+		return nil
+	}
+	return err
 }

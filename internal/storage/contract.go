@@ -283,3 +283,24 @@ type Recoverer interface {
 	// next pass resumes the unfinished work).
 	Recover(ctx context.Context) (int, error)
 }
+
+// WriterSettler is implemented by a backend whose item writes can be left
+// half done by a process that stopped (a Recoverer whose recovery waits
+// for the stopped process's liveness lease to lapse). A job resuming a
+// fill calls it before its first write, so that what the stopped run
+// wrote is complete before the resumed run writes over it (a removed index
+// row of a write that changed an index key is deleted by the replay only;
+// docs/adr/0018j-cassandra-fills-rewrite-index-rows.md). Optional: a
+// backend that commits an item with its derived rows in one transaction
+// (SQLite, PostgreSQL) has nothing to wait for.
+type WriterSettler interface {
+	// SettleWriters returns nil once every other writing process listed
+	// when it was called has either shown that it is alive (renewed its
+	// liveness lease after the call began) or had its unfinished writes
+	// completed by recovery. It runs recovery passes itself while it
+	// waits. It waits at most a bound set by the backend (for Cassandra,
+	// twice Options.FrontendLease plus two minutes), then returns an error
+	// naming the processes still pending; ErrClosed once the backend is
+	// closed, ctx's error when ctx ends.
+	SettleWriters(ctx context.Context) error
+}

@@ -109,6 +109,8 @@ var (
 	_ storage.Backend   = (*Backend)(nil)
 	_ storage.Leaser    = (*Backend)(nil) // several frontends share a cluster
 	_ storage.Recoverer = (*Backend)(nil) // items commit before their derived rows
+	// a resumed fill waits for the replay of stopped writers
+	_ storage.WriterSettler = (*Backend)(nil)
 )
 
 // Backend is a storage.Backend on Cassandra. It is safe for concurrent use.
@@ -123,6 +125,11 @@ type Backend struct {
 	effectsTimeout time.Duration
 
 	lastVersion atomic.Int64 // highest version this process issued
+
+	// recoverMu runs one Recover pass at a time in this process (the
+	// recovery worker's and those of resumed fills, SettleWriters): they
+	// share this process's hold of the recovery lease.
+	recoverMu sync.Mutex
 
 	mu        sync.Mutex
 	keyspaces map[string]bool // data keyspaces known to exist

@@ -246,6 +246,8 @@ func (b *Backend) Recover(ctx context.Context) (int, error) {
 	if b.closed.Load() {
 		return 0, storage.ErrClosed
 	}
+	b.recoverMu.Lock()
+	defer b.recoverMu.Unlock()
 	me := b.fe.id.Load()
 	if me == nil {
 		return 0, errors.New("cassandra: recover: no frontend registered")
@@ -254,14 +256,9 @@ func (b *Backend) Recover(ctx context.Context) (int, error) {
 	if ok, err := b.AcquireLease(ctx, recoverLease, me.owner, ttl); err != nil || !ok {
 		return 0, wrap("recover", err)
 	}
-	var fes []listedFrontend
-	iter := b.s.Query(`SELECT owner, started, renewed FROM ` + b.catalog + `.frontends WHERE k = 0`).WithContext(ctx).PageSize(1000).Iter()
-	var f listedFrontend
-	for iter.Scan(&f.owner, &f.started, &f.renewed) {
-		fes = append(fes, f)
-	}
-	if err := iter.Close(); err != nil {
-		return 0, wrap("recover: list frontends", err)
+	fes, err := b.listedFrontends(ctx)
+	if err != nil {
+		return 0, wrap("recover", err)
 	}
 	// Transactions older than twice TxTimeout first (tx.go): PREPARE
 	// rolled back, COMMITTING rolled forward.
