@@ -17,17 +17,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// noRetryClient is an SDK client that sends each request once.
-func noRetryClient(t testing.TB, endpoint string) *dynamodb.Client {
-	t.Helper()
-	return dynamodb.New(dynamodb.Options{
-		BaseEndpoint: aws.String(endpoint),
-		Region:       testRegion,
-		Credentials:  credentials.NewStaticCredentialsProvider(testAccessKey, testSecretKey, ""),
-		Retryer:      aws.NopRetryer{},
-	})
-}
-
 // retryingClient is an SDK client with the standard retryer as an
 // application would have it (retrying throttling and 5xx errors), with
 // more attempts and shorter backoffs than the defaults so that a test
@@ -346,7 +335,7 @@ func TestRealismStatusDelayByTag(t *testing.T) {
 // https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_ThrottlingReason.html
 // Message: https://github.com/grailbio/reflow/issues/101 (DynamoDB's text).
 func TestRealismIndexThrottling(t *testing.T) {
-	s, c := startClient(t, "--realism", "capacity=on,burst=1s")
+	_, c := startClient(t, "--realism", "capacity=on,burst=1s")
 	name := tableName("gsithrottle")
 	one := &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(1), WriteCapacityUnits: aws.Int64(1)}
 	_, err := c.CreateTable(ctxT(t), &dynamodb.CreateTableInput{
@@ -392,7 +381,8 @@ func TestRealismIndexThrottling(t *testing.T) {
 	// a resent Query would be charged twice, as DynamoDB charges it. Such
 	// a lost answer still consumed the index's capacity; any other error
 	// fails the test.
-	if err := query(noRetryClient(t, s.Endpoint)); err != nil && (retry.RetryableConnectionError{}).IsErrorRetryable(err) != aws.TrueTernary {
+	once := dynamodb.New(c.Options(), func(o *dynamodb.Options) { o.Retryer = aws.NopRetryer{} })
+	if err := query(once); err != nil && (retry.RetryableConnectionError{}).IsErrorRetryable(err) != aws.TrueTernary {
 		t.Fatalf("first Query of the index: %v", err)
 	}
 	err = query(c)

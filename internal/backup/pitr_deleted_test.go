@@ -21,14 +21,7 @@ import (
 func TestPointInTimeRestoreOfSourceDeletedWhileRead(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	src := &storage.Table{Account: storage.DefaultAccount, Name: "src", ID: uuid.NewString(), Status: storage.StatusActive,
-		KeySchema:            []storage.KeyElement{{AttributeName: "pk", KeyType: "HASH"}},
-		AttributeDefinitions: []storage.AttributeDefinition{{AttributeName: "pk", AttributeType: "S"}},
-		BillingMode:          "PAY_PER_REQUEST", CreatedAt: time.Now(),
-		PointInTimeRecovery: &storage.PointInTimeRecovery{RecoveryPeriodInDays: 35, EnabledAt: time.Now()}}
-	if err := f.store.CreateTable(ctx, src); err != nil {
-		t.Fatal(err)
-	}
+	src := pitrSource(t, f, "src")
 	put := func(v string) {
 		it := item.Item{"pk": item.S("k"), "v": item.N(v)}
 		if err := f.store.Mutate(ctx, src, storage.Key{PK: item.EncodeKey(it["pk"])}, func(item.Item) (item.Item, error) { return it, nil }); err != nil {
@@ -68,14 +61,7 @@ func TestPointInTimeRestoreOfSourceDeletedWhileRead(t *testing.T) {
 func TestPointInTimeRestoreCountsItems(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	src := &storage.Table{Account: storage.DefaultAccount, Name: "counted", ID: uuid.NewString(), Status: storage.StatusActive,
-		KeySchema:            []storage.KeyElement{{AttributeName: "pk", KeyType: "HASH"}},
-		AttributeDefinitions: []storage.AttributeDefinition{{AttributeName: "pk", AttributeType: "S"}},
-		BillingMode:          "PAY_PER_REQUEST", CreatedAt: time.Now(),
-		PointInTimeRecovery: &storage.PointInTimeRecovery{RecoveryPeriodInDays: 35, EnabledAt: time.Now()}}
-	if err := f.store.CreateTable(ctx, src); err != nil {
-		t.Fatal(err)
-	}
+	src := pitrSource(t, f, "counted")
 	const n = loadChunk + 7
 	for i := range n {
 		it := item.Item{"pk": item.S(fmt.Sprint(i))}
@@ -93,4 +79,19 @@ func TestPointInTimeRestoreCountsItems(t *testing.T) {
 	if j.State != jobs.Succeeded || j.Progress.Done != n || j.Progress.Total != n {
 		t.Fatalf("restore: %s %+v %s, want Succeeded with %d items done", j.State, j.Progress, j.Error, n)
 	}
+}
+
+// pitrSource creates table name (hash key pk, S) with point in time
+// recovery enabled.
+func pitrSource(t *testing.T, f *fixture, name string) *storage.Table {
+	t.Helper()
+	src := &storage.Table{Account: storage.DefaultAccount, Name: name, ID: uuid.NewString(), Status: storage.StatusActive,
+		KeySchema:            []storage.KeyElement{{AttributeName: "pk", KeyType: "HASH"}},
+		AttributeDefinitions: []storage.AttributeDefinition{{AttributeName: "pk", AttributeType: "S"}},
+		BillingMode:          "PAY_PER_REQUEST", CreatedAt: time.Now(),
+		PointInTimeRecovery: &storage.PointInTimeRecovery{RecoveryPeriodInDays: 35, EnabledAt: time.Now()}}
+	if err := f.store.CreateTable(context.Background(), src); err != nil {
+		t.Fatal(err)
+	}
+	return src
 }
