@@ -89,7 +89,7 @@ func (b *Backend) recoverBy(ctx context.Context, deadline time.Time) error {
 	rctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	n, err := b.Recover(rctx)
-	if n > 0 && b.opts.Log != nil {
+	if n > 0 {
 		b.opts.Log.Warn("replayed the writes of stopped frontends before a resumed fill", "writes", n)
 	}
 	if err != nil && ctx.Err() == nil && rctx.Err() != nil {
